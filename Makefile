@@ -1,0 +1,114 @@
+# Agentic: one Makefile for the whole monorepo. `make dev` runs the product,
+# `make test` runs every test (unit, integration, proto staleness, web, e2e).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT        := $(abspath .)
+BIN         := $(ROOT)/bin
+# Slow one-time tool builds live outside the clone so fresh clones (and CI)
+# reuse them.
+TOOLS_CACHE ?= $(HOME)/.cache/agentic-tools
+TILT_VERSION           := v0.33.0
+FIREBASE_TOOLS_VERSION := 15.34.2
+export PATH := $(BIN):/usr/local/go/bin:$(PATH)
+
+GO_PACKAGES := ./services/... ./gateway/... ./proto/... ./tilt/...
+
+.PHONY: help
+help: ## list targets
+	@grep -E '^[a-z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+# ---------------------------------------------------------------- tools
+$(BIN):
+	@mkdir -p $(BIN)
+
+# Tilt cannot be `go install`ed (replace directives): build the pinned module
+# from its downloaded source once, unless a tilt is already on PATH.
+$(BIN)/tilt: | $(BIN)
+	@if command -v tilt >/dev/null 2>&1 && [ "$$(command -v tilt)" != "$(BIN)/tilt" ]; then \
+	  ln -sf "$$(command -v tilt)" $@; \
+	else \
+	  cached=$(TOOLS_CACHE)/tilt-$(TILT_VERSION)/tilt; \
+	  if [ ! -x $$cached ]; then \
+	    echo "building tilt $(TILT_VERSION) once into $$cached (several minutes)"; \
+	    dir=$$(cd /tmp && GOFLAGS= go mod download -json github.com/tilt-dev/tilt@$(TILT_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	    mkdir -p $$(dirname $$cached); \
+	    (cd $$dir && GOWORK=off GOFLAGS=-mod=mod go build -o $$cached.tmp ./cmd/tilt) && mv $$cached.tmp $$cached; \
+	  fi; \
+	  ln -sf $$cached $@; \
+	fi
+
+# The Firebase Auth emulator (firebase-tools from npm), installed once per version.
+$(BIN)/firebase: | $(BIN)
+	@cached=$(TOOLS_CACHE)/firebase-tools-$(FIREBASE_TOOLS_VERSION); \
+	if [ ! -x $$cached/node_modules/.bin/firebase ]; then \
+	  mkdir -p $$cached && echo '{"name":"agentic-firebase-tools","private":true}' > $$cached/package.json; \
+	  (cd $$cached && npm install --no-audit --no-fund --loglevel=error firebase-tools@$(FIREBASE_TOOLS_VERSION)); \
+	fi; \
+	ln -sf $$cached/node_modules/.bin/firebase $@
+
+$(BIN)/devkafka: $(shell find tilt -name '*.go') tilt/go.mod | $(BIN)
+	go build -o $@ ./tilt/cmd/devkafka
+
+$(BIN)/gateway: $(shell find gateway -name '*.go' -o -name '*.yaml') gateway/go.mod | $(BIN)
+	go build -o $@ ./gateway/cmd/gateway
+
+.PHONY: tools
+tools: $(BIN)/tilt $(BIN)/firebase $(BIN)/devkafka ## install pinned dev tools into bin/
+
+web/node_modules/.stamp: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+e2e/node_modules/.stamp: e2e/package-lock.json
+	cd e2e && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: deps
+deps: web/node_modules/.stamp e2e/node_modules/.stamp ## install npm packages
+
+# ---------------------------------------------------------------- run
+.PHONY: dev
+dev: tools deps ## run the whole product locally under Tilt (app on http://localhost:8080)
+	tilt up --port 10350
+
+.PHONY: down
+down: ## stop what `make dev` started
+	-tilt down
+
+# ---------------------------------------------------------------- code generation
+.PHONY: proto
+proto: ## regenerate Go code from proto/ with pinned tools
+	bash proto/generate.sh
+
+.PHONY: proto-check
+proto-check: ## fail when committed generated code is stale
+	bash proto/check.sh
+
+# ---------------------------------------------------------------- checks
+.PHONY: lint
+lint: deps ## gofmt, go vet, TypeScript type checks
+	@out=$$(gofmt -l services gateway tilt proto); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet $(GO_PACKAGES)
+	cd web && npm run typecheck
+	cd e2e && npx tsc --noEmit
+
+.PHONY: test-go
+test-go: ## Go unit + integration tests (real PostgreSQL, in-process kfake)
+	go test -count=1 $(GO_PACKAGES)
+
+.PHONY: test-web
+test-web: deps ## Vitest
+	cd web && npm test
+
+.PHONY: e2e
+e2e: deps ## Playwright against a running `make dev` stack
+	cd e2e && npx playwright test
+
+.PHONY: e2e-ci
+e2e-ci: tools deps ## whole stack + Playwright under `tilt ci`
+	tilt ci --port 10351 --timeout 25m -- --e2e
+
+.PHONY: test
+test: lint proto-check test-go test-web e2e-ci ## every test, end-to-end included

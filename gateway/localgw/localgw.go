@@ -1,0 +1,128 @@
+// Package localgw is the gateway used where Envoy is not installed (the local
+// Tilt stack): one origin that serves the built SPA and proxies /api/* to the
+// services named by the route table.
+//
+// It deliberately does not check tokens: the services always verify them
+// themselves, and emulator tokens are unsigned (ARCHITECTURE.md).
+package localgw
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentic-app/agentic/gateway/routes"
+)
+
+// Config describes where the upstreams and the SPA are.
+type Config struct {
+	Table *routes.Table
+	// Upstreams maps a service name to its HTTP address (host:port).
+	Upstreams map[string]string
+	// StaticDir holds the built SPA (index.html and assets/).
+	StaticDir string
+	Logger    *slog.Logger
+}
+
+// New builds the gateway handler.
+func New(cfg Config) (http.Handler, error) {
+	proxies := make(map[string]*httputil.ReverseProxy, len(cfg.Table.Services))
+	for name := range cfg.Table.Services {
+		addr, ok := cfg.Upstreams[name]
+		if !ok {
+			return nil, fmt.Errorf("no upstream address for service %q", name)
+		}
+		target := &url.URL{Scheme: "http", Host: addr}
+		name := name
+		proxies[name] = &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(target)
+				pr.SetXForwarded()
+			},
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				cfg.Logger.Warn("upstream unavailable", "service", name, "path", r.URL.Path, "err", err)
+				writeError(w, http.StatusBadGateway, "bad_gateway",
+					fmt.Sprintf("The %s service is unavailable. Please try again shortly.", name))
+			},
+		}
+	}
+	index := filepath.Join(cfg.StaticDir, "index.html")
+	files := http.FileServer(http.Dir(cfg.StaticDir))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("/_gateway/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		route, ok := cfg.Table.Lookup(r.URL.Path)
+		if !ok {
+			writeError(w, http.StatusNotFound, "not_found", "No API route matches "+r.URL.Path+".")
+			return
+		}
+		proxies[route.Service].ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "Only GET and HEAD are served here.")
+			return
+		}
+		clean := path.Clean("/" + r.URL.Path)
+		if clean != "/" && clean != "/index.html" {
+			if info, err := os.Stat(filepath.Join(cfg.StaticDir, filepath.FromSlash(clean))); err == nil && !info.IsDir() {
+				if strings.HasPrefix(clean, "/assets/") {
+					// Vite puts a content hash in every asset name.
+					w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+				}
+				files.ServeHTTP(w, r)
+				return
+			}
+		}
+		// Client-side routes (and unknown paths, which the SPA renders as
+		// its 404 screen) all get index.html, never cached so a new build
+		// is picked up on the next load.
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFile(w, r, index)
+	})
+	return accessLog(cfg.Logger, mux), nil
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "message": message})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Flush keeps streaming responses working through the recorder.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		if strings.HasPrefix(r.URL.Path, "/api/") || rec.status >= 400 {
+			logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status)
+		}
+	})
+}

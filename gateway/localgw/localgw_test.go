@@ -1,0 +1,144 @@
+package localgw_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentic-app/agentic/gateway"
+	"github.com/agentic-app/agentic/gateway/localgw"
+	"github.com/agentic-app/agentic/gateway/routes"
+)
+
+// newGateway starts the gateway with identity pointing at upstream and every
+// other service at a closed port.
+func newGateway(t *testing.T, upstream string) *httptest.Server {
+	t.Helper()
+	table, err := routes.Parse(gateway.RoutesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>spa</html>"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-1234.js"), []byte("console.log(1)"), 0o644))
+
+	closed := closedAddr(t)
+	ups := map[string]string{}
+	for name := range table.Services {
+		ups[name] = closed
+	}
+	ups["identity"] = upstream
+	h, err := localgw.New(localgw.Config{Table: table, Upstreams: ups, StaticDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func closedAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestProxiesAPIToOwningServiceWithHeadersAndBody(t *testing.T) {
+	var gotPath, gotAuth, gotBody, gotFwd string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotPath, gotAuth, gotFwd = r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Forwarded-Host")
+		b, _ := io.ReadAll(r.Body)
+		gotBody = string(b)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"success":true}`))
+	}))
+	defer up.Close()
+	gw := newGateway(t, strings.TrimPrefix(up.URL, "http://"))
+
+	req, _ := http.NewRequest(http.MethodPost, gw.URL+"/api/user/onboarding", strings.NewReader(`{"displayName":"Ada"}`))
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || gotPath != "/api/user/onboarding" || gotAuth != "Bearer tok" || gotBody != `{"displayName":"Ada"}` || gotFwd == "" {
+		t.Fatalf("status=%d path=%q auth=%q body=%q fwd=%q", resp.StatusCode, gotPath, gotAuth, gotBody, gotFwd)
+	}
+}
+
+func TestUnknownAPIPathIsJSON404(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	resp, body := get(t, gw.URL+"/api/nope")
+	var e map[string]string
+	if resp.StatusCode != 404 || json.Unmarshal([]byte(body), &e) != nil || e["error"] != "not_found" || e["message"] == "" {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestDownUpstreamIsJSON502(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	resp, body := get(t, gw.URL+"/api/agents")
+	var e map[string]string
+	if resp.StatusCode != 502 || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e["message"], "catalog") {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestSPAFallbackAndAssets(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	for _, p := range []string{"/", "/auth", "/dashboard/agentic-users", "/no/such/page"} {
+		resp, body := get(t, gw.URL+p)
+		if resp.StatusCode != 200 || body != "<html>spa</html>" || resp.Header.Get("Cache-Control") != "no-cache" {
+			t.Errorf("%s: %d %q cache=%q", p, resp.StatusCode, body, resp.Header.Get("Cache-Control"))
+		}
+	}
+	resp, body := get(t, gw.URL+"/assets/app-1234.js")
+	if resp.StatusCode != 200 || body != "console.log(1)" || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("asset: %d %q %q", resp.StatusCode, body, resp.Header.Get("Cache-Control"))
+	}
+	// Traversal outside the static dir falls back to the SPA, never a file.
+	resp, body = get(t, gw.URL+"/../../etc/passwd")
+	if resp.StatusCode != 200 || body != "<html>spa</html>" {
+		t.Errorf("traversal: %d %q", resp.StatusCode, body)
+	}
+}
+
+func TestNonGetOutsideAPIIs405(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	resp, err := http.Post(gw.URL+"/dashboard", "text/plain", strings.NewReader("x"))
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != 405 {
+		t.Fatalf("got %d", resp.StatusCode)
+	}
+}

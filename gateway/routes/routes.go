@@ -1,0 +1,134 @@
+// Package routes parses and validates the gateway route table and matches
+// request paths against it.
+package routes
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Service is an upstream that owns some /api paths.
+type Service struct {
+	// LocalHTTP is the service's HTTP address in the local (Tilt) stack.
+	LocalHTTP string `yaml:"localHTTP"`
+	HTTPPort  int    `yaml:"httpPort"`
+	GRPCPort  int    `yaml:"grpcPort"`
+}
+
+// Match selects request paths. Exactly one field is set.
+type Match struct {
+	Path   string `yaml:"path"`
+	Prefix string `yaml:"prefix"`
+	// Regex must match the whole path (RE2 syntax, as Envoy's safe_regex).
+	Regex string `yaml:"regex"`
+}
+
+// Route sends matching requests to a service.
+type Route struct {
+	Name    string `yaml:"name"`
+	Match   Match  `yaml:"match"`
+	Service string `yaml:"service"`
+	// Auth defaults to true; only the Stripe webhook turns it off.
+	Auth *bool `yaml:"auth"`
+	// RateLimited marks routes that get an edge rate limit in Envoy.
+	RateLimited bool `yaml:"rateLimited"`
+
+	re *regexp.Regexp
+}
+
+// RequiresAuth reports whether the route needs a Firebase ID token.
+func (r Route) RequiresAuth() bool { return r.Auth == nil || *r.Auth }
+
+// Matches reports whether the request path is selected by the route.
+func (r Route) Matches(path string) bool {
+	switch {
+	case r.Match.Path != "":
+		return path == r.Match.Path
+	case r.Match.Prefix != "":
+		return strings.HasPrefix(path, r.Match.Prefix)
+	default:
+		return r.re.MatchString(path)
+	}
+}
+
+// Table is the whole route table.
+type Table struct {
+	Services map[string]Service `yaml:"services"`
+	Routes   []Route            `yaml:"routes"`
+}
+
+// Parse decodes the YAML strictly (unknown keys are errors) and validates it.
+func Parse(data []byte) (*Table, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var t Table
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("route table: %w", err)
+	}
+	if err := t.validate(); err != nil {
+		return nil, fmt.Errorf("route table: %w", err)
+	}
+	return &t, nil
+}
+
+func (t *Table) validate() error {
+	if len(t.Services) == 0 || len(t.Routes) == 0 {
+		return errors.New("needs at least one service and one route")
+	}
+	for name, s := range t.Services {
+		if s.LocalHTTP == "" || s.HTTPPort == 0 || s.GRPCPort == 0 {
+			return fmt.Errorf("service %q: localHTTP, httpPort and grpcPort are required", name)
+		}
+	}
+	seen := map[string]bool{}
+	for i := range t.Routes {
+		r := &t.Routes[i]
+		if r.Name == "" {
+			return fmt.Errorf("route %d has no name", i)
+		}
+		if seen[r.Name] {
+			return fmt.Errorf("route %q is defined twice", r.Name)
+		}
+		seen[r.Name] = true
+		if _, ok := t.Services[r.Service]; !ok {
+			return fmt.Errorf("route %q names unknown service %q", r.Name, r.Service)
+		}
+		kinds := 0
+		for _, v := range []string{r.Match.Path, r.Match.Prefix, r.Match.Regex} {
+			if v != "" {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			return fmt.Errorf("route %q needs exactly one of path, prefix or regex", r.Name)
+		}
+		for _, v := range []string{r.Match.Path, r.Match.Prefix, r.Match.Regex} {
+			if v != "" && !strings.HasPrefix(v, "/api/") {
+				return fmt.Errorf("route %q must match under /api/", r.Name)
+			}
+		}
+		if r.Match.Regex != "" {
+			re, err := regexp.Compile("^(?:" + r.Match.Regex + ")$")
+			if err != nil {
+				return fmt.Errorf("route %q: %w", r.Name, err)
+			}
+			r.re = re
+		}
+	}
+	return nil
+}
+
+// Lookup returns the first route that matches the path.
+func (t *Table) Lookup(path string) (Route, bool) {
+	for _, r := range t.Routes {
+		if r.Matches(path) {
+			return r, true
+		}
+	}
+	return Route{}, false
+}

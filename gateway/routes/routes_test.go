@@ -1,0 +1,94 @@
+package routes_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentic-app/agentic/gateway"
+	"github.com/agentic-app/agentic/gateway/routes"
+)
+
+func mustTable(t *testing.T) *routes.Table {
+	t.Helper()
+	table, err := routes.Parse(gateway.RoutesYAML)
+	if err != nil {
+		t.Fatalf("parse committed route table: %v", err)
+	}
+	return table
+}
+
+// Every /api call of SPEC.md §7 must reach the service that owns it
+// (ARCHITECTURE.md "Services").
+func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
+	table := mustTable(t)
+	cases := []struct {
+		path, service string
+		auth          bool
+	}{
+		{"/api/user/onboarding", "identity", true},
+		{"/api/user/public-agent-interest", "identity", true},
+		{"/api/dashboard/stats", "analytics", true},
+		{"/api/activities", "analytics", true},
+		{"/api/agents", "catalog", true},
+		{"/api/agents/a1b2", "catalog", true},
+		{"/api/agents/a1b2/subscribers", "catalog", true},
+		{"/api/agents/a1b2/subscribers/s9", "catalog", true},
+		{"/api/agents/a1b2/documents", "documents", true},
+		{"/api/agents/a1b2/documents/d7", "documents", true},
+		{"/api/user/balance", "wallet", true},
+		{"/api/user/transactions", "wallet", true},
+		{"/api/stripe/create-checkout-session", "wallet", true},
+		{"/api/stripe/webhook", "wallet", false},
+	}
+	for _, c := range cases {
+		r, ok := table.Lookup(c.path)
+		if !ok {
+			t.Errorf("%s: no route", c.path)
+			continue
+		}
+		if r.Service != c.service {
+			t.Errorf("%s: routed to %s, want %s", c.path, r.Service, c.service)
+		}
+		if r.RequiresAuth() != c.auth {
+			t.Errorf("%s: auth = %v, want %v", c.path, r.RequiresAuth(), c.auth)
+		}
+	}
+}
+
+func TestUnroutedPaths(t *testing.T) {
+	table := mustTable(t)
+	for _, p := range []string{"/api/unknown", "/api/agents/a/b/c/d", "/api/user", "/dashboard", "/api/agents/a1/documents/d1/extra"} {
+		if r, ok := table.Lookup(p); ok {
+			t.Errorf("%s unexpectedly routed to %s", p, r.Name)
+		}
+	}
+}
+
+func TestOnlyTheWebhookSkipsAuth(t *testing.T) {
+	for _, r := range mustTable(t).Routes {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" {
+			t.Errorf("route %s skips auth", r.Name)
+		}
+	}
+}
+
+func TestParseRejectsBadTables(t *testing.T) {
+	svc := "services:\n  a: { localHTTP: \"127.0.0.1:1\", httpPort: 1, grpcPort: 2 }\n"
+	cases := map[string]string{
+		"unknown service": svc + "routes:\n  - { name: r, match: { path: /api/x }, service: b }\n",
+		"two match kinds": svc + "routes:\n  - { name: r, match: { path: /api/x, prefix: /api/ }, service: a }\n",
+		"no match":        svc + "routes:\n  - { name: r, match: {}, service: a }\n",
+		"bad regex":       svc + "routes:\n  - { name: r, match: { regex: \"/api/(\" }, service: a }\n",
+		"unknown key":     svc + "routes:\n  - { name: r, match: { path: /api/x }, service: a, colour: red }\n",
+		"duplicate name":  svc + "routes:\n  - { name: r, match: { path: /api/x }, service: a }\n  - { name: r, match: { path: /api/y }, service: a }\n",
+		"outside /api":    svc + "routes:\n  - { name: r, match: { path: /x }, service: a }\n",
+		"service no port": "services:\n  a: { localHTTP: \"127.0.0.1:1\" }\nroutes:\n  - { name: r, match: { path: /api/x }, service: a }\n",
+	}
+	for name, doc := range cases {
+		if _, err := routes.Parse([]byte(doc)); err == nil {
+			t.Errorf("%s: parsed without error", name)
+		} else if !strings.Contains(err.Error(), "route table") {
+			t.Errorf("%s: error %q lacks context", name, err)
+		}
+	}
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Makes sure the local PostgreSQL server runs and every service database
+# exists, then watches it so Tilt shows the resource as down if it stops.
+set -euo pipefail
+PGHOST=${PGHOST:-127.0.0.1}; PGPORT=${PGPORT:-5432}; PGUSER=${PGUSER:-postgres}
+export PGHOST PGPORT PGUSER
+
+if ! pg_isready -q; then
+  if command -v pg_ctlcluster >/dev/null 2>&1; then
+    echo "starting PostgreSQL"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start
+  fi
+  for _ in $(seq 1 30); do pg_isready -q && break; sleep 1; done
+fi
+pg_isready
+
+for svc in identity catalog documents wallet analytics; do
+  db="agentic_${svc}"
+  if [ "$(psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '${db}'")" != "1" ]; then
+    psql -d postgres -qc "CREATE DATABASE ${db}"
+    echo "created database ${db}"
+  fi
+done
+echo "PostgreSQL ready with agentic_* databases"
+
+[ "${1:-}" = "--once" ] && exit 0
+while pg_isready -q; do sleep 5; done
+echo "PostgreSQL stopped" >&2
+exit 1
