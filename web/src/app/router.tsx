@@ -1,0 +1,69 @@
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { LoadingSpinner } from '@/components/LoadingSpinner';
+import { RouteError } from '@/components/RouteError';
+import { ProtectedRoute } from '@/features/auth/components/ProtectedRoute';
+
+/**
+ * Route table of spec §2. Every screen is a lazily loaded chunk, so `/` downloads only
+ * the shell and the landing page.
+ */
+export const routes: RouteObject[] = [
+  {
+    path: '/',
+    lazy: async () => ({ Component: (await import('@/features/landing/routes/LandingPage')).LandingPage }),
+  },
+  {
+    path: '/auth',
+    lazy: async () => ({ Component: (await import('@/features/auth/routes/AuthPage')).AuthPage }),
+  },
+  {
+    Component: ProtectedRoute,
+    children: [
+      {
+        path: '/dashboard',
+        lazy: async () => ({
+          Component: (await import('@/features/dashboard-layout/DashboardLayout')).DashboardLayout,
+        }),
+        children: [
+          {
+            index: true,
+            lazy: async () => ({ Component: (await import('@/features/dashboard/routes/DashboardHome')).DashboardHome }),
+          },
+          {
+            path: 'agentic-users',
+            lazy: async () => ({ Component: (await import('@/features/agents/routes/AgentsPage')).AgentsPage }),
+          },
+          {
+            path: 'marketplace',
+            lazy: async () => ({
+              Component: (await import('@/features/marketplace/routes/MarketplacePage')).MarketplacePage,
+            }),
+          },
+          {
+            path: 'wallet',
+            lazy: async () => ({ Component: (await import('@/features/wallet/routes/WalletPage')).WalletPage }),
+          },
+        ],
+      },
+      {
+        path: '/wallet',
+        lazy: async () => ({
+          Component: (await import('@/features/wallet/routes/WalletPage')).StandaloneWalletPage,
+        }),
+      },
+    ],
+  },
+  {
+    path: '*',
+    lazy: async () => ({ Component: (await import('@/components/NotFound')).NotFound }),
+  },
+];
+
+function FirstLoadFallback() {
+  return <LoadingSpinner />;
+}
+
+export function createAppRouter() {
+  // The pathless root shows a spinner while the first route chunk downloads and catches route errors.
+  return createBrowserRouter([{ HydrateFallback: FirstLoadFallback, ErrorBoundary: RouteError, children: routes }]);
+}

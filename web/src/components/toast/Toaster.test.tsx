@@ -1,0 +1,29 @@
+import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { removeToast } from './toast-store';
+import { Toaster } from './Toaster';
+import { toast } from './use-toast';
+
+beforeEach(() => removeToast());
+
+describe('<Toaster />', () => {
+  it('renders toasts newest first as status/alert named by their title', async () => {
+    render(<Toaster />);
+    act(() => {
+      toast({ title: 'Login successful', description: 'Welcome back, ada@example.com!' });
+      toast({ title: 'Login failed', description: 'Incorrect password.', variant: 'destructive' });
+    });
+
+    const region = screen.getByRole('region', { name: 'Notifications (F8)' });
+    const items = region.querySelectorAll('li');
+    expect([...items].map((li) => li.getAttribute('data-variant'))).toEqual(['destructive', 'default']);
+
+    const alert = screen.getByRole('alert', { name: 'Login failed' });
+    expect(alert).toHaveAccessibleDescription('Incorrect password.');
+    expect(screen.getByRole('status', { name: 'Login successful' })).toHaveTextContent('Welcome back, ada@example.com!');
+
+    await userEvent.click(screen.getAllByRole('button', { name: 'Close notification' })[0]!);
+    expect(screen.queryByRole('alert', { name: 'Login failed' })).not.toBeInTheDocument();
+  });
+});

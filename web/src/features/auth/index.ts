@@ -1,0 +1,3 @@
+export { AuthProvider } from './AuthProvider';
+export { useAuth, type AuthContextValue, type RegisterParams } from './auth-context';
+export type { CurrentUser, UserProfile } from './lib/current-user';

@@ -1,0 +1,80 @@
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { Button, Tabs } from 'antd';
+import { Link, Navigate } from 'react-router';
+import { LoadingSpinner } from '@/components/LoadingSpinner';
+import { usePageTitle } from '@/components/usePageTitle';
+import { useAuth } from '../auth-context';
+import { GoogleSignInButton } from '../components/GoogleSignInButton';
+import { LoginForm } from '../components/LoginForm';
+import { MarketingPanel } from '../components/MarketingPanel';
+import { RegisterForm } from '../components/RegisterForm';
+import './auth.css';
+
+/** /auth (spec §2 "Auth page"). */
+export function AuthPage() {
+  usePageTitle('Sign in');
+  const { user, loading, profileLoading, error, refreshUser } = useAuth();
+
+  if (loading || profileLoading) return <LoadingSpinner />;
+
+  if (error) {
+    return (
+      <main className="auth-load-error">
+        <p className="auth-load-error__title">Error loading user data</p>
+        <p className="auth-load-error__message">{error.message}</p>
+        <div className="auth-load-error__actions">
+          <Button onClick={() => void refreshUser()}>Try again</Button>
+          <Link to="/">Back to home</Link>
+        </div>
+      </main>
+    );
+  }
+
+  if (user) return <Navigate to="/dashboard" replace />;
+
+  return (
+    <div className="auth-page">
+      <main className="auth-main">
+        <div className="auth-card">
+          <Link to="/" className="auth-back" aria-label="Back to home">
+            <ArrowLeftOutlined aria-hidden="true" />
+          </Link>
+          <h1 className="auth-title">Welcome to Agentic</h1>
+          <Tabs
+            defaultActiveKey="login"
+            destroyOnHidden
+            centered
+            items={[
+              {
+                key: 'login',
+                label: 'Login',
+                children: (
+                  <>
+                    <p className="auth-subtitle">Sign in to your account</p>
+                    <LoginForm />
+                  </>
+                ),
+              },
+              {
+                key: 'register',
+                label: 'Register',
+                children: (
+                  <>
+                    <p className="auth-subtitle">Create your account</p>
+                    <RegisterForm />
+                  </>
+                ),
+              },
+            ]}
+          />
+          <hr className="auth-divider" />
+          <p className="auth-continue">Or continue with</p>
+          <GoogleSignInButton />
+        </div>
+      </main>
+      <MarketingPanel />
+    </div>
+  );
+}
+
+export default AuthPage;

@@ -1,0 +1,19 @@
+import { Outlet } from 'react-router';
+import { DashboardHeader } from './components/DashboardHeader';
+import './dashboard-layout.css';
+
+export function DashboardLayout() {
+  return (
+    <div className="app-shell">
+      <a href="#main-content" className="skip-link">
+        Skip to main content
+      </a>
+      <DashboardHeader />
+      <main id="main-content" className="app-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+export default DashboardLayout;

@@ -1,0 +1,51 @@
+import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { Avatar, Dropdown, type MenuProps } from 'antd';
+import { useNavigate } from 'react-router';
+import { useAuth } from '@/features/auth';
+import { getDisplayLabel, getInitials } from '../lib/user-display';
+
+/** Avatar + label button ("Account menu") opening 'My Account' / 'Log out'. */
+export function AccountMenu() {
+  const { user, logout } = useAuth();
+  const navigate = useNavigate();
+  const label = getDisplayLabel(user);
+
+  const items: MenuProps['items'] = [
+    {
+      type: 'group',
+      key: 'my-account',
+      label: 'My Account',
+      children: [
+        {
+          key: 'logout',
+          label: 'Log out',
+          icon: <LogoutOutlined aria-hidden="true" />,
+          disabled: !user,
+        },
+      ],
+    },
+  ];
+
+  const onClick: MenuProps['onClick'] = async ({ key }) => {
+    if (key !== 'logout') return;
+    try {
+      await logout();
+      navigate('/auth', { replace: true });
+    } catch {
+      // 'Logout failed' toast already shown by the provider.
+    }
+  };
+
+  return (
+    <Dropdown menu={{ items, onClick }} trigger={['click']} placement="bottomRight">
+      <button type="button" className="account-trigger" aria-label="Account menu" aria-haspopup="menu">
+        <Avatar size={32} className="account-trigger__avatar" aria-hidden="true" icon={user ? undefined : <UserOutlined />}>
+          {user ? getInitials(user) : null}
+        </Avatar>
+        <span className="account-trigger__label" data-testid="account-label">
+          {label}
+        </span>
+      </button>
+    </Dropdown>
+  );
+}

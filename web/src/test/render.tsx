@@ -1,0 +1,33 @@
+import { render } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { vi } from 'vitest';
+import { routes } from '@/app/router';
+import { Toaster } from '@/components/toast';
+import { AuthContext, type AuthContextValue } from '@/features/auth/auth-context';
+
+export function authValue(overrides: Partial<AuthContextValue> = {}): AuthContextValue {
+  return {
+    user: null,
+    loading: false,
+    profileLoading: false,
+    error: null,
+    login: vi.fn(async () => {}),
+    register: vi.fn(async () => {}),
+    googleSignIn: vi.fn(async () => {}),
+    logout: vi.fn(async () => {}),
+    refreshUser: vi.fn(async () => {}),
+    ...overrides,
+  };
+}
+
+/** Renders the real route table at `path` with a given auth context. */
+export function renderApp(path: string, auth: AuthContextValue = authValue()) {
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const utils = render(
+    <AuthContext.Provider value={auth}>
+      <RouterProvider router={router} />
+      <Toaster />
+    </AuthContext.Provider>,
+  );
+  return { ...utils, router, auth };
+}
