@@ -13,7 +13,8 @@ TILT_VERSION           := v0.33.0
 FIREBASE_TOOLS_VERSION := 15.34.2
 export PATH := $(BIN):/usr/local/go/bin:$(PATH)
 
-GO_PACKAGES := ./services/... ./gateway/... ./proto/... ./tilt/...
+# Every package of every module in go.work.
+GO_PACKAGES = $(shell go list -m -f '{{.Dir}}/...')
 
 .PHONY: help
 help: ## list targets
@@ -89,8 +90,9 @@ proto-check: ## fail when committed generated code is stale
 # ---------------------------------------------------------------- checks
 .PHONY: lint
 lint: deps ## gofmt, go vet, TypeScript type checks
-	@out=$$(gofmt -l services gateway tilt proto); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(go list -m -f '{{.Dir}}')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
+	cd charts/tests && GOWORK=off go vet ./... && test -z "$$(gofmt -l .)"
 	cd web && npm run typecheck
 	cd e2e && npx tsc --noEmit
 
@@ -110,5 +112,16 @@ e2e: deps ## Playwright against a running `make dev` stack
 e2e-ci: tools deps ## whole stack + Playwright under `tilt ci`
 	tilt ci --port 10351 --timeout 25m -- --e2e
 
+.PHONY: chart-check
+chart-check: ## helm lint/template + strict decoding, policies, Envoy validation (no cluster)
+	bash charts/check.sh
+	cd charts/tests && GOWORK=off HELM=$(BIN)/helm go test -count=1 ./...
+
+TAG ?= dev
+.PHONY: images
+images: ## build the container images (needs a Docker engine with BuildKit)
+	docker build -f services/identity/Dockerfile -t agentic-identity:$(TAG) .
+	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
+
 .PHONY: test
-test: lint proto-check test-go test-web e2e-ci ## every test, end-to-end included
+test: lint proto-check test-go test-web chart-check e2e-ci ## every test, end-to-end included

@@ -5,7 +5,7 @@ test('register, land on the dashboard, log out and log in again', async ({ page 
   const user = newUser();
   await register(page, user);
   await expect(toast(page, 'Registration successful', `Welcome, ${user.email}!`)).toBeVisible();
-  await expect(page.getByRole('navigation').getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
 
   // The account menu shows the username (set as displayName right after sign-up).
   const menu = page.getByRole('button', { name: /account menu/i });

@@ -19,7 +19,7 @@ test('unknown paths show the 404 screen', async ({ page }) => {
 
 test('dashboard navigation marks the active item by the spec rules', async ({ page }) => {
   await register(page, newUser('nav'));
-  const nav = page.getByRole('navigation');
+  const nav = page.getByRole('navigation', { name: 'Main' });
   await nav.getByRole('link', { name: 'Your Agentic Users' }).click();
   await expect(page).toHaveURL(/\/dashboard\/agentic-users$/);
   await expect(nav.getByRole('link', { name: 'Your Agentic Users' })).toHaveAttribute('aria-current', 'page');

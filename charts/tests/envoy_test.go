@@ -1,0 +1,438 @@
+package tests
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/agentic-app/agentic/gateway"
+	"github.com/agentic-app/agentic/gateway/routes"
+
+	// Extensions referenced by typed_config / typed_per_filter_config: they
+	// register their types so the Any values resolve.
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/stream/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+)
+
+const (
+	jwtFilter       = "envoy.filters.http.jwt_authn"
+	rateLimitFilter = "envoy.filters.http.local_ratelimit"
+)
+
+// specPaths are the /api paths of the product spec and the service that owns each.
+var specPaths = []struct{ path, owner string }{
+	{"/api/user/onboarding", "identity"},
+	{"/api/user/public-agent-interest", "identity"},
+	{"/api/dashboard/stats", "analytics"},
+	{"/api/activities", "analytics"},
+	{"/api/agents", "catalog"},
+	{"/api/agents/x", "catalog"},
+	{"/api/agents/x/subscribers", "catalog"},
+	{"/api/agents/x/subscribers/y", "catalog"},
+	{"/api/agents/x/documents", "documents"},
+	{"/api/agents/x/documents/y", "documents"},
+	{"/api/user/balance", "wallet"},
+	{"/api/user/transactions", "wallet"},
+	{"/api/stripe/create-checkout-session", "wallet"},
+	{"/api/stripe/webhook", "wallet"},
+}
+
+// envoyConfig is the rendered bootstrap of a profile plus its pieces.
+type envoyConfig struct {
+	bootstrap *bootstrapv3.Bootstrap
+	hcms      map[string]*hcmv3.HttpConnectionManager // by listener name
+}
+
+func loadEnvoy(t *testing.T, p profile) *envoyConfig {
+	t.Helper()
+	o, ok := find(render(t, p), "ConfigMap", release+"-envoy")
+	if !ok {
+		t.Fatalf("%s: no ConfigMap %s-envoy", p.name, release)
+	}
+	var cm corev1.ConfigMap
+	if err := decodeStrict(o.YAML, &cm); err != nil {
+		t.Fatal(err)
+	}
+	js, err := yaml.YAMLToJSONStrict([]byte(cm.Data["envoy.yaml"]))
+	if err != nil {
+		t.Fatalf("%s: envoy.yaml: %v", p.name, err)
+	}
+	var b bootstrapv3.Bootstrap
+	if err := (protojson.UnmarshalOptions{}).Unmarshal(js, &b); err != nil {
+		t.Fatalf("%s: envoy.yaml is not a valid Bootstrap: %v", p.name, err)
+	}
+	ec := &envoyConfig{bootstrap: &b, hcms: map[string]*hcmv3.HttpConnectionManager{}}
+	for _, l := range b.GetStaticResources().GetListeners() {
+		for _, fc := range l.GetFilterChains() {
+			for _, f := range fc.GetFilters() {
+				var h hcmv3.HttpConnectionManager
+				if f.GetTypedConfig().MessageIs(&h) {
+					if err := f.GetTypedConfig().UnmarshalTo(&h); err != nil {
+						t.Fatal(err)
+					}
+					ec.hcms[l.GetName()] = &h
+				}
+			}
+		}
+	}
+	if ec.hcms["http"] == nil {
+		t.Fatalf("%s: no HTTP connection manager on listener \"http\"", p.name)
+	}
+	return ec
+}
+
+type validator interface{ ValidateAll() error }
+
+// validateTree runs the generated validation on m and on every message below
+// it, unpacking each google.protobuf.Any (typed_config, typed_per_filter_config)
+// into its registered type and validating that too.
+func validateTree(t *testing.T, m protoreflect.Message, where string) {
+	t.Helper()
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		inner, err := a.UnmarshalNew()
+		if err != nil {
+			t.Errorf("%s: Any %s does not resolve: %v", where, a.GetTypeUrl(), err)
+			return
+		}
+		validateTree(t, inner.ProtoReflect(), where+"<"+string(inner.ProtoReflect().Descriptor().FullName())+">")
+		return
+	}
+	if v, ok := m.Interface().(validator); ok {
+		if err := v.ValidateAll(); err != nil {
+			t.Errorf("%s: %v", where, err)
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		name := where + "." + string(fd.Name())
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len(); i++ {
+				validateTree(t, v.List().Get(i).Message(), fmt.Sprintf("%s[%d]", name, i))
+			}
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				validateTree(t, mv.Message(), fmt.Sprintf("%s[%s]", name, k.String()))
+				return true
+			})
+		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+			validateTree(t, v.Message(), name)
+		}
+		return true
+	})
+}
+
+func TestEnvoyBootstrapValidates(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p.name, func(t *testing.T) {
+			ec := loadEnvoy(t, p)
+			if err := ec.bootstrap.ValidateAll(); err != nil {
+				t.Errorf("Bootstrap.ValidateAll: %v", err)
+			}
+			validateTree(t, ec.bootstrap.ProtoReflect(), "bootstrap")
+
+			adm := ec.bootstrap.GetAdmin().GetAddress().GetSocketAddress()
+			if adm.GetAddress() != "127.0.0.1" {
+				t.Errorf("admin listens on %q, want 127.0.0.1", adm.GetAddress())
+			}
+			// Every route names a defined cluster (and so does the JWKS fetch).
+			clusters := map[string]bool{}
+			for _, c := range ec.bootstrap.GetStaticResources().GetClusters() {
+				if clusters[c.GetName()] {
+					t.Errorf("cluster %q defined twice", c.GetName())
+				}
+				clusters[c.GetName()] = true
+			}
+			for lname, h := range ec.hcms {
+				if len(h.GetAccessLog()) == 0 && lname == "http" {
+					t.Errorf("listener %s has no access log", lname)
+				}
+				for _, vh := range h.GetRouteConfig().GetVirtualHosts() {
+					for _, r := range vh.GetRoutes() {
+						for _, c := range routeClusters(r) {
+							if !clusters[c] {
+								t.Errorf("listener %s route %q names undefined cluster %q", lname, r.GetName(), c)
+							}
+						}
+					}
+				}
+			}
+			if jwt := jwtConfig(t, ec); jwt != nil {
+				for name, prov := range jwt.GetProviders() {
+					if c := prov.GetRemoteJwks().GetHttpUri().GetCluster(); !clusters[c] {
+						t.Errorf("jwt provider %s fetches JWKS from undefined cluster %q", name, c)
+					}
+				}
+			}
+		})
+	}
+}
+
+func routeClusters(r *routev3.Route) []string {
+	a := r.GetRoute()
+	if a == nil {
+		return nil
+	}
+	if c := a.GetCluster(); c != "" {
+		return []string{c}
+	}
+	var out []string
+	for _, wc := range a.GetWeightedClusters().GetClusters() {
+		out = append(out, wc.GetName())
+	}
+	if len(out) == 0 {
+		out = []string{"<none>"}
+	}
+	return out
+}
+
+// matchRoute returns the first route of the virtual host that Envoy would
+// select for the path: exact path, prefix, or RE2 full match (safe_regex).
+func matchRoute(t *testing.T, routes []*routev3.Route, path string) *routev3.Route {
+	t.Helper()
+	for _, r := range routes {
+		m := r.GetMatch()
+		if len(m.GetHeaders()) > 0 || len(m.GetQueryParameters()) > 0 {
+			t.Fatalf("route %q matches on headers/query: not modelled", r.GetName())
+		}
+		var ok bool
+		switch ps := m.GetPathSpecifier().(type) {
+		case *routev3.RouteMatch_Path:
+			ok = path == ps.Path
+		case *routev3.RouteMatch_Prefix:
+			ok = strings.HasPrefix(path, ps.Prefix)
+		case *routev3.RouteMatch_SafeRegex:
+			re, err := regexp.Compile(`^(?:` + ps.SafeRegex.GetRegex() + `)$`)
+			if err != nil {
+				t.Fatalf("route %q: regex: %v", r.GetName(), err)
+			}
+			ok = re.MatchString(path)
+		default:
+			t.Fatalf("route %q: path specifier %T not modelled", r.GetName(), ps)
+		}
+		if ok {
+			return r
+		}
+	}
+	return nil
+}
+
+func mainRoutes(t *testing.T, ec *envoyConfig) []*routev3.Route {
+	t.Helper()
+	vhs := ec.hcms["http"].GetRouteConfig().GetVirtualHosts()
+	if len(vhs) != 1 {
+		t.Fatalf("want one virtual host on the http listener, got %d", len(vhs))
+	}
+	return vhs[0].GetRoutes()
+}
+
+func jwtConfig(t *testing.T, ec *envoyConfig) *jwtv3.JwtAuthentication {
+	t.Helper()
+	for _, f := range ec.hcms["http"].GetHttpFilters() {
+		if f.GetName() == jwtFilter {
+			var j jwtv3.JwtAuthentication
+			if err := f.GetTypedConfig().UnmarshalTo(&j); err != nil {
+				t.Fatal(err)
+			}
+			return &j
+		}
+	}
+	return nil
+}
+
+func perRoute[T proto.Message](t *testing.T, r *routev3.Route, filter string, into T) (T, bool) {
+	t.Helper()
+	a, ok := r.GetTypedPerFilterConfig()[filter]
+	if !ok {
+		return into, false
+	}
+	if err := a.UnmarshalTo(into); err != nil {
+		t.Fatalf("route %q %s: %v", r.GetName(), filter, err)
+	}
+	return into, true
+}
+
+// Every /api path of the spec reaches the cluster of its owner, in Envoy and
+// in the local gateway alike (with every service enabled).
+func TestEveryAPIPathRoutesToItsOwner(t *testing.T) {
+	table, err := routes.Parse(gateway.RoutesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []profile{allServices, allServicesLoc} {
+		t.Run(p.name, func(t *testing.T) {
+			rs := mainRoutes(t, loadEnvoy(t, p))
+			for _, sp := range specPaths {
+				r := matchRoute(t, rs, sp.path)
+				if r == nil {
+					t.Errorf("%s: no Envoy route", sp.path)
+					continue
+				}
+				if got, want := r.GetRoute().GetCluster(), "svc_"+sp.owner; got != want {
+					t.Errorf("%s: Envoy routes to %q (route %q), want %q", sp.path, got, r.GetName(), want)
+				}
+				if lr, ok := table.Lookup(sp.path); !ok || lr.Service != sp.owner {
+					t.Errorf("%s: local gateway routes to %q, want %q", sp.path, lr.Service, sp.owner)
+				} else if lr.Name != r.GetName() {
+					t.Errorf("%s: Envoy picks route %q, the local gateway %q", sp.path, r.GetName(), lr.Name)
+				}
+			}
+			// The SPA gets every other path; unknown /api paths never reach it.
+			for _, path := range []string{"/", "/dashboard/agentic-users", "/wallet", "/assets/index.js", "/api"} {
+				if r := matchRoute(t, rs, path); r == nil || r.GetRoute().GetCluster() != "web" {
+					t.Errorf("%s: not routed to the web app", path)
+				}
+			}
+			for _, path := range []string{"/api/", "/api/unknown", "/api/agents/x/y/z/w"} {
+				if r := matchRoute(t, rs, path); r == nil || r.GetDirectResponse().GetStatus() != 404 {
+					t.Errorf("%s: want a direct 404", path)
+				}
+			}
+		})
+	}
+}
+
+// Routes of disabled services are not rendered: their paths get the JSON 404.
+func TestDisabledServicesHaveNoRoutes(t *testing.T) {
+	ec := loadEnvoy(t, defaults)
+	rs := mainRoutes(t, ec)
+	for _, sp := range specPaths {
+		r := matchRoute(t, rs, sp.path)
+		if sp.owner == "identity" {
+			if r.GetRoute().GetCluster() != "svc_identity" {
+				t.Errorf("%s: not routed to identity", sp.path)
+			}
+			continue
+		}
+		if r == nil || r.GetDirectResponse().GetStatus() != 404 {
+			t.Errorf("%s: %s is disabled by default, want the direct 404", sp.path, sp.owner)
+		}
+	}
+	for _, c := range ec.bootstrap.GetStaticResources().GetClusters() {
+		if strings.HasPrefix(c.GetName(), "svc_") && c.GetName() != "svc_identity" {
+			t.Errorf("cluster %s rendered for a disabled service", c.GetName())
+		}
+	}
+}
+
+// Production checks Firebase ID tokens at the edge on every /api route but
+// the Stripe webhook; the local profile (Auth emulator) has no jwt_authn.
+func TestJWTAuthn(t *testing.T) {
+	t.Run("production", func(t *testing.T) {
+		ec := loadEnvoy(t, allServices)
+		jwt := jwtConfig(t, ec)
+		if jwt == nil {
+			t.Fatal("production has no jwt_authn filter")
+		}
+		prov := jwt.GetProviders()["firebase"]
+		if prov == nil {
+			t.Fatal("no firebase provider")
+		}
+		if prov.GetIssuer() != "https://securetoken.google.com/agentic-prod" || len(prov.GetAudiences()) != 1 || prov.GetAudiences()[0] != "agentic-prod" {
+			t.Errorf("issuer %q audiences %v", prov.GetIssuer(), prov.GetAudiences())
+		}
+		if u := prov.GetRemoteJwks().GetHttpUri().GetUri(); u != "https://www.googleapis.com/service_accounts/v1/jwks/securetoken@system.gserviceaccount.com" {
+			t.Errorf("JWKS uri %q", u)
+		}
+		if len(jwt.GetRules()) > 0 {
+			t.Errorf("requirements are per route; rules would override them")
+		}
+		// The filter order matters: CORS answers preflights before jwt_authn,
+		// the router comes last.
+		var names []string
+		for _, f := range ec.hcms["http"].GetHttpFilters() {
+			names = append(names, f.GetName())
+		}
+		if got := strings.Join(names, ","); got != "envoy.filters.http.cors,envoy.filters.http.jwt_authn,envoy.filters.http.local_ratelimit,envoy.filters.http.router" {
+			t.Errorf("http filters %s", got)
+		}
+		rs := mainRoutes(t, ec)
+		for _, sp := range specPaths {
+			r := matchRoute(t, rs, sp.path)
+			pr, ok := perRoute(t, r, jwtFilter, &jwtv3.PerRouteConfig{})
+			if !ok {
+				t.Errorf("%s: route %q has no jwt_authn per-route config", sp.path, r.GetName())
+				continue
+			}
+			if sp.path == "/api/stripe/webhook" {
+				if !pr.GetDisabled() {
+					t.Errorf("%s: the webhook must not require a token", sp.path)
+				}
+				continue
+			}
+			if name := pr.GetRequirementName(); name == "" || jwt.GetRequirementMap()[name] == nil {
+				t.Errorf("%s: route %q requires %q, not a defined requirement", sp.path, r.GetName(), name)
+			}
+		}
+		if r := matchRoute(t, rs, "/api/unknown"); r != nil {
+			if pr, ok := perRoute(t, r, jwtFilter, &jwtv3.PerRouteConfig{}); !ok || pr.GetRequirementName() == "" {
+				t.Errorf("unknown /api paths must require a token too")
+			}
+		}
+	})
+	for _, p := range []profile{local, allServicesLoc} {
+		t.Run(p.name, func(t *testing.T) {
+			ec := loadEnvoy(t, p)
+			if jwtConfig(t, ec) != nil {
+				t.Error("local profile must not run jwt_authn (emulator tokens are unsigned)")
+			}
+			for _, r := range mainRoutes(t, ec) {
+				if _, ok := r.GetTypedPerFilterConfig()[jwtFilter]; ok {
+					t.Errorf("route %q has jwt_authn config without the filter", r.GetName())
+				}
+			}
+			for _, c := range ec.bootstrap.GetStaticResources().GetClusters() {
+				if c.GetName() == "firebase_jwks" {
+					t.Error("firebase_jwks cluster without jwt_authn")
+				}
+			}
+		})
+	}
+}
+
+// Routes marked rateLimited (checkout creation) get a local token bucket;
+// no other route does.
+func TestCheckoutIsRateLimited(t *testing.T) {
+	table, err := routes.Parse(gateway.RoutesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := map[string]bool{}
+	for _, r := range table.Routes {
+		limited[r.Name] = r.RateLimited
+	}
+	if !limited["stripe-checkout"] {
+		t.Fatal("the route table no longer marks stripe-checkout as rateLimited")
+	}
+	for _, p := range []profile{allServices, allServicesLoc} {
+		for _, r := range mainRoutes(t, loadEnvoy(t, p)) {
+			rl, ok := perRoute(t, r, rateLimitFilter, &ratelimitv3.LocalRateLimit{})
+			if ok != limited[r.GetName()] {
+				t.Errorf("%s: route %q rate limited = %v, want %v", p.name, r.GetName(), ok, limited[r.GetName()])
+			}
+			if ok && (rl.GetTokenBucket().GetMaxTokens() == 0 || rl.GetFilterEnforced().GetDefaultValue().GetNumerator() != 100) {
+				t.Errorf("%s: route %q: rate limit not enforced: %v", p.name, r.GetName(), rl)
+			}
+		}
+		r := matchRoute(t, mainRoutes(t, loadEnvoy(t, p)), "/api/stripe/create-checkout-session")
+		if _, ok := perRoute(t, r, rateLimitFilter, &ratelimitv3.LocalRateLimit{}); !ok {
+			t.Errorf("%s: checkout creation is not rate limited", p.name)
+		}
+	}
+}
