@@ -12,6 +12,10 @@ TOOLS_CACHE ?= $(HOME)/.cache/agentic-tools
 TILT_VERSION           := v0.33.0
 FIREBASE_TOOLS_VERSION := 15.34.2
 export PATH := $(BIN):/usr/local/go/bin:$(PATH)
+# A Tilt built from source is a "dev" build that would compile its web UI with
+# yarn; prod mode serves the released UI assets instead (they load only when a
+# browser opens the Tilt UI, so offline runs are unaffected).
+export TILT_WEB_MODE := prod
 
 # Every package of every module in go.work.
 GO_PACKAGES = $(shell go list -m -f '{{.Dir}}/...')
