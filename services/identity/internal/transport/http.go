@@ -1,0 +1,147 @@
+// Package transport exposes the identity endpoints over HTTP/JSON (the public
+// /api routes) and gRPC (the internal IdentityService).
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	kittransport "github.com/go-kit/kit/transport"
+	httptransport "github.com/go-kit/kit/transport/http"
+
+	"github.com/agentic-app/agentic/services/identity/internal/endpoints"
+	"github.com/agentic-app/agentic/services/identity/internal/users"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// Public routes.
+const (
+	PathOnboarding          = "/api/user/onboarding"
+	PathPublicAgentInterest = "/api/user/public-agent-interest"
+)
+
+// RegisterHTTP adds the /api routes to mux, each behind the platform auth
+// middleware (verifier).
+func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	opts := []httptransport.ServerOption{
+		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
+		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
+	}
+	protect := auth.Middleware(verifier, logger)
+	server.Route(mux, http.MethodPost, PathOnboarding, protect(httptransport.NewServer(
+		set.Onboard, decodeOnboardingRequest, encodeUserResponse, opts...)))
+	server.Route(mux, http.MethodPost, PathPublicAgentInterest, protect(httptransport.NewServer(
+		set.RegisterPublicAgentInterest, decodeInterestRequest, encodeUserResponse, opts...)))
+}
+
+// UserJSON is the profile as the HTTP API shows it. Unset strings are null.
+type UserJSON struct {
+	UID                      string    `json:"uid"`
+	Email                    *string   `json:"email"`
+	DisplayName              *string   `json:"displayName"`
+	Username                 *string   `json:"username"`
+	Name                     *string   `json:"name"`
+	PhotoURL                 *string   `json:"photoURL"`
+	InterestedInPublicAgents bool      `json:"interestedInPublicAgents"`
+	CreatedAt                time.Time `json:"createdAt"`
+}
+
+func strOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ToJSON converts a domain user.
+func ToJSON(u users.User) UserJSON {
+	return UserJSON{
+		UID: u.UID, Email: strOrNull(u.Email), DisplayName: strOrNull(u.DisplayName),
+		Username: strOrNull(u.Username), Name: strOrNull(u.Name), PhotoURL: strOrNull(u.PhotoURL),
+		InterestedInPublicAgents: u.InterestedInPublicAgents, CreatedAt: u.CreatedAt.UTC(),
+	}
+}
+
+func claimsFrom(ctx context.Context) (auth.Claims, error) {
+	c, ok := auth.FromContext(ctx)
+	if !ok || c.UID == "" {
+		// Only reachable if a route is mounted without the auth middleware.
+		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
+	}
+	return c, nil
+}
+
+func decodeOnboardingRequest(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		DisplayName *string `json:"displayName"`
+	}
+	if err := server.DecodeJSON(nil, r, &body, server.AllowEmpty()); err != nil {
+		return nil, err
+	}
+	return endpoints.OnboardRequest{Claims: c, DisplayName: body.DisplayName}, nil
+}
+
+func decodeInterestRequest(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The create-agent dialog sends {"idToken": "..."}; it is accepted and
+	// ignored (the Authorization header is what counts).
+	var body struct {
+		IDToken json.RawMessage `json:"idToken"`
+	}
+	if err := server.DecodeJSON(nil, r, &body, server.AllowEmpty()); err != nil {
+		return nil, err
+	}
+	return endpoints.RegisterInterestRequest{Claims: c}, nil
+}
+
+func encodeUserResponse(_ context.Context, w http.ResponseWriter, resp any) error {
+	var u users.User
+	switch r := resp.(type) {
+	case endpoints.OnboardResponse:
+		u = r.User
+	case endpoints.UserResponse:
+		u = r.User
+	default:
+		return errors.New("unexpected response type")
+	}
+	server.WriteJSON(w, http.StatusOK, map[string]any{
+		"success": true,
+		"data":    map[string]any{"user": ToJSON(u)},
+	})
+	return nil
+}
+
+func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
+	return func(ctx context.Context, err error, w http.ResponseWriter) {
+		var (
+			se *server.Error
+			ve *users.ValidationError
+		)
+		switch {
+		case errors.As(err, &se):
+			server.WriteError(w, se)
+		case errors.As(err, &ve):
+			server.WriteError(w, server.BadRequest("invalid_request", ve.Message))
+		case errors.Is(err, users.ErrNotFound):
+			server.WriteError(w, server.ErrNotFound)
+		default:
+			logger.ErrorContext(ctx, "request failed", "error", err)
+			server.WriteError(w, server.ErrInternal)
+		}
+	}
+}

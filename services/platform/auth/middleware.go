@@ -1,0 +1,70 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Messages of the 401 responses (the spec's texts).
+const (
+	MessageUnauthenticated = "Authentication token not available. User must be logged in."
+	MessageInvalidToken    = "Invalid or expired authentication token."
+)
+
+// Middleware returns HTTP middleware that requires "Authorization: Bearer <ID token>".
+//
+//   - missing header or not a Bearer token → 401 {"error":"unauthenticated",...}
+//   - token rejected by the verifier → 401 {"error":"invalid_token",...}
+//   - verifier unable to verify (e.g. the emulator is down) → 503 {"error":"auth_unavailable",...}
+//
+// On success the Claims are available to the wrapped handler via FromContext.
+func Middleware(v Verifier, logger *slog.Logger) func(http.Handler) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			raw, ok := BearerToken(r)
+			if !ok {
+				writeError(w, http.StatusUnauthorized, "unauthenticated", MessageUnauthenticated)
+				return
+			}
+			claims, err := v.VerifyIDToken(r.Context(), raw)
+			if err != nil {
+				if errors.Is(err, ErrInvalidToken) {
+					logger.DebugContext(r.Context(), "rejected id token", "error", err)
+					writeError(w, http.StatusUnauthorized, "invalid_token", MessageInvalidToken)
+					return
+				}
+				logger.ErrorContext(r.Context(), "id token verification failed", "error", err)
+				writeError(w, http.StatusServiceUnavailable, "auth_unavailable", "Authentication service unavailable")
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), claims)))
+		})
+	}
+}
+
+// BearerToken extracts the token of an "Authorization: Bearer <token>" header.
+// The scheme is matched case-insensitively; an empty token counts as missing.
+func BearerToken(r *http.Request) (string, bool) {
+	h := strings.TrimSpace(r.Header.Get("Authorization"))
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentic"`)
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
+}

@@ -1,0 +1,48 @@
+package observability
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/propagation"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// SetupTracing installs the global W3C trace-context + baggage propagator and a
+// tracer provider. When OTEL_EXPORTER_OTLP_ENDPOINT is set, spans are exported
+// over OTLP/gRPC (the exporter reads the standard OTEL_EXPORTER_OTLP_* variables);
+// otherwise tracing is off (a no-op provider) but trace context is still
+// propagated. The returned function flushes and stops the provider.
+func SetupTracing(ctx context.Context, service string) (shutdown func(context.Context) error, err error) {
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(
+		propagation.TraceContext{}, propagation.Baggage{},
+	))
+
+	if strings.TrimSpace(os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) == "" {
+		otel.SetTracerProvider(noop.NewTracerProvider())
+		return func(context.Context) error { return nil }, nil
+	}
+
+	exp, err := otlptracegrpc.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sdkresource.Merge(sdkresource.Default(), sdkresource.NewSchemaless(
+		semconv.ServiceName(service),
+	))
+	if err != nil {
+		res = sdkresource.Default()
+	}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithBatcher(exp),
+		sdktrace.WithResource(res),
+	)
+	otel.SetTracerProvider(tp)
+	return tp.Shutdown, nil
+}
