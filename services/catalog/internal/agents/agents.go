@@ -1,0 +1,581 @@
+// Package agents is the catalog service's domain: agents (with their unique
+// e-mail addresses) and their subscribers. Service holds the rules; Store
+// persists agents and subscribers and enqueues events in the same transaction.
+package agents
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Migrations holds the service's SQL migrations (dir "migrations").
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Statuses.
+const (
+	StatusActive   = "active"
+	StatusInactive = "inactive"
+	StatusPending  = "pending"
+
+	SubscriberInvited = "invited"
+	SubscriberActive  = "active"
+)
+
+// Icon classes and colours from the spec; the first of each is the default.
+var (
+	Icons = []string{
+		"ri-robot-line", "ri-user-line", "ri-brain-line", "ri-code-line",
+		"ri-customer-service-line", "ri-file-text-line", "ri-search-line", "ri-chat-3-line",
+	}
+	Colors = []string{"#FF3E00", "#4076D6", "#6767EC", "#10B981", "#EF4444", "#F59E0B"}
+)
+
+// Limits (characters, after trimming).
+const (
+	MinName         = 2
+	MaxName         = 100
+	MinDescription  = 10
+	MaxDescription  = 1000
+	MaxCategory     = 50
+	MaxInstructions = 100000
+	MaxTags         = 20
+	MaxTag          = 40
+	MaxEmail        = 254
+)
+
+// Validation messages (the spec's texts where it has them).
+const (
+	MsgNameMin           = "Name must be at least 2 characters"
+	MsgNameMax           = "Name must be at most 100 characters"
+	MsgDescriptionMin    = "Description must be at least 10 characters"
+	MsgDescriptionMax    = "Description must be at most 1000 characters"
+	MsgCategoryRequired  = "Category is required"
+	MsgCategoryMax       = "Category must be at most 50 characters"
+	MsgPublicComingSoon  = "Public agents are coming soon"
+	MsgIcon              = "Icon must be one of the available icons"
+	MsgColor             = "Colour must be one of the available colours"
+	MsgInstructionsMax   = "Instructions must be at most 100000 characters"
+	MsgTagsMax           = "An agent can have at most 20 tags"
+	MsgTagMax            = "Each tag must be at most 40 characters"
+	MsgStatus            = "Status must be one of active, inactive, pending"
+	MsgEmail             = "Please enter a valid email address"
+	MsgOwnEmail          = "You already own this agent."
+	MsgAlreadyInvited    = "This person has already been invited."
+	MsgAgentNotFound     = "Agent not found"
+	MsgSubscriberMissing = "Subscriber not found"
+)
+
+// Agent is an agent.
+type Agent struct {
+	ID                string
+	OwnerUID          string
+	Name              string
+	Description       string
+	Category          string
+	Status            string
+	IsPublic          bool
+	IconName          string
+	IconColor         string
+	Instructions      string
+	Tags              []string
+	Subscribers       int64 // active subscribers
+	TotalInteractions int64
+	Email             string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// Subscriber is a person an owner shared an agent with.
+type Subscriber struct {
+	ID           string
+	AgentID      string
+	Email        string
+	Status       string // invited | active
+	UID          string // set when active
+	Name         string
+	Interactions int64
+	InvitedAt    time.Time
+	ActivatedAt  time.Time // zero while invited
+}
+
+// JoinedDate is the activation time of an active subscriber, else the invitation time.
+func (s Subscriber) JoinedDate() time.Time {
+	if !s.ActivatedAt.IsZero() {
+		return s.ActivatedAt
+	}
+	return s.InvitedAt
+}
+
+// DisplayName is the name shown for the subscriber: the user's name when
+// known, else the e-mail address.
+func (s Subscriber) DisplayName() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Email
+}
+
+// User is what the catalog knows about a user of the identity service.
+type User struct {
+	UID   string
+	Email string
+	Name  string // displayName, else username, else ""
+}
+
+// Directory looks users up by e-mail (identity's gRPC FindUsersByEmail).
+type Directory interface {
+	// FindByEmail returns the user with this e-mail (case-insensitive), or
+	// nil when there is none.
+	FindByEmail(ctx context.Context, email string) (*User, error)
+}
+
+// Errors.
+var (
+	ErrNotFound           = errors.New("agent not found")
+	ErrSubscriberNotFound = errors.New("subscriber not found")
+	ErrAlreadyInvited     = errors.New("already invited")
+)
+
+// FieldError is one invalid field.
+type FieldError struct {
+	Field   string // JSON name
+	Message string
+}
+
+// ValidationError lists the invalid fields in a fixed order (HTTP 400).
+type ValidationError struct{ Fields []FieldError }
+
+func (e *ValidationError) Error() string { return e.Fields[0].Message }
+
+// Message is the first field's message.
+func (e *ValidationError) Message() string { return e.Fields[0].Message }
+
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(field, msg string) {
+	for _, f := range v.errs {
+		if f.Field == field {
+			return // first problem of a field wins
+		}
+	}
+	v.errs = append(v.errs, FieldError{field, msg})
+}
+
+func (v *validator) err() error {
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: v.errs}
+}
+
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+// CreateInput is a create request as received.
+type CreateInput struct {
+	Name, Description, Category string
+	IsPublic                    bool
+	IconName, IconColor         string
+	Instructions                string
+	Tags                        []string
+}
+
+// UpdateInput is a partial update; nil means "not given".
+type UpdateInput struct {
+	Instructions *string
+	Status       *string
+	IsPublic     *bool
+	Tags         *[]string
+	Description  *string
+}
+
+func checkName(v *validator, name string) {
+	switch n := chars(name); {
+	case n < MinName:
+		v.add("name", MsgNameMin)
+	case n > MaxName:
+		v.add("name", MsgNameMax)
+	}
+}
+
+func checkDescription(v *validator, d string) {
+	switch n := chars(d); {
+	case n < MinDescription:
+		v.add("description", MsgDescriptionMin)
+	case n > MaxDescription:
+		v.add("description", MsgDescriptionMax)
+	}
+}
+
+func checkInstructions(v *validator, s string) {
+	if chars(s) > MaxInstructions {
+		v.add("instructions", MsgInstructionsMax)
+	}
+}
+
+// NormalizeTags trims tags, drops blanks and duplicates (first spelling
+// wins, compared exactly as the spec says) and checks the limits.
+func NormalizeTags(v *validator, in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, t := range in {
+		t = strings.TrimSpace(t)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		if chars(t) > MaxTag {
+			v.add("tags", MsgTagMax)
+		}
+		out = append(out, t)
+	}
+	if len(out) > MaxTags {
+		v.add("tags", MsgTagsMax)
+	}
+	return out
+}
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateCreate normalises (trims, defaults) and validates a create request.
+// Fields are checked in the order name, description, category, isPublic,
+// iconName, iconColor, instructions, tags.
+func ValidateCreate(in CreateInput) (CreateInput, error) {
+	var v validator
+	in.Name = strings.TrimSpace(in.Name)
+	in.Description = strings.TrimSpace(in.Description)
+	in.Category = strings.TrimSpace(in.Category)
+	in.IconName = strings.TrimSpace(in.IconName)
+	in.IconColor = strings.TrimSpace(in.IconColor)
+	checkName(&v, in.Name)
+	checkDescription(&v, in.Description)
+	switch n := chars(in.Category); {
+	case n < 1:
+		v.add("category", MsgCategoryRequired)
+	case n > MaxCategory:
+		v.add("category", MsgCategoryMax)
+	}
+	if in.IsPublic {
+		v.add("isPublic", MsgPublicComingSoon)
+	}
+	if in.IconName == "" {
+		in.IconName = Icons[0]
+	} else if !oneOf(in.IconName, Icons) {
+		v.add("iconName", MsgIcon)
+	}
+	if in.IconColor == "" {
+		in.IconColor = Colors[0]
+	} else if c := strings.ToUpper(in.IconColor); oneOf(c, Colors) {
+		in.IconColor = c
+	} else {
+		v.add("iconColor", MsgColor)
+	}
+	checkInstructions(&v, in.Instructions)
+	in.Tags = NormalizeTags(&v, in.Tags)
+	return in, v.err()
+}
+
+// ValidateUpdate normalises and validates a partial update.
+func ValidateUpdate(in UpdateInput) (UpdateInput, error) {
+	var v validator
+	if in.Description != nil {
+		d := strings.TrimSpace(*in.Description)
+		checkDescription(&v, d)
+		in.Description = &d
+	}
+	if in.Status != nil {
+		s := strings.ToLower(strings.TrimSpace(*in.Status))
+		if !oneOf(s, []string{StatusActive, StatusInactive, StatusPending}) {
+			v.add("status", MsgStatus)
+		}
+		in.Status = &s
+	}
+	if in.IsPublic != nil && *in.IsPublic {
+		v.add("isPublic", MsgPublicComingSoon)
+	}
+	if in.Instructions != nil {
+		checkInstructions(&v, *in.Instructions)
+	}
+	if in.Tags != nil {
+		t := NormalizeTags(&v, *in.Tags)
+		in.Tags = &t
+	}
+	return in, v.err()
+}
+
+// emailRE is a pragmatic address check: the usual local-part characters and a
+// dotted host name with an alphabetic top-level domain.
+var emailRE = regexp.MustCompile("^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\\.[a-z]{2,}$")
+
+// NormalizeEmail trims and lower-cases an address and checks its shape.
+func NormalizeEmail(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) > MaxEmail || !emailRE.MatchString(s) || strings.Contains(s, "..") {
+		return "", &ValidationError{Fields: []FieldError{{"email", MsgEmail}}}
+	}
+	return s, nil
+}
+
+// Store persists agents and subscribers. Every mutating method runs one
+// transaction and enqueues its events (built with the helpers in events.go)
+// in it.
+type Store interface {
+	List(ctx context.Context, owner string) ([]Agent, error)
+	// Create inserts a, taking its e-mail address from newEmail (called again
+	// when an address was ever issued before).
+	Create(ctx context.Context, a Agent, newEmail func() string) (Agent, error)
+	// Get returns the agent; owner "" means any owner. ErrNotFound otherwise.
+	Get(ctx context.Context, owner, id string) (Agent, error)
+	// Update locks the owner's agent, applies fn and saves the result (and
+	// fn's events) when fn reports a change.
+	Update(ctx context.Context, owner, id string, fn func(cur Agent) (next Agent, changed []string, err error)) (Agent, error)
+	ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error)
+	// AddSubscriber adds email to the owner's agent: active when user (or a
+	// user the catalog learned from identity's events) has that address,
+	// else invited. ErrAlreadyInvited when the address is on the list.
+	AddSubscriber(ctx context.Context, owner, agentID, email string, user *User, at time.Time) (Subscriber, error)
+	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error
+}
+
+// Service is the catalog API.
+type Service interface {
+	ListAgents(ctx context.Context, owner string) ([]Agent, error)
+	CreateAgent(ctx context.Context, owner string, in CreateInput) (Agent, error)
+	GetAgent(ctx context.Context, owner, id string) (Agent, error)
+	UpdateAgent(ctx context.Context, owner, id string, in UpdateInput) (Agent, error)
+	ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error)
+	// InviteSubscriber adds email to the agent; ownerEmail is the caller's
+	// own address (from the token) which cannot be invited.
+	InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error)
+	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error
+
+	// FindAgent returns any agent by id (internal gRPC).
+	FindAgent(ctx context.Context, id string) (Agent, error)
+	// CheckOwnership reports whether the agent exists and whether uid owns it.
+	CheckOwnership(ctx context.Context, agentID, uid string) (owned, exists bool, err error)
+}
+
+// Config configures the service.
+type Config struct {
+	// EmailDomain is the domain of agents' addresses, e.g. agents.agentic.local.
+	EmailDomain string
+	// Directory looks invitees up at invite time (optional).
+	Directory Directory
+	// DirectoryTimeout bounds one lookup (default 2s).
+	DirectoryTimeout time.Duration
+	Logger           *slog.Logger
+}
+
+type service struct {
+	store  Store
+	cfg    Config
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// NewService returns the Service backed by store.
+func NewService(store Store, cfg Config) Service {
+	if cfg.DirectoryTimeout <= 0 {
+		cfg.DirectoryTimeout = 2 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &service{store: store, cfg: cfg, now: time.Now, logger: cfg.Logger}
+}
+
+// validID reports whether id is a UUID (anything else cannot exist).
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+func (s *service) ListAgents(ctx context.Context, owner string) ([]Agent, error) {
+	return s.store.List(ctx, owner)
+}
+
+func (s *service) CreateAgent(ctx context.Context, owner string, in CreateInput) (Agent, error) {
+	if owner == "" {
+		return Agent{}, errors.New("create agent: no owner")
+	}
+	in, err := ValidateCreate(in)
+	if err != nil {
+		return Agent{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Agent{}, err
+	}
+	now := s.now().UTC()
+	a := Agent{
+		ID: id.String(), OwnerUID: owner, Name: in.Name, Description: in.Description, Category: in.Category,
+		Status: StatusActive, IsPublic: false, IconName: in.IconName, IconColor: in.IconColor,
+		Instructions: in.Instructions, Tags: in.Tags, CreatedAt: now, UpdatedAt: now,
+	}
+	return s.store.Create(ctx, a, func() string { return NewEmailAddress(in.Name, s.cfg.EmailDomain) })
+}
+
+func (s *service) GetAgent(ctx context.Context, owner, id string) (Agent, error) {
+	if !validID(id) || owner == "" {
+		return Agent{}, ErrNotFound
+	}
+	return s.store.Get(ctx, owner, id)
+}
+
+func (s *service) UpdateAgent(ctx context.Context, owner, id string, in UpdateInput) (Agent, error) {
+	if !validID(id) || owner == "" {
+		return Agent{}, ErrNotFound
+	}
+	// Ownership before validation: another user's agent is 404 whatever the body.
+	if _, err := s.store.Get(ctx, owner, id); err != nil {
+		return Agent{}, err
+	}
+	in, err := ValidateUpdate(in)
+	if err != nil {
+		return Agent{}, err
+	}
+	return s.store.Update(ctx, owner, id, func(cur Agent) (Agent, []string, error) {
+		next, changed := applyUpdate(cur, in)
+		if len(changed) > 0 {
+			next.UpdatedAt = s.now().UTC()
+		}
+		return next, changed, nil
+	})
+}
+
+// applyUpdate applies the given fields and lists (JSON names) those whose
+// value actually changed.
+func applyUpdate(cur Agent, in UpdateInput) (Agent, []string) {
+	next := cur
+	next.Tags = append([]string{}, cur.Tags...)
+	var changed []string
+	if in.Description != nil && *in.Description != cur.Description {
+		next.Description = *in.Description
+		changed = append(changed, "description")
+	}
+	if in.Instructions != nil && *in.Instructions != cur.Instructions {
+		next.Instructions = *in.Instructions
+		changed = append(changed, "instructions")
+	}
+	if in.Tags != nil && !equalStrings(*in.Tags, cur.Tags) {
+		next.Tags = append([]string{}, *in.Tags...)
+		changed = append(changed, "tags")
+	}
+	if in.IsPublic != nil && *in.IsPublic != cur.IsPublic {
+		next.IsPublic = *in.IsPublic
+		changed = append(changed, "isPublic")
+	}
+	if in.Status != nil && *in.Status != cur.Status {
+		next.Status = *in.Status
+		changed = append(changed, "status")
+	}
+	return next, changed
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *service) ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error) {
+	if !validID(agentID) || owner == "" {
+		return nil, ErrNotFound
+	}
+	return s.store.ListSubscribers(ctx, owner, agentID)
+}
+
+func (s *service) InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error) {
+	if !validID(agentID) || owner == "" {
+		return Subscriber{}, ErrNotFound
+	}
+	if _, err := s.store.Get(ctx, owner, agentID); err != nil {
+		return Subscriber{}, err
+	}
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return Subscriber{}, err
+	}
+	ownEmail := &ValidationError{Fields: []FieldError{{"email", MsgOwnEmail}}}
+	if ownerEmail != "" && strings.EqualFold(strings.TrimSpace(ownerEmail), email) {
+		return Subscriber{}, ownEmail
+	}
+	var user *User
+	if s.cfg.Directory != nil {
+		lctx, cancel := context.WithTimeout(ctx, s.cfg.DirectoryTimeout)
+		user, err = s.cfg.Directory.FindByEmail(lctx, email)
+		cancel()
+		if err != nil {
+			// Identity unreachable: the invite still succeeds (invited); the
+			// user.onboarded event or known_users activates it later.
+			s.logger.WarnContext(ctx, "identity lookup failed; inviting without it", "error", err)
+			user = nil
+		}
+	}
+	if user != nil && user.UID == owner {
+		return Subscriber{}, ownEmail
+	}
+	return s.store.AddSubscriber(ctx, owner, agentID, email, user, s.now().UTC())
+}
+
+func (s *service) RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error {
+	if !validID(agentID) || owner == "" {
+		return ErrNotFound
+	}
+	if !validID(subscriberID) {
+		if _, err := s.store.Get(ctx, owner, agentID); err != nil {
+			return err
+		}
+		return ErrSubscriberNotFound
+	}
+	return s.store.RemoveSubscriber(ctx, owner, agentID, subscriberID, s.now().UTC())
+}
+
+func (s *service) FindAgent(ctx context.Context, id string) (Agent, error) {
+	if strings.TrimSpace(id) == "" {
+		return Agent{}, &ValidationError{Fields: []FieldError{{"agentId", "agent_id is required"}}}
+	}
+	if !validID(id) {
+		return Agent{}, ErrNotFound
+	}
+	return s.store.Get(ctx, "", id)
+}
+
+func (s *service) CheckOwnership(ctx context.Context, agentID, uid string) (bool, bool, error) {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(uid) == "" {
+		return false, false, &ValidationError{Fields: []FieldError{{"agentId", "agent_id and uid are required"}}}
+	}
+	if !validID(agentID) {
+		return false, false, nil
+	}
+	a, err := s.store.Get(ctx, "", agentID)
+	if errors.Is(err, ErrNotFound) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return a.OwnerUID == uid, true, nil
+}

@@ -1,0 +1,140 @@
+package agents
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Math Tutor":               "math-tutor",
+		"  Écrivain  Pro! ":        "ecrivain-pro",
+		"ISO 9001 -- Docs":         "iso-9001-docs",
+		"日本語":                      "agent",
+		"--":                       "agent",
+		"a":                        "a",
+		strings.Repeat("abc ", 30): strings.TrimRight(strings.Repeat("abc-", 10), "-"),
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+		if got := Slug(in); len(got) > MaxSlug {
+			t.Errorf("Slug(%q) too long: %q", in, got)
+		}
+	}
+}
+
+func TestNewEmailAddress(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		e := NewEmailAddress("Math Tutor", "Agents.Example")
+		if !strings.HasPrefix(e, "math-tutor-") || !strings.HasSuffix(e, "@agents.example") || len(e) != len("math-tutor-")+6+len("@agents.example") {
+			t.Fatalf("address %q", e)
+		}
+		seen[e] = true
+	}
+	if len(seen) < 990 {
+		t.Fatalf("only %d distinct addresses out of 1000", len(seen))
+	}
+}
+
+func TestValidateCreateNormalises(t *testing.T) {
+	in, err := ValidateCreate(CreateInput{Name: " Bot ", Description: " described well ", Category: " c ", IconColor: "#10b981",
+		Tags: []string{" a", "a", "", "b "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Name != "Bot" || in.Description != "described well" || in.Category != "c" || in.IconName != "ri-robot-line" ||
+		in.IconColor != "#10B981" || strings.Join(in.Tags, ",") != "a,b" {
+		t.Fatalf("%+v", in)
+	}
+	// Characters, not bytes: 2 accented letters are a valid name, 100 emoji too.
+	if _, err := ValidateCreate(CreateInput{Name: "Éé", Description: strings.Repeat("é", 10), Category: "ü"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ValidateCreate(CreateInput{Name: strings.Repeat("😀", 100), Description: strings.Repeat("d", 1000), Category: strings.Repeat("c", 50)}); err != nil {
+		t.Fatal(err)
+	}
+	// Exactly 20 tags of 40 characters are fine.
+	tags := make([]string, 20)
+	for i := range tags {
+		tags[i] = strings.Repeat(string(rune('a'+i)), 40)
+	}
+	if _, err := ValidateCreate(CreateInput{Name: "Ab", Description: "long enough", Category: "c", Tags: tags}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateCreateFieldOrder(t *testing.T) {
+	_, err := ValidateCreate(CreateInput{IsPublic: true, IconName: "x", IconColor: "y"})
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range ve.Fields {
+		got = append(got, f.Field+"="+f.Message)
+	}
+	want := []string{
+		"name=" + MsgNameMin, "description=" + MsgDescriptionMin, "category=" + MsgCategoryRequired,
+		"isPublic=" + MsgPublicComingSoon, "iconName=" + MsgIcon, "iconColor=" + MsgColor,
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") || ve.Message() != MsgNameMin {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestValidateUpdate(t *testing.T) {
+	s := " Inactive "
+	in, err := ValidateUpdate(UpdateInput{Status: &s})
+	if err != nil || *in.Status != "inactive" {
+		t.Fatalf("%v %v", in.Status, err)
+	}
+	f := false
+	if _, err := ValidateUpdate(UpdateInput{IsPublic: &f}); err != nil {
+		t.Fatal(err)
+	}
+	empty := []string{" ", ""}
+	in, err = ValidateUpdate(UpdateInput{Tags: &empty})
+	if err != nil || len(*in.Tags) != 0 {
+		t.Fatalf("%v %v", in.Tags, err)
+	}
+}
+
+func TestNormalizeEmail(t *testing.T) {
+	good := map[string]string{
+		" Ada@Example.COM ":    "ada@example.com",
+		"a.b+c@sub.example.io": "a.b+c@sub.example.io",
+		"o'neil@x-y.example":   "o'neil@x-y.example",
+	}
+	for in, want := range good {
+		if got, err := NormalizeEmail(in); err != nil || got != want {
+			t.Errorf("NormalizeEmail(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "a", "a@b", "a@b.c", "a b@c.de", "a@b c.de", "@b.de", "a@.de", "a@b..de", "a@-b.de", "a@@b.de", "<a@b.de>", strings.Repeat("a", 250) + "@b.de"} {
+		if _, err := NormalizeEmail(in); err == nil {
+			t.Errorf("NormalizeEmail(%q) accepted", in)
+		}
+	}
+}
+
+func TestApplyUpdateListsOnlyRealChanges(t *testing.T) {
+	cur := Agent{Description: "d", Instructions: "i", Tags: []string{"a"}, Status: StatusActive}
+	same, other := "i", "j"
+	tags := []string{"a"}
+	_, changed := applyUpdate(cur, UpdateInput{Instructions: &same, Tags: &tags})
+	if len(changed) != 0 {
+		t.Fatalf("changed = %v", changed)
+	}
+	st := StatusPending
+	next, changed := applyUpdate(cur, UpdateInput{Instructions: &other, Status: &st})
+	if strings.Join(changed, ",") != "instructions,status" || next.Instructions != "j" || next.Status != StatusPending || next.Tags == nil {
+		t.Fatalf("%v %+v", changed, next)
+	}
+	evs := updateEvents(cur, next, changed)
+	if len(evs) != 2 || evs[0].Type != TypeAgentUpdated || evs[1].Type != TypeAgentStatusChanged {
+		t.Fatalf("events %+v", evs)
+	}
+}

@@ -1,0 +1,105 @@
+package agents
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// Event constants.
+const (
+	Topic  = "agentic.catalog.v1"
+	Source = "/agentic/catalog"
+
+	TypeAgentCreated        = "agentic.catalog.agent.created.v1"
+	TypeAgentUpdated        = "agentic.catalog.agent.updated.v1"
+	TypeAgentStatusChanged  = "agentic.catalog.agent.status_changed.v1"
+	TypeSubscriberAdded     = "agentic.catalog.subscriber.added.v1"
+	TypeSubscriberActivated = "agentic.catalog.subscriber.activated.v1"
+	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
+
+	// Identity's events the catalog consumes.
+	IdentityTopic     = "agentic.identity.v1"
+	TypeUserOnboarded = "agentic.identity.user.onboarded.v1"
+	ConsumerGroup     = "catalog"
+)
+
+func agentEvent(a Agent, typ string, payload proto.Message) events.Event {
+	return events.Event{Topic: Topic, Key: a.ID, Subject: a.ID, Type: typ, Payload: payload}
+}
+
+func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
+
+func createdEvent(a Agent) events.Event {
+	return agentEvent(a, TypeAgentCreated, &eventsv1.AgentCreated{
+		AgentId: a.ID, OwnerUid: a.OwnerUID, Name: a.Name, Description: a.Description, Category: a.Category,
+		Status: a.Status, IsPublic: a.IsPublic, IconName: a.IconName, IconColor: a.IconColor,
+		Tags: a.Tags, Email: a.Email, OccurredAt: ts(a.CreatedAt),
+	})
+}
+
+// updateEvents returns AgentUpdated for the changed fields other than status
+// and AgentStatusChanged when status changed.
+func updateEvents(prev, next Agent, changed []string) []events.Event {
+	var out []events.Event
+	var others []string
+	for _, f := range changed {
+		if f != "status" {
+			others = append(others, f)
+		}
+	}
+	if len(others) > 0 {
+		ev := &eventsv1.AgentUpdated{
+			AgentId: next.ID, OwnerUid: next.OwnerUID, Name: next.Name, IconName: next.IconName,
+			IconColor: next.IconColor, ChangedFields: others, OccurredAt: ts(next.UpdatedAt),
+		}
+		for _, f := range others {
+			switch f {
+			case "description":
+				ev.Description = next.Description
+			case "instructions":
+				ev.Instructions = next.Instructions
+			case "tags":
+				ev.Tags = next.Tags
+			case "isPublic":
+				ev.IsPublic = next.IsPublic
+			}
+		}
+		out = append(out, agentEvent(next, TypeAgentUpdated, ev))
+	}
+	if prev.Status != next.Status {
+		out = append(out, agentEvent(next, TypeAgentStatusChanged, &eventsv1.AgentStatusChanged{
+			AgentId: next.ID, OwnerUid: next.OwnerUID, Name: next.Name, IconName: next.IconName,
+			IconColor: next.IconColor, OldStatus: prev.Status, NewStatus: next.Status, OccurredAt: ts(next.UpdatedAt),
+		}))
+	}
+	return out
+}
+
+func subscriberAddedEvent(a Agent, s Subscriber, at time.Time) events.Event {
+	return agentEvent(a, TypeSubscriberAdded, &eventsv1.SubscriberAdded{
+		AgentId: a.ID, OwnerUid: a.OwnerUID, AgentName: a.Name, IconName: a.IconName, IconColor: a.IconColor,
+		SubscriberId: s.ID, Email: s.Email, Status: s.Status, Uid: s.UID, Name: s.DisplayName(),
+		SubscriberCount: a.Subscribers, OccurredAt: ts(at),
+	})
+}
+
+func subscriberActivatedEvent(a Agent, s Subscriber) events.Event {
+	return agentEvent(a, TypeSubscriberActivated, &eventsv1.SubscriberActivated{
+		AgentId: a.ID, OwnerUid: a.OwnerUID, AgentName: a.Name, IconName: a.IconName, IconColor: a.IconColor,
+		SubscriberId: s.ID, Email: s.Email, Uid: s.UID, Name: s.DisplayName(),
+		SubscriberCount: a.Subscribers, OccurredAt: ts(s.ActivatedAt),
+	})
+}
+
+func subscriberRemovedEvent(a Agent, s Subscriber, at time.Time) events.Event {
+	return agentEvent(a, TypeSubscriberRemoved, &eventsv1.SubscriberRemoved{
+		AgentId: a.ID, OwnerUid: a.OwnerUID, AgentName: a.Name, IconName: a.IconName, IconColor: a.IconColor,
+		SubscriberId: s.ID, Email: s.Email, Status: s.Status, Uid: s.UID,
+		SubscriberCount: a.Subscribers, OccurredAt: ts(at),
+	})
+}

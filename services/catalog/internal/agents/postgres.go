@@ -1,0 +1,356 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// PostgresStore is the Store backed by PostgreSQL and the platform outbox.
+type PostgresStore struct {
+	pool   *pgxpool.Pool
+	outbox *events.Outbox
+}
+
+// NewPostgresStore returns a Store using pool; events go to the outbox table
+// of the same database.
+func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
+	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
+}
+
+// maxEmailAttempts bounds the retries when a generated address was issued before.
+const maxEmailAttempts = 20
+
+const agentColumns = `id::text, owner_uid, name, description, category, status, is_public, icon_name, icon_color,
+	instructions, tags, subscribers, total_interactions, email, created_at, updated_at`
+
+func scanAgent(row pgx.Row) (Agent, error) {
+	var a Agent
+	err := row.Scan(&a.ID, &a.OwnerUID, &a.Name, &a.Description, &a.Category, &a.Status, &a.IsPublic,
+		&a.IconName, &a.IconColor, &a.Instructions, &a.Tags, &a.Subscribers, &a.TotalInteractions, &a.Email,
+		&a.CreatedAt, &a.UpdatedAt)
+	if a.Tags == nil {
+		a.Tags = []string{}
+	}
+	return a, err
+}
+
+const subscriberColumns = `id::text, agent_id::text, email, status, COALESCE(uid, ''), name, interactions,
+	invited_at, COALESCE(activated_at, '0001-01-01Z'::timestamptz)`
+
+func scanSubscriber(row pgx.Row) (Subscriber, error) {
+	var s Subscriber
+	err := row.Scan(&s.ID, &s.AgentID, &s.Email, &s.Status, &s.UID, &s.Name, &s.Interactions, &s.InvitedAt, &s.ActivatedAt)
+	if s.ActivatedAt.Year() <= 1 {
+		s.ActivatedAt = time.Time{}
+	}
+	return s, err
+}
+
+func (s *PostgresStore) enqueue(ctx context.Context, tx pgx.Tx, evs ...events.Event) error {
+	for _, ev := range evs {
+		if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// List implements Store: newest first.
+func (s *PostgresStore) List(ctx context.Context, owner string) ([]Agent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+agentColumns+` FROM agents WHERE owner_uid = $1 ORDER BY created_at DESC, id DESC`, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Agent{}
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Create implements Store.
+func (s *PostgresStore) Create(ctx context.Context, a Agent, newEmail func() string) (Agent, error) {
+	var out Agent
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		a.Email = ""
+		for attempt := 0; attempt < maxEmailAttempts && a.Email == ""; attempt++ {
+			email := strings.ToLower(newEmail())
+			// ON CONFLICT DO NOTHING keeps the transaction usable on a collision.
+			tag, err := tx.Exec(ctx, `INSERT INTO agent_emails (email, agent_id) VALUES ($1, $2) ON CONFLICT (email) DO NOTHING`, email, a.ID)
+			if err != nil {
+				return fmt.Errorf("issue agent e-mail: %w", err)
+			}
+			if tag.RowsAffected() == 1 {
+				a.Email = email
+			}
+		}
+		if a.Email == "" {
+			return fmt.Errorf("issue agent e-mail: no free address after %d attempts", maxEmailAttempts)
+		}
+		var err error
+		out, err = scanAgent(tx.QueryRow(ctx, `
+			INSERT INTO agents (id, owner_uid, name, description, category, status, is_public, icon_name, icon_color,
+				instructions, tags, email, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+			RETURNING `+agentColumns,
+			a.ID, a.OwnerUID, a.Name, a.Description, a.Category, a.Status, a.IsPublic, a.IconName, a.IconColor,
+			a.Instructions, a.Tags, a.Email, a.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert agent: %w", err)
+		}
+		return s.enqueue(ctx, tx, createdEvent(out))
+	})
+	if err != nil {
+		return Agent{}, err
+	}
+	return out, nil
+}
+
+// Get implements Store.
+func (s *PostgresStore) Get(ctx context.Context, owner, id string) (Agent, error) {
+	return getAgent(ctx, s.pool, owner, id, false)
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func getAgent(ctx context.Context, q querier, owner, id string, lock bool) (Agent, error) {
+	sql := `SELECT ` + agentColumns + ` FROM agents WHERE id = $1 AND ($2 = '' OR owner_uid = $2)`
+	if lock {
+		sql += ` FOR UPDATE`
+	}
+	a, err := scanAgent(q.QueryRow(ctx, sql, id, owner))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Agent{}, ErrNotFound
+	}
+	return a, err
+}
+
+// Update implements Store.
+func (s *PostgresStore) Update(ctx context.Context, owner, id string, fn func(Agent) (Agent, []string, error)) (Agent, error) {
+	var out Agent
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		cur, err := getAgent(ctx, tx, owner, id, true)
+		if err != nil {
+			return err
+		}
+		next, changed, err := fn(cur)
+		if err != nil {
+			return err
+		}
+		if len(changed) == 0 {
+			out = cur
+			return nil
+		}
+		out, err = scanAgent(tx.QueryRow(ctx, `
+			UPDATE agents SET description = $2, instructions = $3, tags = $4, is_public = $5, status = $6, updated_at = $7
+			WHERE id = $1
+			RETURNING `+agentColumns,
+			id, next.Description, next.Instructions, next.Tags, next.IsPublic, next.Status, next.UpdatedAt))
+		if err != nil {
+			return fmt.Errorf("update agent: %w", err)
+		}
+		return s.enqueue(ctx, tx, updateEvents(cur, out, changed)...)
+	})
+	if err != nil {
+		return Agent{}, err
+	}
+	return out, nil
+}
+
+// ListSubscribers implements Store: newest first.
+func (s *PostgresStore) ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error) {
+	if _, err := s.Get(ctx, owner, agentID); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+subscriberColumns+` FROM subscribers WHERE agent_id = $1
+		ORDER BY invited_at DESC, id DESC`, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Subscriber{}
+	for rows.Next() {
+		sub, err := scanSubscriber(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub)
+	}
+	return out, rows.Err()
+}
+
+// lockEmail serialises invites and activations of one address (transaction
+// scoped), so an invite racing the user's onboarding cannot stay invited.
+// Every transaction takes it before any agent row lock.
+func lockEmail(ctx context.Context, tx pgx.Tx, email string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7301, hashtext($1))`, strings.ToLower(email))
+	return err
+}
+
+// recount sets the agent's subscriber count to its number of active
+// subscribers and returns the agent.
+func recount(ctx context.Context, tx pgx.Tx, agentID string) (Agent, error) {
+	return scanAgent(tx.QueryRow(ctx, `
+		UPDATE agents SET subscribers = (SELECT count(*) FROM subscribers WHERE agent_id = $1 AND status = 'active')
+		WHERE id = $1
+		RETURNING `+agentColumns, agentID))
+}
+
+// AddSubscriber implements Store.
+func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email string, user *User, at time.Time) (Subscriber, error) {
+	var out Subscriber
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockEmail(ctx, tx, email); err != nil {
+			return err
+		}
+		if _, err := getAgent(ctx, tx, owner, agentID, true); err != nil {
+			return err
+		}
+		if user == nil {
+			var u User
+			err := tx.QueryRow(ctx, `SELECT uid, email, name FROM known_users WHERE email = $1 ORDER BY seen_at DESC LIMIT 1`, email).
+				Scan(&u.UID, &u.Email, &u.Name)
+			switch {
+			case err == nil:
+				user = &u
+			case !errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("known user: %w", err)
+			}
+		}
+		if user != nil && user.UID == owner {
+			return &ValidationError{Fields: []FieldError{{"email", MsgOwnEmail}}}
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		sub := Subscriber{ID: id.String(), AgentID: agentID, Email: email, Status: SubscriberInvited, InvitedAt: at}
+		if user != nil {
+			sub.Status, sub.UID, sub.Name, sub.ActivatedAt = SubscriberActive, user.UID, user.Name, at
+		}
+		var activated any
+		if !sub.ActivatedAt.IsZero() {
+			activated = sub.ActivatedAt
+		}
+		out, err = scanSubscriber(tx.QueryRow(ctx, `
+			INSERT INTO subscribers (id, agent_id, email, status, uid, name, invited_at, activated_at)
+			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8)
+			ON CONFLICT (agent_id, email) DO NOTHING
+			RETURNING `+subscriberColumns,
+			sub.ID, agentID, email, sub.Status, sub.UID, sub.Name, sub.InvitedAt, activated))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrAlreadyInvited
+		}
+		if err != nil {
+			return fmt.Errorf("insert subscriber: %w", err)
+		}
+		a, err := recount(ctx, tx, agentID)
+		if err != nil {
+			return fmt.Errorf("recount: %w", err)
+		}
+		return s.enqueue(ctx, tx, subscriberAddedEvent(a, out, at))
+	})
+	if err != nil {
+		return Subscriber{}, err
+	}
+	return out, nil
+}
+
+// RemoveSubscriber implements Store.
+func (s *PostgresStore) RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := getAgent(ctx, tx, owner, agentID, true); err != nil {
+			return err
+		}
+		sub, err := scanSubscriber(tx.QueryRow(ctx, `DELETE FROM subscribers WHERE id = $1 AND agent_id = $2 RETURNING `+subscriberColumns,
+			subscriberID, agentID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrSubscriberNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("delete subscriber: %w", err)
+		}
+		a, err := recount(ctx, tx, agentID)
+		if err != nil {
+			return fmt.Errorf("recount: %w", err)
+		}
+		return s.enqueue(ctx, tx, subscriberRemovedEvent(a, sub, at))
+	})
+}
+
+// ActivateUser records a user the identity service reported and activates
+// every invited subscription of its e-mail address, within tx (the event
+// consumer's transaction). It is idempotent: already active subscribers are
+// left alone. It returns how many subscriptions it activated.
+func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at time.Time) (int, error) {
+	email := strings.ToLower(strings.TrimSpace(u.Email))
+	if u.UID == "" || email == "" {
+		return 0, nil
+	}
+	if err := lockEmail(ctx, tx, email); err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO known_users (uid, email, name, seen_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (uid) DO UPDATE SET email = EXCLUDED.email, name = EXCLUDED.name, seen_at = EXCLUDED.seen_at`,
+		u.UID, email, u.Name, at); err != nil {
+		return 0, fmt.Errorf("known user: %w", err)
+	}
+	// Lock the affected agents first (in id order), like every other
+	// transaction: e-mail lock, then agent rows, then subscriber rows.
+	if _, err := tx.Exec(ctx, `
+		SELECT a.id FROM agents a
+		WHERE a.id IN (SELECT agent_id FROM subscribers WHERE email = $1 AND status = 'invited')
+		ORDER BY a.id FOR UPDATE`, email); err != nil {
+		return 0, fmt.Errorf("lock agents: %w", err)
+	}
+	// The owner's own address on one of their agents is left alone (inviting
+	// it is refused anyway).
+	rows, err := tx.Query(ctx, `
+		UPDATE subscribers SET status = 'active', uid = $2, name = $3, activated_at = $4
+		WHERE email = $1 AND status = 'invited'
+			AND agent_id IN (SELECT id FROM agents WHERE owner_uid <> $2)
+		RETURNING `+subscriberColumns, email, u.UID, u.Name, at)
+	if err != nil {
+		return 0, fmt.Errorf("activate subscribers: %w", err)
+	}
+	var subs []Subscriber
+	for rows.Next() {
+		sub, err := scanSubscriber(rows)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		subs = append(subs, sub)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, sub := range subs {
+		a, err := recount(ctx, tx, sub.AgentID)
+		if err != nil {
+			return 0, fmt.Errorf("recount: %w", err)
+		}
+		if err := s.enqueue(ctx, tx, subscriberActivatedEvent(a, sub)); err != nil {
+			return 0, err
+		}
+	}
+	return len(subs), nil
+}

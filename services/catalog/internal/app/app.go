@@ -1,0 +1,179 @@
+// Package app wires the catalog service: configuration, database and
+// migrations, outbox relay, identity event consumer, identity gRPC client,
+// endpoints, HTTP and gRPC transports.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
+	"github.com/agentic-app/agentic/services/catalog/internal/identityclient"
+	"github.com/agentic-app/agentic/services/catalog/internal/transport"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/config"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// ServiceName is used in logs, traces and metrics.
+const ServiceName = "catalog"
+
+// Config is the service configuration (environment only).
+type Config struct {
+	HTTPAddr          string
+	GRPCAddr          string
+	DatabaseURL       string
+	DatabaseCreate    bool
+	KafkaBrokers      []string
+	FirebaseProjectID string
+	ShutdownTimeout   time.Duration
+	// AgentEmailDomain is the domain of the agents' e-mail addresses.
+	AgentEmailDomain string
+	// IdentityGRPCAddr is identity's gRPC address for invite-time lookups
+	// ("" disables them; user.onboarded events still activate invites).
+	IdentityGRPCAddr string
+
+	// Verifier replaces the Firebase verifier (tests).
+	Verifier auth.Verifier
+	// HTTPListener / GRPCListener replace the addresses (tests).
+	HTTPListener, GRPCListener net.Listener
+	// Ready is called once the servers listen (tests).
+	Ready func(httpAddr, grpcAddr net.Addr)
+	// RelayPollInterval overrides the relay's idle poll (tests).
+	RelayPollInterval time.Duration
+	// ConsumerMaxWait overrides the consumer's fetch wait (tests).
+	ConsumerMaxWait time.Duration
+}
+
+// LoadConfig reads the configuration from the environment.
+func LoadConfig() (Config, error) {
+	var l config.Loader
+	c := Config{
+		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8102"),
+		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9102"),
+		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_catalog?sslmode=disable"),
+		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
+		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		AgentEmailDomain:  l.String("AGENT_EMAIL_DOMAIN", "agents.agentic.local"),
+		IdentityGRPCAddr:  l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
+	}
+	return c, l.Err()
+}
+
+// Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	shutdownTracing, err := observability.SetupTracing(ctx, ServiceName)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdownTracing(sctx)
+	}()
+	reg := observability.NewRegistry()
+
+	// Database: create (local only), connect with retry, migrate.
+	startCtx, cancelStart := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelStart()
+	if cfg.DatabaseCreate {
+		if err := database.EnsureDatabase(startCtx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
+	pool, err := database.Connect(startCtx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := database.Migrate(startCtx, pool, agents.Migrations, "migrations", database.WithLogger(logger)); err != nil {
+		return err
+	}
+	if err := events.Migrate(startCtx, pool, logger); err != nil {
+		return err
+	}
+	if err := events.MigrateConsumer(startCtx, pool, logger); err != nil {
+		return err
+	}
+
+	verifier := cfg.Verifier
+	if verifier == nil {
+		fv, err := auth.NewFirebaseVerifier(ctx, cfg.FirebaseProjectID)
+		if err != nil {
+			return err
+		}
+		verifier = fv
+		logger.Info("firebase token verification", "project", cfg.FirebaseProjectID, "emulator", auth.EmulatorHost())
+	}
+	verifier = auth.NewCachingVerifier(verifier)
+
+	relay, err := events.NewRelay(events.RelayConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
+		PollInterval: cfg.RelayPollInterval,
+	})
+	if err != nil {
+		return err
+	}
+	defer relay.Close()
+
+	store := agents.NewPostgresStore(pool)
+	consumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.ConsumerGroup, Topics: []string{agents.IdentityTopic},
+		Handler: agents.IdentityEventHandler(store, nil), MaxWait: cfg.ConsumerMaxWait,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+
+	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, Logger: logger}
+	if cfg.IdentityGRPCAddr != "" {
+		idc, err := identityclient.New(cfg.IdentityGRPCAddr)
+		if err != nil {
+			return err
+		}
+		defer idc.Close()
+		svcCfg.Directory = idc
+	}
+	svc := agents.NewService(store, svcCfg)
+	set := endpoints.New(svc, logger, reg)
+
+	mux := server.NewMux(reg,
+		server.Check{Name: "database", Fn: database.Check(pool)},
+		server.Check{Name: "kafka", Fn: relay.Check},
+	)
+	transport.RegisterHTTP(mux, set, verifier, logger)
+
+	grpcSrv, health := server.NewGRPCServer(logger)
+	catalogv1.RegisterCatalogServiceServer(grpcSrv, transport.NewGRPCServer(set))
+
+	return server.Run(ctx, server.RunConfig{
+		Logger:       logger,
+		HTTPAddr:     cfg.HTTPAddr,
+		HTTPListener: cfg.HTTPListener,
+		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:     cfg.GRPCAddr,
+		GRPCListener: cfg.GRPCListener,
+		GRPCServer:   grpcSrv,
+		GRPCHealth:   health,
+		Workers: []server.Worker{
+			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "identity-events", Run: consumer.Run},
+		},
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Ready:           cfg.Ready,
+	})
+}

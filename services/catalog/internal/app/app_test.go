@@ -1,0 +1,789 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
+	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/database/dbtest"
+	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+)
+
+// testVerifier accepts "token-<uid>" with the e-mail <uid>@example.com.
+var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
+	uid, ok := strings.CutPrefix(raw, "token-")
+	if !ok {
+		return auth.Claims{}, auth.ErrInvalidToken
+	}
+	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
+})
+
+// fakeIdentity is identity's gRPC API with a fixed set of users.
+type fakeIdentity struct {
+	identityv1.UnimplementedIdentityServiceServer
+	mu    sync.Mutex
+	users map[string]*identityv1.User // by lower-case e-mail
+	calls int
+}
+
+func (f *fakeIdentity) FindUsersByEmail(_ context.Context, req *identityv1.FindUsersByEmailRequest) (*identityv1.FindUsersByEmailResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	var out []*identityv1.User
+	for _, e := range req.GetEmails() {
+		if u, ok := f.users[strings.ToLower(e)]; ok {
+			out = append(out, u)
+		}
+	}
+	return &identityv1.FindUsersByEmailResponse{Users: out}, nil
+}
+
+func startIdentity(t *testing.T, users ...*identityv1.User) (string, *fakeIdentity) {
+	t.Helper()
+	f := &fakeIdentity{users: map[string]*identityv1.User{}}
+	for _, u := range users {
+		f.users[strings.ToLower(u.GetEmail())] = u
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	identityv1.RegisterIdentityServiceServer(srv, f)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return ln.Addr().String(), f
+}
+
+type running struct {
+	http    string
+	grpc    string
+	brokers []string
+}
+
+func start(t *testing.T, identityAddr string) running {
+	t.Helper()
+	dbURL := dbtest.NewURL(t, "catalog")
+	brokers := eventstest.StartKafka(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan [2]net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{
+			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
+			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
+			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+			AgentEmailDomain: "agents.test", IdentityGRPCAddr: identityAddr,
+			RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
+			Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
+		}, nil)
+	}()
+	var addrs [2]net.Addr
+	select {
+	case addrs = <-ready:
+	case err := <-done:
+		t.Fatalf("app exited: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("app did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("app: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("app did not shut down")
+		}
+	})
+	return running{http: "http://" + addrs[0].String(), grpc: addrs[1].String(), brokers: brokers}
+}
+
+type resp struct {
+	status int
+	body   any
+	raw    string
+}
+
+func (r resp) obj() map[string]any {
+	m, _ := r.body.(map[string]any)
+	return m
+}
+
+func (r resp) list() []any {
+	l, _ := r.body.([]any)
+	return l
+}
+
+func do(t *testing.T, method, url, token, body string) resp {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	r := resp{status: res.StatusCode, raw: string(raw)}
+	if res.StatusCode == http.StatusNoContent {
+		if len(raw) != 0 {
+			t.Fatalf("%s %s: 204 with body %q", method, url, raw)
+		}
+		return r
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("%s %s: %d content-type %q body %q", method, url, res.StatusCode, ct, raw)
+	}
+	if err := json.Unmarshal(raw, &r.body); err != nil {
+		t.Fatalf("%s %s: body not JSON: %q", method, url, raw)
+	}
+	return r
+}
+
+const validAgent = `{"name":"Math Tutor","description":"Helps with algebra homework","category":"Education",
+	"isPublic":false,"iconName":"ri-brain-line","iconColor":"#10B981","userId":"someone-else","instructions":"","tags":[]}`
+
+func createAgent(t *testing.T, base, token, body string) map[string]any {
+	t.Helper()
+	r := do(t, "POST", base+"/api/agents", token, body)
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	return r.obj()
+}
+
+var emailPattern = regexp.MustCompile(`^math-tutor-[a-z2-9]{6}@agents\.test$`)
+
+func TestAgentsHTTP(t *testing.T) {
+	app := start(t, "")
+	base := app.http
+
+	if r := do(t, "GET", base+"/readyz", "", ""); r.status != 200 {
+		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents", "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents", "token-alice", ""); r.status != 200 || r.raw != "[]\n" {
+		t.Fatalf("empty list: %d %q", r.status, r.raw)
+	}
+
+	// Create: owner from the token, defaults, e-mail, timestamps.
+	a := createAgent(t, base, "token-alice", validAgent)
+	want := map[string]any{
+		"userId": "alice", "name": "Math Tutor", "description": "Helps with algebra homework", "category": "Education",
+		"status": "active", "isPublic": false, "iconName": "ri-brain-line", "iconColor": "#10B981",
+		"instructions": "", "subscribers": float64(0), "totalInteractions": float64(0),
+	}
+	for k, v := range want {
+		if a[k] != v {
+			t.Errorf("created %s = %v, want %v", k, a[k], v)
+		}
+	}
+	if tags, ok := a["tags"].([]any); !ok || len(tags) != 0 {
+		t.Errorf("tags = %v", a["tags"])
+	}
+	if !emailPattern.MatchString(a["email"].(string)) {
+		t.Errorf("email = %v", a["email"])
+	}
+	for _, k := range []string{"createdAt", "updatedAt"} {
+		if _, err := time.Parse(time.RFC3339Nano, a[k].(string)); err != nil {
+			t.Errorf("%s = %v", k, a[k])
+		}
+	}
+	id := a["id"].(string)
+
+	// Defaults for missing icon/colour; tags normalised; trimmed strings.
+	b := createAgent(t, base, "token-alice", `{"name":"  Écrivain Pro ","description":"Writes ISO 9001 documents","category":" Compliance ",
+		"tags":[" iso ","", "iso", "docs", "  "]}`)
+	if b["iconName"] != "ri-robot-line" || b["iconColor"] != "#FF3E00" || b["name"] != "Écrivain Pro" || b["category"] != "Compliance" {
+		t.Fatalf("defaults: %v", b)
+	}
+	if fmt.Sprint(b["tags"]) != "[iso docs]" {
+		t.Fatalf("tags = %v", b["tags"])
+	}
+	if !strings.HasPrefix(b["email"].(string), "ecrivain-pro-") {
+		t.Fatalf("email = %v", b["email"])
+	}
+
+	// List: the caller's agents, newest first.
+	l := do(t, "GET", base+"/api/agents", "token-alice", "").list()
+	if len(l) != 2 || l[0].(map[string]any)["id"] != b["id"] || l[1].(map[string]any)["id"] != id {
+		t.Fatalf("list = %v", l)
+	}
+	if r := do(t, "GET", base+"/api/agents", "token-bob", ""); len(r.list()) != 0 {
+		t.Fatalf("bob sees %v", r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.status != 200 || r.obj()["id"] != id || r.obj()["email"] != a["email"] {
+		t.Fatalf("get: %d %s", r.status, r.raw)
+	}
+
+	// Validation: every message, first message in "message", all in "fields".
+	long := func(n int) string { return strings.Repeat("x", n) }
+	cases := []struct {
+		body, field, msg string
+	}{
+		{`{"name":"A","description":"long enough text","category":"c"}`, "name", "Name must be at least 2 characters"},
+		{`{"name":" A ","description":"long enough text","category":"c"}`, "name", "Name must be at least 2 characters"},
+		{`{"name":"` + long(101) + `","description":"long enough text","category":"c"}`, "name", "Name must be at most 100 characters"},
+		{`{"name":"Ab","description":"too short","category":"c"}`, "description", "Description must be at least 10 characters"},
+		{`{"name":"Ab","description":"` + long(1001) + `","category":"c"}`, "description", "Description must be at most 1000 characters"},
+		{`{"name":"Ab","description":"long enough text","category":"  "}`, "category", "Category is required"},
+		{`{"name":"Ab","description":"long enough text"}`, "category", "Category is required"},
+		{`{"name":"Ab","description":"long enough text","category":"` + long(51) + `"}`, "category", "Category must be at most 50 characters"},
+		{`{"name":"Ab","description":"long enough text","category":"c","isPublic":true}`, "isPublic", "Public agents are coming soon"},
+		{`{"name":"Ab","description":"long enough text","category":"c","iconName":"ri-rocket-line"}`, "iconName", "Icon must be one of the available icons"},
+		{`{"name":"Ab","description":"long enough text","category":"c","iconColor":"#000000"}`, "iconColor", "Colour must be one of the available colours"},
+		{`{"name":"Ab","description":"long enough text","category":"c","instructions":"` + long(100001) + `"}`, "instructions", "Instructions must be at most 100000 characters"},
+		{`{"name":"Ab","description":"long enough text","category":"c","tags":["` + long(41) + `"]}`, "tags", "Each tag must be at most 40 characters"},
+		{`{"name":"Ab","description":"long enough text","category":"c","tags":[` + manyTags(21) + `]}`, "tags", "An agent can have at most 20 tags"},
+	}
+	for _, c := range cases {
+		r := do(t, "POST", base+"/api/agents", "token-alice", c.body)
+		fields, _ := r.obj()["fields"].(map[string]any)
+		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != c.msg || fields[c.field] != c.msg {
+			t.Errorf("%s: %d %s", c.msg, r.status, truncate(r.raw))
+		}
+	}
+	// Several problems: message is the first, fields has each.
+	r := do(t, "POST", base+"/api/agents", "token-alice", `{"name":"A","description":"short","isPublic":true}`)
+	fields, _ := r.obj()["fields"].(map[string]any)
+	if r.status != 400 || r.obj()["message"] != "Name must be at least 2 characters" || len(fields) != 4 ||
+		fields["description"] != "Description must be at least 10 characters" || fields["category"] != "Category is required" ||
+		fields["isPublic"] != "Public agents are coming soon" {
+		t.Fatalf("many problems: %d %s", r.status, r.raw)
+	}
+
+	// Bad input is 4xx JSON, never 5xx.
+	bad := []struct {
+		method, path, body string
+		status             int
+		code               string
+	}{
+		{"POST", "/api/agents", `{"name":`, 400, "invalid_json"},
+		{"POST", "/api/agents", `not json`, 400, "invalid_json"},
+		{"POST", "/api/agents", `[]`, 400, "invalid_json"},
+		{"POST", "/api/agents", `{"name":5}`, 400, "invalid_json"},
+		{"POST", "/api/agents", `{"tags":"a,b"}`, 400, "invalid_json"},
+		{"POST", "/api/agents", `{"isPublic":"no"}`, 400, "invalid_json"},
+		{"POST", "/api/agents", ``, 400, "invalid_json"},
+		{"POST", "/api/agents", `{} {}`, 400, "invalid_json"},
+		{"POST", "/api/agents", `{"name":"` + long(1<<20) + `"}`, 413, "body_too_large"},
+		{"PATCH", "/api/agents/" + id, `{"status":1}`, 400, "invalid_json"},
+		{"PATCH", "/api/agents/" + id, `{"tags":[1]}`, 400, "invalid_json"},
+		{"PATCH", "/api/agents/" + id, `{"isPublic":"true"}`, 400, "invalid_json"},
+		{"PATCH", "/api/agents/" + id, `{`, 400, "invalid_json"},
+		{"POST", "/api/agents/" + id + "/subscribers", `{"email":["a@b.co"]}`, 400, "invalid_json"},
+		{"POST", "/api/agents/" + id + "/subscribers", `{"email":"nope"}`, 400, "validation_failed"},
+		{"PUT", "/api/agents/" + id, `{}`, 405, "method_not_allowed"},
+		{"DELETE", "/api/agents", ``, 405, "method_not_allowed"},
+		{"GET", "/api/agents/" + id + "/elsewhere", ``, 404, "not_found"},
+	}
+	for _, c := range bad {
+		r := do(t, c.method, base+c.path, "token-alice", c.body)
+		if r.status != c.status || r.obj()["error"] != c.code {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, truncate(c.body), r.status, truncate(r.raw))
+		}
+	}
+
+	// PATCH: partial updates; unknown fields ignored; null = not given.
+	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"instructions":"Use @Syllabus","unknown":1,"description":null}`)
+	p := r.obj()
+	if r.status != 200 || p["instructions"] != "Use @Syllabus" || p["description"] != "Helps with algebra homework" ||
+		p["status"] != "active" || p["name"] != "Math Tutor" || p["email"] != a["email"] {
+		t.Fatalf("patch instructions: %d %s", r.status, r.raw)
+	}
+	if p["updatedAt"] == a["updatedAt"] || p["createdAt"] != a["createdAt"] {
+		t.Fatalf("timestamps after patch: %v %v", p["createdAt"], p["updatedAt"])
+	}
+	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"inactive","tags":["a"," b ","a",""],"description":"A new longer description","isPublic":false}`)
+	p = r.obj()
+	if r.status != 200 || p["status"] != "inactive" || fmt.Sprint(p["tags"]) != "[a b]" || p["description"] != "A new longer description" ||
+		p["instructions"] != "Use @Syllabus" || p["isPublic"] != false {
+		t.Fatalf("patch many: %d %s", r.status, r.raw)
+	}
+	for _, c := range []struct{ body, field, msg string }{
+		{`{"status":"archived"}`, "status", "Status must be one of active, inactive, pending"},
+		{`{"isPublic":true}`, "isPublic", "Public agents are coming soon"},
+		{`{"description":"short"}`, "description", "Description must be at least 10 characters"},
+		{`{"tags":["` + long(41) + `"]}`, "tags", "Each tag must be at most 40 characters"},
+	} {
+		r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", c.body)
+		fields, _ := r.obj()["fields"].(map[string]any)
+		if r.status != 400 || r.obj()["error"] != "validation_failed" || fields[c.field] != c.msg {
+			t.Errorf("patch %s: %d %s", c.body, r.status, r.raw)
+		}
+	}
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["status"] != "inactive" {
+		t.Fatalf("rejected patches changed the agent: %s", r.raw)
+	}
+	// An empty PATCH changes nothing.
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", ``); r.status != 200 || r.obj()["updatedAt"] != p["updatedAt"] {
+		t.Fatalf("empty patch: %d %s", r.status, r.raw)
+	}
+}
+
+func manyTags(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"tag%d"`, i)
+	}
+	return strings.Join(parts, ",")
+}
+
+func truncate(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+func TestOwnershipEveryRouteIs404(t *testing.T) {
+	app := start(t, "")
+	base := app.http
+	a := createAgent(t, base, "token-alice", validAgent)
+	id := a["id"].(string)
+	sub := do(t, "POST", base+"/api/agents/"+id+"/subscribers", "token-alice", `{"email":"carol@example.org"}`)
+	if sub.status != 201 {
+		t.Fatalf("invite: %d %s", sub.status, sub.raw)
+	}
+	subID := sub.obj()["id"].(string)
+
+	for _, agentID := range []string{id, "00000000-0000-7000-8000-000000000000", "not-a-uuid"} {
+		routes := []struct{ method, path, body string }{
+			{"GET", "/api/agents/" + agentID, ""},
+			{"PATCH", "/api/agents/" + agentID, `{"instructions":"mine now"}`},
+			{"PATCH", "/api/agents/" + agentID, `{"status":"bogus"}`}, // 404 before validation
+			{"GET", "/api/agents/" + agentID + "/subscribers", ""},
+			{"POST", "/api/agents/" + agentID + "/subscribers", `{"email":"dave@example.org"}`},
+			{"POST", "/api/agents/" + agentID + "/subscribers", `{"email":"invalid"}`},
+			{"DELETE", "/api/agents/" + agentID + "/subscribers/" + subID, ""},
+			{"DELETE", "/api/agents/" + agentID + "/subscribers/not-a-uuid", ""},
+		}
+		for _, rt := range routes {
+			r := do(t, rt.method, base+rt.path, "token-bob", rt.body)
+			if r.status != 404 || r.obj()["error"] != "not_found" || r.obj()["message"] != "Agent not found" {
+				t.Errorf("bob %s %s: %d %s", rt.method, rt.path, r.status, r.raw)
+			}
+		}
+	}
+	// Nothing changed for alice.
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["instructions"] != "" {
+		t.Fatalf("agent changed: %s", r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents/"+id+"/subscribers", "token-alice", ""); len(r.list()) != 1 {
+		t.Fatalf("subscribers changed: %s", r.raw)
+	}
+	// Alice: unknown subscriber is 404 with its own message.
+	for _, sid := range []string{"00000000-0000-7000-8000-000000000000", "nope"} {
+		if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+sid, "token-alice", ""); r.status != 404 || r.obj()["message"] != "Subscriber not found" {
+			t.Errorf("delete unknown subscriber: %d %s", r.status, r.raw)
+		}
+	}
+}
+
+func TestAgentEmailsAreUnique(t *testing.T) {
+	app := start(t, "")
+	const n = 40
+	var wg sync.WaitGroup
+	emails := make(chan string, n)
+	errs := make(chan string, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := do(t, "POST", app.http+"/api/agents", fmt.Sprintf("token-u%d", i%3), validAgent)
+			if r.status != 201 {
+				errs <- r.raw
+				return
+			}
+			emails <- r.obj()["email"].(string)
+		}()
+	}
+	wg.Wait()
+	close(emails)
+	close(errs)
+	for e := range errs {
+		t.Errorf("create failed: %s", e)
+	}
+	seen := map[string]bool{}
+	for e := range emails {
+		if seen[e] {
+			t.Errorf("duplicate address %s", e)
+		}
+		if !emailPattern.MatchString(e) {
+			t.Errorf("address %s", e)
+		}
+		seen[e] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d distinct addresses, want %d", len(seen), n)
+	}
+}
+
+// publishOnboarded writes identity's user.onboarded event like identity's relay does.
+func publishOnboarded(t *testing.T, brokers []string, eventID string, ev *eventsv1.UserOnboarded) {
+	t.Helper()
+	payload, err := protojson.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: agents.IdentityTopic, Balancer: &kafka.Murmur2Balancer{},
+		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	msg := kafka.Message{Key: []byte(ev.GetUid()), Value: payload, Headers: []kafka.Header{
+		{Key: "ce_specversion", Value: []byte("1.0")},
+		{Key: "ce_id", Value: []byte(eventID)},
+		{Key: "ce_type", Value: []byte(agents.TypeUserOnboarded)},
+		{Key: "ce_source", Value: []byte("/agentic/identity")},
+		{Key: "ce_subject", Value: []byte(ev.GetUid())},
+		{Key: "ce_time", Value: []byte(time.Now().UTC().Format(time.RFC3339Nano))},
+		{Key: "content-type", Value: []byte("application/json")},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		err := w.WriteMessages(ctx, msg)
+		if err == nil {
+			return
+		}
+		if attempt > 50 {
+			t.Fatalf("publish: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func subscribersOf(t *testing.T, base, id string) map[string]map[string]any {
+	t.Helper()
+	r := do(t, "GET", base+"/api/agents/"+id+"/subscribers", "token-alice", "")
+	if r.status != 200 {
+		t.Fatalf("subscribers: %d %s", r.status, r.raw)
+	}
+	out := map[string]map[string]any{}
+	for _, s := range r.list() {
+		m := s.(map[string]any)
+		out[m["email"].(string)] = m
+	}
+	return out
+}
+
+func subscriberCount(t *testing.T, base, id string) float64 {
+	t.Helper()
+	return do(t, "GET", base+"/api/agents/"+id, "token-alice", "").obj()["subscribers"].(float64)
+}
+
+func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
+	identityAddr, fake := startIdentity(t,
+		&identityv1.User{Uid: "erin", Email: "Erin@Example.org", DisplayName: "Erin E", Username: "erin"},
+		&identityv1.User{Uid: "alice", Email: "alice.other@example.org"},
+	)
+	app := start(t, identityAddr)
+	base := app.http
+	a := createAgent(t, base, "token-alice", validAgent)
+	id := a["id"].(string)
+	path := base + "/api/agents/" + id + "/subscribers"
+
+	if r := do(t, "GET", path, "token-alice", ""); r.status != 200 || r.raw != "[]\n" {
+		t.Fatalf("empty subscribers: %d %q", r.status, r.raw)
+	}
+
+	// Known to identity at invite time: active at once, name from the profile.
+	r := do(t, "POST", path, "token-alice", `{"email":"  ERIN@example.org "}`)
+	s := r.obj()
+	if r.status != 201 || s["email"] != "erin@example.org" || s["status"] != "active" || s["name"] != "Erin E" || s["interactions"] != float64(0) {
+		t.Fatalf("invite erin: %d %s", r.status, r.raw)
+	}
+	if _, err := time.Parse(time.RFC3339, s["joinedDate"].(string)); err != nil {
+		t.Fatalf("joinedDate %v", s["joinedDate"])
+	}
+	if subscriberCount(t, base, id) != 1 {
+		t.Fatal("count after active invite")
+	}
+
+	// Unknown address: invited, name = address; count unchanged.
+	r = do(t, "POST", path, "token-alice", `{"email":"Frank@Example.org"}`)
+	if r.status != 201 || r.obj()["status"] != "invited" || r.obj()["name"] != "frank@example.org" || r.obj()["email"] != "frank@example.org" {
+		t.Fatalf("invite frank: %d %s", r.status, r.raw)
+	}
+	frankID := r.obj()["id"].(string)
+	if subscriberCount(t, base, id) != 1 {
+		t.Fatal("invited counted")
+	}
+
+	// Already on the list (any case): 409.
+	for _, e := range []string{"frank@example.org", "FRANK@example.org", "erin@example.org"} {
+		r := do(t, "POST", path, "token-alice", `{"email":"`+e+`"}`)
+		if r.status != 409 || r.obj()["error"] != "conflict" || r.obj()["message"] != "This person has already been invited." {
+			t.Errorf("re-invite %s: %d %s", e, r.status, r.raw)
+		}
+	}
+	// The owner's own address (token e-mail, or identity says it is the owner): 400.
+	for _, e := range []string{"alice@example.com", "ALICE@example.com", "alice.other@example.org"} {
+		r := do(t, "POST", path, "token-alice", `{"email":"`+e+`"}`)
+		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != "You already own this agent." {
+			t.Errorf("own address %s: %d %s", e, r.status, r.raw)
+		}
+	}
+	for _, e := range []string{"", "plain", "a@b", "a b@c.de", "@x.org", "x@.org", "x@y..org", `x@y.org"`} {
+		body, _ := json.Marshal(map[string]string{"email": e})
+		r := do(t, "POST", path, "token-alice", string(body))
+		if r.status != 400 || r.obj()["message"] != "Please enter a valid email address" || r.obj()["fields"].(map[string]any)["email"] == nil {
+			t.Errorf("email %q: %d %s", e, r.status, r.raw)
+		}
+	}
+	if r := do(t, "POST", path, "token-alice", `{}`); r.status != 400 || r.obj()["message"] != "Please enter a valid email address" {
+		t.Errorf("no email: %d %s", r.status, r.raw)
+	}
+
+	// Frank signs up: identity's user.onboarded (delivered twice) activates him once.
+	onboarded := &eventsv1.UserOnboarded{Uid: "frank", Email: "FRANK@example.org", Username: "frankie", OnboardedAt: timestamppb.Now()}
+	publishOnboarded(t, app.brokers, "evt-frank-1", onboarded)
+	publishOnboarded(t, app.brokers, "evt-frank-1", onboarded)
+	// An event for a stranger and a foreign type are harmless.
+	publishOnboarded(t, app.brokers, "evt-zed-1", &eventsv1.UserOnboarded{Uid: "zed", Email: "zed@example.org"})
+	waitUntil(t, "frank active", func() bool { return subscribersOf(t, base, id)["frank@example.org"]["status"] == "active" })
+	waitUntil(t, "both events applied", func() bool {
+		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 2`)
+	})
+	frank := subscribersOf(t, base, id)["frank@example.org"]
+	if frank["name"] != "frankie" || frank["id"] != frankID {
+		t.Fatalf("frank = %v", frank)
+	}
+	if subscriberCount(t, base, id) != 2 {
+		t.Fatalf("count after activation = %v", subscriberCount(t, base, id))
+	}
+
+	// Zed is now known from the event: inviting him later is active at once
+	// even though identity's gRPC does not know him.
+	r = do(t, "POST", path, "token-alice", `{"email":"zed@example.org"}`)
+	if r.status != 201 || r.obj()["status"] != "active" || r.obj()["name"] != "zed@example.org" {
+		t.Fatalf("invite zed: %d %s", r.status, r.raw)
+	}
+	zedID := r.obj()["id"].(string)
+	if subscriberCount(t, base, id) != 3 {
+		t.Fatal("count after zed")
+	}
+
+	// Remove: 204, count follows; again → 404.
+	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.status != 404 {
+		t.Fatalf("delete again: %d %s", r.status, r.raw)
+	}
+	if subscriberCount(t, base, id) != 2 || len(subscribersOf(t, base, id)) != 2 {
+		t.Fatal("count after delete")
+	}
+	// Removing an invited subscriber leaves the count alone.
+	r = do(t, "POST", path, "token-alice", `{"email":"gina@example.org"}`)
+	if r.status != 201 || r.obj()["status"] != "invited" {
+		t.Fatalf("invite gina: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "DELETE", path+"/"+r.obj()["id"].(string), "token-alice", ""); r.status != 204 || subscriberCount(t, base, id) != 2 {
+		t.Fatalf("delete gina: %d", r.status)
+	}
+
+	// A status change and an update.
+	do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"inactive"}`)
+	do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"instructions":"Be nice","tags":["x"],"status":"inactive"}`)
+	do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"instructions":"Be nice"}`) // no change → no event
+
+	// Events: exactly one per change, in order, with the right payloads.
+	wantTypes := []string{
+		agents.TypeAgentCreated,
+		agents.TypeSubscriberAdded,     // erin (active)
+		agents.TypeSubscriberAdded,     // frank (invited)
+		agents.TypeSubscriberActivated, // frank
+		agents.TypeSubscriberAdded,     // zed (active)
+		agents.TypeSubscriberRemoved,   // zed
+		agents.TypeSubscriberAdded,     // gina
+		agents.TypeSubscriberRemoved,   // gina
+		agents.TypeAgentStatusChanged,
+		agents.TypeAgentUpdated,
+	}
+	recs := eventstest.Consume(t, app.brokers, agents.Topic, len(wantTypes), 30*time.Second, time.Second)
+	var got []string
+	for _, rec := range recs {
+		got = append(got, rec.Headers["ce_type"])
+		if rec.Key != id || rec.Headers["ce_subject"] != id || rec.Headers["ce_source"] != agents.Source || rec.Headers["ce_id"] == "" {
+			t.Errorf("record %v", rec.Headers)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(wantTypes, ",") {
+		t.Fatalf("event types:\n got %v\nwant %v", got, wantTypes)
+	}
+	decode := func(i int, m proto.Message) {
+		t.Helper()
+		if err := protojson.Unmarshal(recs[i].Value, m); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+	}
+	var created eventsv1.AgentCreated
+	decode(0, &created)
+	if created.GetAgentId() != id || created.GetOwnerUid() != "alice" || created.GetName() != "Math Tutor" ||
+		created.GetIconColor() != "#10B981" || created.GetEmail() != a["email"] || created.GetOccurredAt() == nil {
+		t.Errorf("created = %v", &created)
+	}
+	var activated eventsv1.SubscriberActivated
+	decode(3, &activated)
+	if activated.GetUid() != "frank" || activated.GetEmail() != "frank@example.org" || activated.GetSubscriberCount() != 2 ||
+		activated.GetAgentName() != "Math Tutor" || activated.GetOwnerUid() != "alice" {
+		t.Errorf("activated = %v", &activated)
+	}
+	var removed eventsv1.SubscriberRemoved
+	decode(5, &removed)
+	if removed.GetStatus() != "active" || removed.GetSubscriberCount() != 2 || removed.GetSubscriberId() != zedID {
+		t.Errorf("removed = %v", &removed)
+	}
+	var sc eventsv1.AgentStatusChanged
+	decode(8, &sc)
+	if sc.GetOldStatus() != "active" || sc.GetNewStatus() != "inactive" {
+		t.Errorf("status changed = %v", &sc)
+	}
+	var upd eventsv1.AgentUpdated
+	decode(9, &upd)
+	if fmt.Sprint(upd.GetChangedFields()) != "[instructions tags]" || upd.GetInstructions() != "Be nice" || upd.GetName() != "Math Tutor" {
+		t.Errorf("updated = %v", &upd)
+	}
+	fake.mu.Lock()
+	calls := fake.calls
+	fake.mu.Unlock()
+	if calls == 0 {
+		t.Error("identity was never asked")
+	}
+
+	// gRPC API.
+	conn, err := grpc.NewClient(app.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cl := catalogv1.NewCatalogServiceClient(conn)
+	ctx := context.Background()
+	g, err := cl.GetAgent(ctx, &catalogv1.GetAgentRequest{AgentId: id})
+	if err != nil || g.GetAgent().GetOwnerUid() != "alice" || g.GetAgent().GetSubscribers() != 2 || g.GetAgent().GetStatus() != "inactive" ||
+		g.GetAgent().GetEmail() != a["email"] || fmt.Sprint(g.GetAgent().GetTags()) != "[x]" {
+		t.Fatalf("GetAgent = %v %v", g, err)
+	}
+	for _, bad := range []string{"00000000-0000-7000-8000-000000000000", "junk"} {
+		if _, err := cl.GetAgent(ctx, &catalogv1.GetAgentRequest{AgentId: bad}); status.Code(err) != codes.NotFound {
+			t.Errorf("GetAgent(%s) = %v", bad, err)
+		}
+	}
+	if _, err := cl.GetAgent(ctx, &catalogv1.GetAgentRequest{}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("GetAgent(\"\") = %v", err)
+	}
+	for _, c := range []struct {
+		agent, uid    string
+		owned, exists bool
+	}{
+		{id, "alice", true, true}, {id, "bob", false, true},
+		{"00000000-0000-7000-8000-000000000000", "alice", false, false}, {"junk", "alice", false, false},
+	} {
+		o, err := cl.CheckOwnership(ctx, &catalogv1.CheckOwnershipRequest{AgentId: c.agent, Uid: c.uid})
+		if err != nil || o.GetOwned() != c.owned || o.GetExists() != c.exists {
+			t.Errorf("CheckOwnership(%s, %s) = %v %v", c.agent, c.uid, o, err)
+		}
+	}
+	if _, err := cl.CheckOwnership(ctx, &catalogv1.CheckOwnershipRequest{AgentId: id}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("CheckOwnership without uid = %v", err)
+	}
+}
+
+func TestInviteWhenIdentityIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there
+	app := start(t, addr)
+	a := createAgent(t, app.http, "token-alice", validAgent)
+	started := time.Now()
+	r := do(t, "POST", app.http+"/api/agents/"+a["id"].(string)+"/subscribers", "token-alice", `{"email":"erin@example.org"}`)
+	if r.status != 201 || r.obj()["status"] != "invited" {
+		t.Fatalf("invite: %d %s", r.status, r.raw)
+	}
+	if d := time.Since(started); d > 5*time.Second {
+		t.Fatalf("invite took %v", d)
+	}
+}
+
+// metricsText fetches /metrics.
+func metricsText(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(res.Body)
+	return buf.String()
+}
+
+func TestMetricsExposed(t *testing.T) {
+	app := start(t, "")
+	createAgent(t, app.http, "token-alice", validAgent)
+	publishOnboarded(t, app.brokers, "evt-1", &eventsv1.UserOnboarded{Uid: "u1", Email: "u1@example.org"})
+	waitUntil(t, "event consumed and agent event published", func() bool {
+		text := metricsText(t, app.http)
+		return strings.Contains(text, `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 1`) &&
+			strings.Contains(text, `outbox_events_published_total{topic="agentic.catalog.v1"} 1`)
+	})
+	text := metricsText(t, app.http)
+	for _, want := range []string{
+		`catalog_requests_total{method="CreateAgent",outcome="success"} 1`,
+		`events_consumer_lag{group="catalog"}`,
+		`http_requests_total`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

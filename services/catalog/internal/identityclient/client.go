@@ -1,0 +1,52 @@
+// Package identityclient is the catalog's client of identity's gRPC API: it
+// implements agents.Directory with IdentityService.FindUsersByEmail.
+package identityclient
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
+	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+)
+
+// Client looks users up in the identity service.
+type Client struct {
+	conn   *grpc.ClientConn
+	client identityv1.IdentityServiceClient
+}
+
+// New returns a client for addr (host:port, plaintext inside the cluster).
+// It connects lazily: an unreachable identity service only fails the calls.
+func New(addr string) (*Client, error) {
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	if err != nil {
+		return nil, fmt.Errorf("identity client %s: %w", addr, err)
+	}
+	return &Client{conn: conn, client: identityv1.NewIdentityServiceClient(conn)}, nil
+}
+
+// FindByEmail implements agents.Directory.
+func (c *Client) FindByEmail(ctx context.Context, email string) (*agents.User, error) {
+	resp, err := c.client.FindUsersByEmail(ctx, &identityv1.FindUsersByEmailRequest{Emails: []string{email}})
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range resp.GetUsers() {
+		if strings.EqualFold(u.GetEmail(), email) && u.GetUid() != "" {
+			user := agents.UserFromProfile(u.GetUid(), u.GetEmail(), u.GetDisplayName(), u.GetUsername())
+			return &user, nil
+		}
+	}
+	return nil, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }

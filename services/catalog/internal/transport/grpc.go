@@ -1,0 +1,86 @@
+package transport
+
+import (
+	"context"
+	"errors"
+
+	grpctransport "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
+)
+
+type grpcServer struct {
+	catalogv1.UnimplementedCatalogServiceServer
+	getAgent       grpctransport.Handler
+	checkOwnership grpctransport.Handler
+}
+
+// NewGRPCServer implements catalogv1.CatalogServiceServer on top of the endpoints.
+func NewGRPCServer(set endpoints.Set) catalogv1.CatalogServiceServer {
+	return &grpcServer{
+		getAgent: grpctransport.NewServer(set.FindAgent,
+			func(_ context.Context, req any) (any, error) {
+				return endpoints.FindAgentRequest{AgentID: req.(*catalogv1.GetAgentRequest).GetAgentId()}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				return &catalogv1.GetAgentResponse{Agent: AgentToProto(resp.(endpoints.AgentResponse).Agent)}, nil
+			}),
+		checkOwnership: grpctransport.NewServer(set.CheckOwnership,
+			func(_ context.Context, req any) (any, error) {
+				r := req.(*catalogv1.CheckOwnershipRequest)
+				return endpoints.CheckOwnershipRequest{AgentID: r.GetAgentId(), UID: r.GetUid()}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				r := resp.(endpoints.CheckOwnershipResponse)
+				return &catalogv1.CheckOwnershipResponse{Owned: r.Owned, Exists: r.Exists}, nil
+			}),
+	}
+}
+
+func (s *grpcServer) GetAgent(ctx context.Context, req *catalogv1.GetAgentRequest) (*catalogv1.GetAgentResponse, error) {
+	_, resp, err := s.getAgent.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*catalogv1.GetAgentResponse), nil
+}
+
+func (s *grpcServer) CheckOwnership(ctx context.Context, req *catalogv1.CheckOwnershipRequest) (*catalogv1.CheckOwnershipResponse, error) {
+	_, resp, err := s.checkOwnership.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*catalogv1.CheckOwnershipResponse), nil
+}
+
+func grpcError(err error) error {
+	var ve *agents.ValidationError
+	switch {
+	case errors.Is(err, agents.ErrNotFound):
+		return status.Error(codes.NotFound, "agent not found")
+	case errors.As(err, &ve):
+		return status.Error(codes.InvalidArgument, ve.Message())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	default:
+		return status.Error(codes.Internal, "internal server error")
+	}
+}
+
+// AgentToProto converts a domain agent.
+func AgentToProto(a agents.Agent) *catalogv1.Agent {
+	return &catalogv1.Agent{
+		Id: a.ID, OwnerUid: a.OwnerUID, Name: a.Name, Description: a.Description, Category: a.Category,
+		Status: a.Status, IsPublic: a.IsPublic, IconName: a.IconName, IconColor: a.IconColor,
+		Instructions: a.Instructions, Tags: a.Tags, Subscribers: a.Subscribers,
+		TotalInteractions: a.TotalInteractions, Email: a.Email,
+		CreatedAt: timestamppb.New(a.CreatedAt), UpdatedAt: timestamppb.New(a.UpdatedAt),
+	}
+}

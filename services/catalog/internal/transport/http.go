@@ -1,0 +1,273 @@
+// Package transport exposes the catalog endpoints over HTTP/JSON (the public
+// /api/agents routes) and gRPC (the internal CatalogService).
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	kittransport "github.com/go-kit/kit/transport"
+	httptransport "github.com/go-kit/kit/transport/http"
+
+	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// Public routes (net/http patterns).
+const (
+	PathAgents      = "/api/agents"
+	PathAgent       = "/api/agents/{id}"
+	PathSubscribers = "/api/agents/{id}/subscribers"
+	PathSubscriber  = "/api/agents/{id}/subscribers/{subscriberId}"
+)
+
+// RegisterHTTP adds the /api/agents routes to mux, each behind the platform
+// auth middleware (verifier).
+func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	opts := []httptransport.ServerOption{
+		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
+		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
+	}
+	protect := auth.Middleware(verifier, logger)
+	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
+	}
+	route(http.MethodGet, PathAgents, set.ListAgents, decodeListAgents, encodeJSON(http.StatusOK))
+	route(http.MethodPost, PathAgents, set.CreateAgent, decodeCreateAgent, encodeJSON(http.StatusCreated))
+	route(http.MethodGet, PathAgent, set.GetAgent, decodeAgentRequest, encodeJSON(http.StatusOK))
+	route(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
+	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
+	route(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
+	route(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))
+}
+
+// AgentJSON is an agent as the HTTP API shows it.
+type AgentJSON struct {
+	ID                string    `json:"id"`
+	UserID            string    `json:"userId"`
+	Name              string    `json:"name"`
+	Description       string    `json:"description"`
+	Category          string    `json:"category"`
+	Status            string    `json:"status"`
+	IsPublic          bool      `json:"isPublic"`
+	IconName          string    `json:"iconName"`
+	IconColor         string    `json:"iconColor"`
+	Instructions      string    `json:"instructions"`
+	Tags              []string  `json:"tags"`
+	Subscribers       int64     `json:"subscribers"`
+	TotalInteractions int64     `json:"totalInteractions"`
+	Email             string    `json:"email"`
+	CreatedAt         time.Time `json:"createdAt"`
+	UpdatedAt         time.Time `json:"updatedAt"`
+}
+
+// AgentToJSON converts a domain agent.
+func AgentToJSON(a agents.Agent) AgentJSON {
+	tags := a.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return AgentJSON{
+		ID: a.ID, UserID: a.OwnerUID, Name: a.Name, Description: a.Description, Category: a.Category,
+		Status: a.Status, IsPublic: a.IsPublic, IconName: a.IconName, IconColor: a.IconColor,
+		Instructions: a.Instructions, Tags: tags, Subscribers: a.Subscribers,
+		TotalInteractions: a.TotalInteractions, Email: a.Email,
+		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+	}
+}
+
+// SubscriberJSON is a subscriber as the HTTP API shows it.
+type SubscriberJSON struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Email        string    `json:"email"`
+	Status       string    `json:"status"`
+	JoinedDate   time.Time `json:"joinedDate"`
+	Interactions int64     `json:"interactions"`
+}
+
+// SubscriberToJSON converts a domain subscriber.
+func SubscriberToJSON(s agents.Subscriber) SubscriberJSON {
+	return SubscriberJSON{
+		ID: s.ID, Name: s.DisplayName(), Email: s.Email, Status: s.Status,
+		JoinedDate: s.JoinedDate().UTC(), Interactions: s.Interactions,
+	}
+}
+
+func claimsFrom(ctx context.Context) (auth.Claims, error) {
+	c, ok := auth.FromContext(ctx)
+	if !ok || c.UID == "" {
+		// Only reachable if a route is mounted without the auth middleware.
+		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
+	}
+	return c, nil
+}
+
+func decodeListAgents(ctx context.Context, _ *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.ListAgentsRequest{Claims: c}, nil
+}
+
+func decodeAgentRequest(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.AgentRequest{Claims: c, AgentID: r.PathValue("id")}, nil
+}
+
+// createBody is the POST /api/agents body. userId is accepted (any JSON) and
+// ignored: the owner is the token's uid.
+type createBody struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Category     string          `json:"category"`
+	IsPublic     bool            `json:"isPublic"`
+	IconName     string          `json:"iconName"`
+	IconColor    string          `json:"iconColor"`
+	UserID       json.RawMessage `json:"userId"`
+	Instructions string          `json:"instructions"`
+	Tags         []string        `json:"tags"`
+}
+
+func decodeCreateAgent(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b createBody
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	return endpoints.CreateAgentRequest{Claims: c, Input: agents.CreateInput{
+		Name: b.Name, Description: b.Description, Category: b.Category, IsPublic: b.IsPublic,
+		IconName: b.IconName, IconColor: b.IconColor, Instructions: b.Instructions, Tags: b.Tags,
+	}}, nil
+}
+
+// updateBody is the PATCH body; absent or null fields are left unchanged.
+type updateBody struct {
+	Instructions *string   `json:"instructions"`
+	Status       *string   `json:"status"`
+	IsPublic     *bool     `json:"isPublic"`
+	Tags         *[]string `json:"tags"`
+	Description  *string   `json:"description"`
+}
+
+func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b updateBody
+	if err := server.DecodeJSON(nil, r, &b, server.AllowEmpty()); err != nil {
+		return nil, err
+	}
+	return endpoints.UpdateAgentRequest{Claims: c, AgentID: r.PathValue("id"), Input: agents.UpdateInput{
+		Instructions: b.Instructions, Status: b.Status, IsPublic: b.IsPublic, Tags: b.Tags, Description: b.Description,
+	}}, nil
+}
+
+func decodeInvite(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b struct {
+		Email string `json:"email"`
+	}
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	return endpoints.InviteSubscriberRequest{Claims: c, AgentID: r.PathValue("id"), Email: b.Email}, nil
+}
+
+func decodeRemove(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.RemoveSubscriberRequest{Claims: c, AgentID: r.PathValue("id"), SubscriberID: r.PathValue("subscriberId")}, nil
+}
+
+func encodeJSON(status int) httptransport.EncodeResponseFunc {
+	return func(_ context.Context, w http.ResponseWriter, resp any) error {
+		switch r := resp.(type) {
+		case endpoints.AgentsResponse:
+			out := make([]AgentJSON, len(r.Agents))
+			for i, a := range r.Agents {
+				out[i] = AgentToJSON(a)
+			}
+			server.WriteJSON(w, status, out)
+		case endpoints.AgentResponse:
+			server.WriteJSON(w, status, AgentToJSON(r.Agent))
+		case endpoints.SubscribersResponse:
+			out := make([]SubscriberJSON, len(r.Subscribers))
+			for i, s := range r.Subscribers {
+				out[i] = SubscriberToJSON(s)
+			}
+			server.WriteJSON(w, status, out)
+		case endpoints.SubscriberResponse:
+			server.WriteJSON(w, status, SubscriberToJSON(r.Subscriber))
+		case endpoints.RemovedResponse:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			return errors.New("unexpected response type")
+		}
+		return nil
+	}
+}
+
+// ValidationErrorJSON is the body of a 400 validation_failed response.
+type ValidationErrorJSON struct {
+	Error   string            `json:"error"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields"`
+}
+
+// Errors specific to the catalog.
+var (
+	ErrAgentNotFound      = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: agents.MsgAgentNotFound}
+	ErrSubscriberNotFound = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: agents.MsgSubscriberMissing}
+	ErrAlreadyInvited     = &server.Error{Status: http.StatusConflict, Code: "conflict", Message: agents.MsgAlreadyInvited}
+)
+
+func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
+	return func(ctx context.Context, err error, w http.ResponseWriter) {
+		var (
+			se *server.Error
+			ve *agents.ValidationError
+		)
+		switch {
+		case errors.As(err, &se):
+			server.WriteError(w, se)
+		case errors.As(err, &ve):
+			fields := make(map[string]string, len(ve.Fields))
+			for _, f := range ve.Fields {
+				fields[f.Field] = f.Message
+			}
+			server.WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: "validation_failed", Message: ve.Message(), Fields: fields})
+		case errors.Is(err, agents.ErrNotFound):
+			server.WriteError(w, ErrAgentNotFound)
+		case errors.Is(err, agents.ErrSubscriberNotFound):
+			server.WriteError(w, ErrSubscriberNotFound)
+		case errors.Is(err, agents.ErrAlreadyInvited):
+			server.WriteError(w, ErrAlreadyInvited)
+		default:
+			logger.ErrorContext(ctx, "request failed", "error", err)
+			server.WriteError(w, server.ErrInternal)
+		}
+	}
+}
