@@ -100,8 +100,12 @@ lint: deps ## gofmt, go vet, TypeScript type checks
 	cd web && npm run typecheck
 	cd e2e && npx tsc --noEmit
 
+.PHONY: stripe-mock
+stripe-mock: ## install the pinned stripe-mock (wallet contract tests) into bin/
+	@bash services/wallet/scripts/install-stripe-mock.sh >/dev/null
+
 .PHONY: test-go
-test-go: ## Go unit + integration tests (real PostgreSQL, in-process kfake)
+test-go: stripe-mock ## Go unit + integration tests (real PostgreSQL and Redis, in-process kfake, stripe-mock)
 	go test -count=1 $(GO_PACKAGES)
 
 .PHONY: test-web
@@ -124,7 +128,7 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	docker build -f services/identity/Dockerfile -t agentic-identity:$(TAG) .
+	for svc in identity catalog wallet; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test

@@ -1,0 +1,188 @@
+// Package app wires the wallet service: configuration, database and
+// migrations, outbox relay, Redis cache and rate limiter, Stripe client,
+// endpoints, HTTP and gRPC transports.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/config"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/wallet/internal/cache"
+	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
+	"github.com/agentic-app/agentic/services/wallet/internal/stripeapi"
+	"github.com/agentic-app/agentic/services/wallet/internal/transport"
+	"github.com/agentic-app/agentic/services/wallet/internal/wallet"
+)
+
+// ServiceName is used in logs, traces and metrics.
+const ServiceName = "wallet"
+
+// Config is the service configuration (environment only).
+type Config struct {
+	HTTPAddr          string
+	GRPCAddr          string
+	DatabaseURL       string
+	DatabaseCreate    bool
+	KafkaBrokers      []string
+	FirebaseProjectID string
+	ShutdownTimeout   time.Duration
+	RedisURL          string
+	// Stripe: API origin (Stripe, the dev simulator or stripe-mock), keys and webhook secret.
+	StripeAPIBase        string
+	StripeSecretKey      string
+	StripePublishableKey string
+	StripeWebhookSecret  string
+	// AppBaseURL is the browser origin for the checkout success/cancel URLs.
+	AppBaseURL string
+	// CheckoutRateLimit checkout sessions per CheckoutRateWindow per user.
+	CheckoutRateLimit  int
+	CheckoutRateWindow time.Duration
+
+	// Verifier replaces the Firebase verifier (tests).
+	Verifier auth.Verifier
+	// HTTPListener / GRPCListener replace the addresses (tests).
+	HTTPListener, GRPCListener net.Listener
+	// Ready is called once the servers listen (tests).
+	Ready func(httpAddr, grpcAddr net.Addr)
+	// RelayPollInterval overrides the relay's idle poll (tests).
+	RelayPollInterval time.Duration
+}
+
+// LoadConfig reads the configuration from the environment.
+func LoadConfig() (Config, error) {
+	var l config.Loader
+	c := Config{
+		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8104"),
+		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9104"),
+		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_wallet?sslmode=disable"),
+		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
+		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		RedisURL:          l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
+
+		StripeAPIBase:        l.String("STRIPE_API_BASE", "https://api.stripe.com"),
+		StripeSecretKey:      l.String("STRIPE_SECRET_KEY", "sk_test_agentic_dev"),
+		StripePublishableKey: l.String("STRIPE_PUBLISHABLE_KEY", "pk_test_agentic_dev"),
+		StripeWebhookSecret:  l.String("STRIPE_WEBHOOK_SECRET", "whsec_agentic_dev"),
+		AppBaseURL:           l.String("APP_BASE_URL", "http://localhost:8080"),
+		CheckoutRateLimit:    l.Int("CHECKOUT_RATE_LIMIT", 5),
+		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
+	}
+	if c.CheckoutRateLimit < 1 {
+		return c, fmt.Errorf("CHECKOUT_RATE_LIMIT: must be at least 1")
+	}
+	if c.StripeWebhookSecret == "" || c.StripeSecretKey == "" {
+		return c, fmt.Errorf("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must not be empty")
+	}
+	return c, l.Err()
+}
+
+// Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	shutdownTracing, err := observability.SetupTracing(ctx, ServiceName)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdownTracing(sctx)
+	}()
+	reg := observability.NewRegistry()
+
+	// Database: create (local only), connect with retry, migrate.
+	startCtx, cancelStart := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelStart()
+	if cfg.DatabaseCreate {
+		if err := database.EnsureDatabase(startCtx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
+	pool, err := database.Connect(startCtx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := database.Migrate(startCtx, pool, wallet.Migrations, "migrations", database.WithLogger(logger)); err != nil {
+		return err
+	}
+	if err := events.Migrate(startCtx, pool, logger); err != nil {
+		return err
+	}
+
+	verifier := cfg.Verifier
+	if verifier == nil {
+		fv, err := auth.NewFirebaseVerifier(ctx, cfg.FirebaseProjectID)
+		if err != nil {
+			return err
+		}
+		verifier = fv
+		logger.Info("firebase token verification", "project", cfg.FirebaseProjectID, "emulator", auth.EmulatorHost())
+	}
+	verifier = auth.NewCachingVerifier(verifier)
+
+	relay, err := events.NewRelay(events.RelayConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
+		PollInterval: cfg.RelayPollInterval,
+	})
+	if err != nil {
+		return err
+	}
+	defer relay.Close()
+
+	rdb, err := cache.NewClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	payments := stripeapi.New(stripeapi.Config{
+		APIBase: cfg.StripeAPIBase, SecretKey: cfg.StripeSecretKey,
+		PublishableKey: cfg.StripePublishableKey, WebhookSecret: cfg.StripeWebhookSecret,
+	})
+	store := wallet.NewPostgresStore(pool)
+	svc := wallet.NewService(store,
+		cache.New(rdb, logger, reg),
+		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
+		payments,
+		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger})
+	set := endpoints.New(svc, logger, reg)
+	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL)
+
+	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
+	mux := server.NewMux(reg,
+		server.Check{Name: "database", Fn: database.Check(pool)},
+		server.Check{Name: "kafka", Fn: relay.Check},
+	)
+	transport.RegisterHTTP(mux, set, verifier, logger)
+
+	grpcSrv, health := server.NewGRPCServer(logger)
+	walletv1.RegisterWalletServiceServer(grpcSrv, transport.NewGRPCServer(set))
+
+	return server.Run(ctx, server.RunConfig{
+		Logger:          logger,
+		HTTPAddr:        cfg.HTTPAddr,
+		HTTPListener:    cfg.HTTPListener,
+		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:        cfg.GRPCAddr,
+		GRPCListener:    cfg.GRPCListener,
+		GRPCServer:      grpcSrv,
+		GRPCHealth:      health,
+		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}},
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Ready:           cfg.Ready,
+	})
+}

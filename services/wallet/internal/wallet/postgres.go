@@ -1,0 +1,411 @@
+package wallet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// PostgresStore is the Store backed by PostgreSQL and the platform outbox.
+type PostgresStore struct {
+	pool   *pgxpool.Pool
+	outbox *events.Outbox
+}
+
+// NewPostgresStore returns a Store using pool; events go to the outbox table
+// of the same database.
+func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
+	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
+}
+
+// errKeyRace: a concurrent transaction inserted the same idempotency key
+// first (for another wallet); the caller re-reads the winner.
+var errKeyRace = errors.New("idempotency key inserted concurrently")
+
+const transferColumns = `id::text, seq, uid, debit_account, credit_account, amount_micros, type, description,
+	provider, metadata, idempotency_key, created_at`
+
+func scanTransfer(row pgx.Row) (Transfer, error) {
+	var (
+		t    Transfer
+		typ  string
+		meta []byte
+	)
+	if err := row.Scan(&t.ID, &t.Seq, &t.UID, &t.DebitAccount, &t.CreditAccount, &t.AmountMicros, &typ,
+		&t.Description, &t.Provider, &meta, &t.IdempotencyKey, &t.CreatedAt); err != nil {
+		return Transfer{}, err
+	}
+	t.Type = TransferType(typ)
+	if len(meta) > 0 {
+		if err := json.Unmarshal(meta, &t.Metadata); err != nil {
+			return Transfer{}, fmt.Errorf("transfer %s metadata: %w", t.ID, err)
+		}
+	}
+	if len(t.Metadata) == 0 {
+		t.Metadata = nil
+	}
+	return t, nil
+}
+
+// Post implements Store.
+func (s *PostgresStore) Post(ctx context.Context, p Posting) (PostResult, error) {
+	var res PostResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		res, err = s.post(ctx, tx, p)
+		return err
+	})
+	if errors.Is(err, errKeyRace) {
+		// The winner has committed (ON CONFLICT waited for it): compare with it.
+		return s.replay(ctx, s.pool, p)
+	}
+	return res, err
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// replay returns the transfer stored under p's key if it matches p.
+func (s *PostgresStore) replay(ctx context.Context, q querier, p Posting) (PostResult, error) {
+	t, err := scanTransfer(q.QueryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE idempotency_key = $1`, p.IdempotencyKey))
+	if err != nil {
+		return PostResult{}, fmt.Errorf("read transfer by key: %w", err)
+	}
+	if !p.Matches(t) {
+		return PostResult{}, ErrIdempotencyConflict
+	}
+	var bal int64
+	if err := q.QueryRow(ctx, `SELECT COALESCE((SELECT balance_micros FROM accounts WHERE id = $1), 0)`,
+		UserAccount(p.UID)).Scan(&bal); err != nil {
+		return PostResult{}, err
+	}
+	return PostResult{Transfer: t, Replayed: true, BalanceMicros: bal}, nil
+}
+
+// post runs a posting inside tx. Lock order: the user wallet first, then the
+// system account, so concurrent postings never deadlock.
+func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostResult, error) {
+	if p.AmountMicros <= 0 {
+		return PostResult{}, &ValidationError{Message: "amount must be greater than 0"}
+	}
+	debit, credit, err := p.Type.Accounts(p.UID)
+	if err != nil {
+		return PostResult{}, err
+	}
+	user := UserAccount(p.UID)
+	system := credit
+	if p.Type != TypeExpense {
+		system = debit
+	}
+
+	// 1. Lock the wallet (create it for credits). Every posting of a user
+	// serialises here, which also orders the user's seq values by commit.
+	var balance int64
+	err = tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, user).Scan(&balance)
+	walletExists := err == nil
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) && p.Type != TypeExpense:
+		if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_wallet', $2) ON CONFLICT (id) DO NOTHING`,
+			user, p.UID); err != nil {
+			return PostResult{}, fmt.Errorf("create wallet: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, user).Scan(&balance); err != nil {
+			return PostResult{}, fmt.Errorf("lock new wallet: %w", err)
+		}
+		walletExists = true
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return PostResult{}, fmt.Errorf("lock wallet: %w", err)
+	}
+
+	// 2. Idempotency: under the lock, a same-key posting of this user has
+	// either committed (visible now) or not started.
+	existing, err := scanTransfer(tx.QueryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE idempotency_key = $1`, p.IdempotencyKey))
+	switch {
+	case err == nil:
+		if !p.Matches(existing) {
+			return PostResult{}, ErrIdempotencyConflict
+		}
+		return PostResult{Transfer: existing, Replayed: true, BalanceMicros: balance}, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return PostResult{}, fmt.Errorf("read transfer by key: %w", err)
+	}
+
+	// 3. Funds.
+	delta := p.AmountMicros
+	if p.Type == TypeExpense {
+		if !walletExists || balance < p.AmountMicros {
+			return PostResult{}, ErrInsufficientFunds
+		}
+		delta = -p.AmountMicros
+	}
+	if err := tx.QueryRow(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now()
+		WHERE id = $1 RETURNING balance_micros`, user, delta).Scan(&balance); err != nil {
+		return PostResult{}, fmt.Errorf("update wallet: %w", err)
+	}
+
+	// 4. The transfer (seq drawn now, under the wallet lock).
+	id, err := uuid.NewV7()
+	if err != nil {
+		return PostResult{}, err
+	}
+	meta := p.Metadata
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return PostResult{}, err
+	}
+	t, err := scanTransfer(tx.QueryRow(ctx, `
+		INSERT INTO transfers (id, idempotency_key, debit_account, credit_account, amount_micros, type, uid,
+			description, provider, metadata)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (idempotency_key) DO NOTHING
+		RETURNING `+transferColumns,
+		id, p.IdempotencyKey, debit, credit, p.AmountMicros, string(p.Type), p.UID, p.Description, p.Provider, metaJSON))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PostResult{}, errKeyRace
+	}
+	if err != nil {
+		return PostResult{}, fmt.Errorf("insert transfer: %w", err)
+	}
+
+	// 5. The system side, last (shortest hold of the shared row lock).
+	tag, err := tx.Exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now() WHERE id = $1`,
+		system, -delta)
+	if err != nil {
+		return PostResult{}, fmt.Errorf("update %s: %w", system, err)
+	}
+	if tag.RowsAffected() != 1 {
+		return PostResult{}, fmt.Errorf("system account %s missing", system)
+	}
+
+	if p.Events != nil {
+		for _, ev := range p.Events(t, balance) {
+			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+				return PostResult{}, err
+			}
+		}
+	}
+	return PostResult{Transfer: t, BalanceMicros: balance}, nil
+}
+
+// Balance implements Store.
+func (s *PostgresStore) Balance(ctx context.Context, uid string) (int64, error) {
+	var b int64
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE((SELECT balance_micros FROM accounts WHERE id = $1), 0)`, UserAccount(uid)).Scan(&b)
+	return b, err
+}
+
+// Transfers implements Store. Without a snapshot it uses the user's highest
+// visible seq: every transfer of the user with a lower seq has committed
+// (seq is drawn under the wallet lock), so the set "seq <= snapshot" never
+// changes and later pages neither repeat nor skip items.
+func (s *PostgresStore) Transfers(ctx context.Context, uid string, q PageQuery) (Page, error) {
+	var snapshot int64
+	if q.Snapshot != nil {
+		snapshot = *q.Snapshot
+	} else if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM transfers WHERE uid = $1`, uid).Scan(&snapshot); err != nil {
+		return Page{}, fmt.Errorf("snapshot: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+transferColumns+` FROM transfers
+		WHERE uid = $1 AND seq <= $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`, uid, snapshot, q.Limit+1, q.Offset)
+	if err != nil {
+		return Page{}, err
+	}
+	defer rows.Close()
+	items := []Transfer{}
+	for rows.Next() {
+		t, err := scanTransfer(rows)
+		if err != nil {
+			return Page{}, err
+		}
+		items = append(items, t)
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, err
+	}
+	p := Page{Limit: q.Limit, Offset: q.Offset, Snapshot: snapshot}
+	if len(items) > q.Limit {
+		p.HasMore = true
+		items = items[:q.Limit]
+	}
+	p.Items = items
+	return p, nil
+}
+
+// CreateCheckoutSession implements Store.
+func (s *PostgresStore) CreateCheckoutSession(ctx context.Context, cs CheckoutSession) error {
+	status := cs.Status
+	if status == "" {
+		status = SessionOpen
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO checkout_sessions (id, uid, amount_cents, currency, status, url)
+		VALUES ($1, $2, $3, $4, $5, $6)`, cs.ID, cs.UID, cs.AmountCents, cs.Currency, string(status), cs.URL)
+	return err
+}
+
+const sessionColumns = `id, uid, amount_cents, currency, status, url, COALESCE(transfer_id::text, ''), created_at`
+
+func scanSession(row pgx.Row) (CheckoutSession, error) {
+	var (
+		cs     CheckoutSession
+		status string
+	)
+	err := row.Scan(&cs.ID, &cs.UID, &cs.AmountCents, &cs.Currency, &status, &cs.URL, &cs.TransferID, &cs.CreatedAt)
+	cs.Status = SessionStatus(status)
+	return cs, err
+}
+
+// CheckoutSession returns a recorded session (pgx.ErrNoRows when unknown).
+func (s *PostgresStore) CheckoutSession(ctx context.Context, id string) (CheckoutSession, error) {
+	return scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = $1`, id))
+}
+
+// ApplyWebhook implements Store. One transaction: record the event id (a
+// concurrent delivery of the same id waits here and then sees a duplicate),
+// move the session with a conditional update (only one transaction can take
+// it from open/processing to paid), and credit the recorded amount with the
+// session's deposit key (unique in transfers: a third line of defence).
+func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, deposit func(CheckoutSession) Posting) (WebhookResult, error) {
+	var res WebhookResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		res = WebhookResult{}
+		tag, err := tx.Exec(ctx, `INSERT INTO processed_webhook_events (event_id, type, session_id) VALUES ($1, $2, $3)
+			ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, ev.SessionID)
+		if err != nil {
+			return fmt.Errorf("record event: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			res.Outcome = OutcomeDuplicateEvent
+			return nil
+		}
+
+		var (
+			to   SessionStatus
+			from []string
+		)
+		switch {
+		case (ev.Type == EventCheckoutCompleted && ev.PaymentStatus == "paid") || ev.Type == EventCheckoutAsyncPaymentSucceded:
+			to, from = SessionPaid, []string{string(SessionOpen), string(SessionProcessing)}
+		case ev.Type == EventCheckoutCompleted && ev.PaymentStatus == "unpaid":
+			// Delayed payment methods: async_payment_succeeded/failed follows.
+			to, from = SessionProcessing, []string{string(SessionOpen)}
+		case ev.Type == EventCheckoutAsyncPaymentFailed:
+			to, from = SessionFailed, []string{string(SessionOpen), string(SessionProcessing)}
+		case ev.Type == EventCheckoutExpired:
+			to, from = SessionExpired, []string{string(SessionOpen)}
+		default:
+			res.Outcome = OutcomeIgnored
+			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+		}
+
+		cs, err := scanSession(tx.QueryRow(ctx, `UPDATE checkout_sessions SET status = $2, updated_at = now()
+			WHERE id = $1 AND status = ANY($3) RETURNING `+sessionColumns, ev.SessionID, string(to), from))
+		if errors.Is(err, pgx.ErrNoRows) {
+			cs, err = scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = $1`, ev.SessionID))
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				res.Outcome = OutcomeUnknownSession
+			case err != nil:
+				return fmt.Errorf("read session: %w", err)
+			default:
+				res.Outcome, res.Session = OutcomeAlreadyFinal, cs
+			}
+			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+		}
+		if err != nil {
+			return fmt.Errorf("update session: %w", err)
+		}
+		res.Session = cs
+		if to != SessionPaid {
+			res.Outcome = OutcomeMarked
+			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+		}
+
+		pr, err := s.post(ctx, tx, deposit(cs))
+		if err != nil {
+			return fmt.Errorf("credit session %s: %w", cs.ID, err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE checkout_sessions SET transfer_id = $2 WHERE id = $1`, cs.ID, pr.Transfer.ID); err != nil {
+			return fmt.Errorf("link transfer: %w", err)
+		}
+		res.Session.TransferID = pr.Transfer.ID
+		res.Outcome, res.Credit = OutcomeCredited, &pr
+		return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+	})
+	return res, err
+}
+
+func (s *PostgresStore) setOutcome(ctx context.Context, tx pgx.Tx, eventID string, o WebhookOutcome) error {
+	_, err := tx.Exec(ctx, `UPDATE processed_webhook_events SET outcome = $2 WHERE event_id = $1`, eventID, string(o))
+	return err
+}
+
+// InvariantViolation describes a broken ledger invariant.
+type InvariantViolation struct{ Problems []string }
+
+func (e *InvariantViolation) Error() string {
+	return fmt.Sprintf("ledger invariants violated: %v", e.Problems)
+}
+
+// CheckInvariants verifies, in one REPEATABLE READ snapshot, that the sum of
+// all debits equals the sum of all credits (the balances sum to zero), that
+// every account's stored balance equals its credits minus its debits, and
+// that no user wallet is negative. It returns an *InvariantViolation listing
+// the problems.
+func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
+	var problems []string
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var debits, credits, balances int64
+		if err := tx.QueryRow(ctx, `SELECT
+				(SELECT COALESCE(sum(amount_micros), 0) FROM transfers),
+				(SELECT COALESCE(sum(amount_micros), 0) FROM transfers),
+				(SELECT COALESCE(sum(balance_micros), 0) FROM accounts)`).Scan(&debits, &credits, &balances); err != nil {
+			return err
+		}
+		if debits != credits || balances != 0 {
+			problems = append(problems, fmt.Sprintf("debits %d, credits %d, sum of balances %d", debits, credits, balances))
+		}
+		rows, err := tx.Query(ctx, `
+			WITH movements AS (
+				SELECT credit_account AS account, amount_micros AS delta FROM transfers
+				UNION ALL
+				SELECT debit_account, -amount_micros FROM transfers
+			)
+			SELECT a.id, a.balance_micros, COALESCE(sum(m.delta), 0)
+			FROM accounts a LEFT JOIN movements m ON m.account = a.id
+			GROUP BY a.id, a.balance_micros
+			HAVING a.balance_micros <> COALESCE(sum(m.delta), 0)
+			    OR (a.kind = 'user_wallet' AND a.balance_micros < 0)`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var stored, computed int64
+			if err := rows.Scan(&id, &stored, &computed); err != nil {
+				return err
+			}
+			problems = append(problems, fmt.Sprintf("account %s: stored %d, from transfers %d", id, stored, computed))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &InvariantViolation{Problems: problems}
+	}
+	return nil
+}

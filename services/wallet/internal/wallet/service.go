@@ -1,0 +1,369 @@
+package wallet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// Cache windows (the spec's business constants).
+const (
+	BalanceTTL      = 30 * time.Second
+	TransactionsTTL = 60 * time.Second
+)
+
+// Service is the wallet service API.
+type Service interface {
+	// Balance is the caller's balance in micro-dollars, served from the cache
+	// when possible (0 without a wallet).
+	Balance(ctx context.Context, uid string) (int64, error)
+	// Transactions is a page of the caller's transfers, newest first.
+	Transactions(ctx context.Context, uid string, q PageQuery) (Page, error)
+	// CreateCheckoutSession validates the top-up, rate-limits the caller,
+	// creates the session at the provider and records it before returning.
+	CreateCheckoutSession(ctx context.Context, req CheckoutRequest) (CheckoutResult, error)
+	// HandleStripeWebhook verifies and applies one webhook delivery.
+	HandleStripeWebhook(ctx context.Context, payload []byte, signature string) (WebhookResult, error)
+	// Charge debits an expense from uid's wallet (idempotent by key).
+	Charge(ctx context.Context, req TransferRequest) (PostResult, error)
+	// Credit credits income to uid's wallet (idempotent by key).
+	Credit(ctx context.Context, req TransferRequest) (PostResult, error)
+	// GetBalance is the exact balance (never cached), for other services.
+	GetBalance(ctx context.Context, uid string) (int64, error)
+}
+
+// CheckoutRequest is a top-up request of the signed-in user.
+type CheckoutRequest struct {
+	UID         string
+	Email       string
+	AmountCents int64
+	Currency    string
+}
+
+// CheckoutResult is what the client needs to go to the hosted page.
+type CheckoutResult struct {
+	SessionID      string
+	URL            string
+	PublishableKey string
+}
+
+// TransferRequest is a gRPC Charge/Credit.
+type TransferRequest struct {
+	UID            string
+	AmountMicros   int64
+	IdempotencyKey string
+	Description    string
+	Metadata       map[string]string
+}
+
+// Config holds the service's settings.
+type Config struct {
+	// AppBaseURL is the browser origin (success/cancel URLs), e.g. http://localhost:8080.
+	AppBaseURL string
+	Logger     *slog.Logger
+	// Now replaces time.Now (tests).
+	Now func() time.Time
+}
+
+type service struct {
+	store    Store
+	cache    Cache
+	limiter  RateLimiter
+	payments Payments
+	cfg      Config
+	log      *slog.Logger
+}
+
+// NewService returns the Service. cache and limiter may be nil (no caching,
+// no rate limit).
+func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments, cfg Config) Service {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cache == nil {
+		cache = noCache{}
+	}
+	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
+	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger}
+}
+
+type noCache struct{}
+
+func (noCache) Lookup(context.Context, string, string) ([]byte, string, bool)      { return nil, "", false }
+func (noCache) Put(context.Context, string, string, string, []byte, time.Duration) {}
+func (noCache) Invalidate(context.Context, string)                                 {}
+
+func requireUID(uid string) error {
+	if strings.TrimSpace(uid) == "" {
+		return &ValidationError{Message: "uid is required"}
+	}
+	return nil
+}
+
+func (s *service) Balance(ctx context.Context, uid string) (int64, error) {
+	if err := requireUID(uid); err != nil {
+		return 0, err
+	}
+	const key = "balance"
+	raw, gen, hit := s.cache.Lookup(ctx, uid, key)
+	if hit {
+		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return v, nil
+		}
+	}
+	v, err := s.store.Balance(ctx, uid)
+	if err != nil {
+		return 0, err
+	}
+	s.cache.Put(ctx, uid, gen, key, []byte(strconv.FormatInt(v, 10)), BalanceTTL)
+	return v, nil
+}
+
+func (s *service) GetBalance(ctx context.Context, uid string) (int64, error) {
+	if err := requireUID(uid); err != nil {
+		return 0, err
+	}
+	return s.store.Balance(ctx, uid)
+}
+
+// ValidatePageQuery checks limit (1..100) and offset (>= 0) and snapshot (>= 0).
+func ValidatePageQuery(q PageQuery) error {
+	if q.Limit < 1 || q.Limit > MaxPageLimit {
+		return &ValidationError{Message: "limit must be an integer between 1 and 100"}
+	}
+	if q.Offset < 0 {
+		return &ValidationError{Message: "offset must be an integer greater than or equal to 0"}
+	}
+	if q.Snapshot != nil && *q.Snapshot < 0 {
+		return &ValidationError{Message: "snapshot must be an integer greater than or equal to 0"}
+	}
+	return nil
+}
+
+// cachedPage is the cache encoding of a Page.
+type cachedPage struct {
+	Items    []Transfer `json:"items"`
+	HasMore  bool       `json:"hasMore"`
+	Snapshot int64      `json:"snapshot"`
+}
+
+func (s *service) Transactions(ctx context.Context, uid string, q PageQuery) (Page, error) {
+	if err := requireUID(uid); err != nil {
+		return Page{}, err
+	}
+	if err := ValidatePageQuery(q); err != nil {
+		return Page{}, err
+	}
+	snap := "latest"
+	if q.Snapshot != nil {
+		snap = strconv.FormatInt(*q.Snapshot, 10)
+	}
+	key := fmt.Sprintf("tx:%d:%d:%s", q.Limit, q.Offset, snap)
+	raw, gen, hit := s.cache.Lookup(ctx, uid, key)
+	if hit {
+		var cp cachedPage
+		if err := json.Unmarshal(raw, &cp); err == nil {
+			return Page{Items: cp.Items, HasMore: cp.HasMore, Limit: q.Limit, Offset: q.Offset, Snapshot: cp.Snapshot}, nil
+		}
+	}
+	p, err := s.store.Transfers(ctx, uid, q)
+	if err != nil {
+		return Page{}, err
+	}
+	if b, err := json.Marshal(cachedPage{Items: p.Items, HasMore: p.HasMore, Snapshot: p.Snapshot}); err == nil {
+		s.cache.Put(ctx, uid, gen, key, b, TransactionsTTL)
+	}
+	return p, nil
+}
+
+// ValidateCheckout checks the amount (integer cents, 50..1,000,000) and currency (usd).
+func ValidateCheckout(req CheckoutRequest) (CheckoutRequest, error) {
+	if req.AmountCents < MinCheckoutCents || req.AmountCents > MaxCheckoutCents {
+		return req, &ValidationError{Message: "amount must be an integer number of cents between 50 ($0.50) and 1000000 ($10,000)"}
+	}
+	cur := strings.ToLower(strings.TrimSpace(req.Currency))
+	if cur == "" {
+		cur = "usd"
+	}
+	if cur != "usd" {
+		return req, &ValidationError{Message: "currency must be usd"}
+	}
+	req.Currency = cur
+	return req, nil
+}
+
+func (s *service) CreateCheckoutSession(ctx context.Context, req CheckoutRequest) (CheckoutResult, error) {
+	if err := requireUID(req.UID); err != nil {
+		return CheckoutResult{}, err
+	}
+	req, err := ValidateCheckout(req)
+	if err != nil {
+		return CheckoutResult{}, err
+	}
+	if s.limiter != nil && !s.limiter.Allow(ctx, req.UID) {
+		return CheckoutResult{}, ErrRateLimited
+	}
+	key, err := uuid.NewRandom()
+	if err != nil {
+		return CheckoutResult{}, err
+	}
+	ps, err := s.payments.CreateCheckoutSession(ctx, CheckoutParams{
+		UID: req.UID, Email: req.Email, AmountCents: req.AmountCents, Currency: req.Currency,
+		SuccessURL:     s.cfg.AppBaseURL + "/wallet?success=true&session_id={CHECKOUT_SESSION_ID}",
+		CancelURL:      s.cfg.AppBaseURL + "/wallet?canceled=true",
+		IdempotencyKey: "checkout-" + key.String(),
+		Metadata:       map[string]string{"uid": req.UID, "amount_cents": strconv.FormatInt(req.AmountCents, 10)},
+	})
+	if err != nil {
+		return CheckoutResult{}, err
+	}
+	// Recorded before the client can pay: the webhook credits this amount.
+	if err := s.store.CreateCheckoutSession(ctx, CheckoutSession{
+		ID: ps.ID, UID: req.UID, AmountCents: req.AmountCents, Currency: req.Currency,
+		Status: SessionOpen, URL: ps.URL,
+	}); err != nil {
+		return CheckoutResult{}, fmt.Errorf("record checkout session %s: %w", ps.ID, err)
+	}
+	return CheckoutResult{SessionID: ps.ID, URL: ps.URL, PublishableKey: s.payments.PublishableKey()}, nil
+}
+
+// DepositKey is the idempotency key of the deposit of a Checkout Session.
+func DepositKey(sessionID string) string { return "stripe:checkout:" + sessionID }
+
+func (s *service) HandleStripeWebhook(ctx context.Context, payload []byte, signature string) (WebhookResult, error) {
+	ev, err := s.payments.ParseWebhook(payload, signature)
+	if err != nil {
+		return WebhookResult{}, err
+	}
+	switch ev.Type {
+	case EventCheckoutCompleted, EventCheckoutAsyncPaymentSucceded, EventCheckoutAsyncPaymentFailed, EventCheckoutExpired:
+	default:
+		s.log.DebugContext(ctx, "stripe event ignored", "event_id", ev.ID, "type", ev.Type)
+		return WebhookResult{Outcome: OutcomeIgnored}, nil
+	}
+	if ev.SessionID == "" {
+		s.log.WarnContext(ctx, "stripe checkout event without session", "event_id", ev.ID, "type", ev.Type)
+		return WebhookResult{Outcome: OutcomeIgnored}, nil
+	}
+	res, err := s.store.ApplyWebhook(ctx, ev, s.depositPosting)
+	if err != nil {
+		return WebhookResult{}, err
+	}
+	attrs := []any{"event_id", ev.ID, "type", ev.Type, "session_id", ev.SessionID, "outcome", string(res.Outcome)}
+	switch res.Outcome {
+	case OutcomeCredited:
+		s.cache.Invalidate(ctx, res.Session.UID)
+		if ev.AmountTotal != 0 && ev.AmountTotal != res.Session.AmountCents {
+			s.log.WarnContext(ctx, "stripe amount differs from the recorded amount; credited the recorded amount",
+				append(attrs, "recorded_cents", res.Session.AmountCents, "stripe_cents", ev.AmountTotal)...)
+		}
+		if ev.ClientReferenceID != "" && ev.ClientReferenceID != res.Session.UID {
+			s.log.WarnContext(ctx, "stripe client_reference_id differs from the recorded user", attrs...)
+		}
+		s.log.InfoContext(ctx, "deposit credited", append(attrs, "uid", res.Session.UID, "amount_cents", res.Session.AmountCents)...)
+	case OutcomeUnknownSession:
+		s.log.WarnContext(ctx, "stripe event for an unknown checkout session acknowledged without credit", attrs...)
+	default:
+		s.log.InfoContext(ctx, "stripe event handled", attrs...)
+	}
+	return res, nil
+}
+
+func (s *service) depositPosting(cs CheckoutSession) Posting {
+	return Posting{
+		UID: cs.UID, Type: TypeDeposit, AmountMicros: cs.AmountCents * MicrosPerCent,
+		IdempotencyKey: DepositKey(cs.ID), Description: "Wallet top-up via Stripe", Provider: ProviderStripe,
+		Metadata: map[string]string{"checkout_session_id": cs.ID, "amount_cents": strconv.FormatInt(cs.AmountCents, 10)},
+		Events: func(t Transfer, bal int64) []events.Event {
+			return []events.Event{{
+				Topic: Topic, Key: cs.UID, Subject: cs.UID, Type: TypeDepositCredited,
+				Payload: &eventsv1.WalletDepositCredited{
+					Uid: cs.UID, AmountMicros: t.AmountMicros, AmountCents: cs.AmountCents, TransferId: t.ID,
+					CheckoutSessionId: cs.ID, BalanceMicros: bal, OccurredAt: timestamppb.New(t.CreatedAt),
+				},
+			}}
+		},
+	}
+}
+
+// ValidateTransfer checks a Charge/Credit request.
+func ValidateTransfer(req TransferRequest) error {
+	switch {
+	case strings.TrimSpace(req.UID) == "":
+		return &ValidationError{Message: "uid is required"}
+	case req.AmountMicros <= 0:
+		return &ValidationError{Message: "amount_micros must be greater than 0"}
+	case req.AmountMicros > MaxTransferMicros:
+		return &ValidationError{Message: "amount_micros must be at most 1000000000000 ($1,000,000)"}
+	case strings.TrimSpace(req.IdempotencyKey) == "":
+		return &ValidationError{Message: "idempotency_key is required"}
+	case len(req.IdempotencyKey) > MaxIdempotencyKeyLen:
+		return &ValidationError{Message: "idempotency_key must be at most 255 bytes"}
+	case strings.HasPrefix(req.IdempotencyKey, "stripe:"):
+		return &ValidationError{Message: "idempotency_key must not start with \"stripe:\" (reserved)"}
+	case utf8.RuneCountInString(req.Description) > MaxDescriptionLen:
+		return &ValidationError{Message: "description must be at most 500 characters"}
+	case len(req.Metadata) > MaxMetadataEntries:
+		return &ValidationError{Message: "metadata must have at most 50 entries"}
+	}
+	return nil
+}
+
+func (s *service) Charge(ctx context.Context, req TransferRequest) (PostResult, error) {
+	return s.post(ctx, req, TypeExpense, TypeChargeDebited)
+}
+
+func (s *service) Credit(ctx context.Context, req TransferRequest) (PostResult, error) {
+	return s.post(ctx, req, TypeIncome, TypeIncomeCredited)
+}
+
+func (s *service) post(ctx context.Context, req TransferRequest, typ TransferType, evType string) (PostResult, error) {
+	if err := ValidateTransfer(req); err != nil {
+		return PostResult{}, err
+	}
+	res, err := s.store.Post(ctx, Posting{
+		UID: req.UID, Type: typ, AmountMicros: req.AmountMicros, IdempotencyKey: req.IdempotencyKey,
+		Description: req.Description, Provider: ProviderPlatform, Metadata: req.Metadata,
+		Events: func(t Transfer, bal int64) []events.Event {
+			ev := events.Event{Topic: Topic, Key: t.UID, Subject: t.UID, Type: evType}
+			at := timestamppb.New(t.CreatedAt)
+			if typ == TypeExpense {
+				ev.Payload = &eventsv1.WalletCharged{Uid: t.UID, AmountMicros: t.AmountMicros, TransferId: t.ID,
+					IdempotencyKey: t.IdempotencyKey, Description: t.Description, Metadata: t.Metadata, BalanceMicros: bal, OccurredAt: at}
+			} else {
+				ev.Payload = &eventsv1.WalletIncomeCredited{Uid: t.UID, AmountMicros: t.AmountMicros, TransferId: t.ID,
+					IdempotencyKey: t.IdempotencyKey, Description: t.Description, Metadata: t.Metadata, BalanceMicros: bal, OccurredAt: at}
+			}
+			return []events.Event{ev}
+		},
+	})
+	if err != nil {
+		return PostResult{}, err
+	}
+	if !res.Replayed {
+		s.cache.Invalidate(ctx, req.UID)
+	}
+	return res, nil
+}
+
+// IsClientError reports whether err is the caller's fault.
+func IsClientError(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve) || errors.Is(err, ErrInsufficientFunds) || errors.Is(err, ErrIdempotencyConflict) ||
+		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature)
+}

@@ -1,0 +1,297 @@
+// Package wallet is the wallet service's domain: a double-entry ledger of
+// integer micro-dollars, the user-facing balance and transaction history,
+// Stripe Checkout top-ups (session creation and webhook crediting) and the
+// internal Charge/Credit API. Service holds the rules; Store persists the
+// ledger (PostgresStore) and enqueues events in the same transaction; Cache,
+// RateLimiter and Payments are adapters (Redis, Stripe).
+package wallet
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// Migrations holds the service's SQL migrations (dir "migrations").
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Event constants.
+const (
+	Topic                = "agentic.wallet.v1"
+	Source               = "/agentic/wallet"
+	TypeDepositCredited  = "agentic.wallet.deposit.credited.v1"
+	TypeChargeDebited    = "agentic.wallet.charge.debited.v1"
+	TypeIncomeCredited   = "agentic.wallet.income.credited.v1"
+	MicrosPerDollar      = 1_000_000
+	MicrosPerCent        = 10_000
+	MinCheckoutCents     = 50        // $0.50, the spec's minimum top-up
+	MaxCheckoutCents     = 1_000_000 // $10,000
+	MaxTransferMicros    = 1_000_000 * MicrosPerDollar
+	MaxIdempotencyKeyLen = 255
+	MaxDescriptionLen    = 500
+	MaxMetadataEntries   = 50
+	DefaultPageLimit     = 20
+	MaxPageLimit         = 100
+)
+
+// Ledger accounts. A user's wallet is "user:<uid>".
+const (
+	AccountStripeClearing  = "system:stripe_clearing"
+	AccountPlatformRevenue = "system:platform_revenue"
+	AccountPlatformPayouts = "system:platform_payouts"
+)
+
+// UserAccount is the ledger account id of uid's wallet.
+func UserAccount(uid string) string { return "user:" + uid }
+
+// TransferType is how a transfer affects the user's wallet.
+type TransferType string
+
+// Transfer types: deposit (Stripe top-up, stripe clearing → wallet), income
+// (platform payouts → wallet), expense (wallet → platform revenue).
+const (
+	TypeDeposit TransferType = "deposit"
+	TypeIncome  TransferType = "income"
+	TypeExpense TransferType = "expense"
+)
+
+// Providers.
+const (
+	ProviderStripe   = "stripe"
+	ProviderPlatform = "platform"
+)
+
+// Accounts returns the debit and credit accounts of a transfer of type t for uid.
+func (t TransferType) Accounts(uid string) (debit, credit string, err error) {
+	switch t {
+	case TypeDeposit:
+		return AccountStripeClearing, UserAccount(uid), nil
+	case TypeIncome:
+		return AccountPlatformPayouts, UserAccount(uid), nil
+	case TypeExpense:
+		return UserAccount(uid), AccountPlatformRevenue, nil
+	}
+	return "", "", fmt.Errorf("unknown transfer type %q", t)
+}
+
+// Transfer is one ledger entry concerning a user's wallet.
+type Transfer struct {
+	ID             string
+	Seq            int64
+	UID            string
+	DebitAccount   string
+	CreditAccount  string
+	AmountMicros   int64
+	Type           TransferType
+	Description    string
+	Provider       string
+	Metadata       map[string]string
+	IdempotencyKey string
+	CreatedAt      time.Time
+}
+
+// Posting asks the store to move money to or from a user's wallet.
+type Posting struct {
+	UID            string
+	Type           TransferType
+	AmountMicros   int64
+	IdempotencyKey string
+	Description    string
+	Provider       string
+	Metadata       map[string]string
+	// Events returns the events to enqueue with the new transfer (not called
+	// on an idempotent replay).
+	Events func(t Transfer, balanceMicros int64) []events.Event
+}
+
+// Matches reports whether t is what p would have created (same key reuse check).
+func (p Posting) Matches(t Transfer) bool {
+	return t.UID == p.UID && t.Type == p.Type && t.AmountMicros == p.AmountMicros &&
+		t.Description == p.Description && t.Provider == p.Provider && metadataEqual(t.Metadata, p.Metadata)
+}
+
+func metadataEqual(a, b map[string]string) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return maps.Equal(a, b)
+}
+
+// PostResult is the outcome of a posting.
+type PostResult struct {
+	Transfer      Transfer
+	Replayed      bool  // the key had been used with the same parameters; no money moved
+	BalanceMicros int64 // the wallet balance after the call
+}
+
+// Page is one page of a user's transfers, newest first.
+type Page struct {
+	Items    []Transfer
+	HasMore  bool
+	Limit    int
+	Offset   int
+	Snapshot int64
+}
+
+// PageQuery selects a page. Snapshot nil means "the latest": the store
+// returns the highest visible sequence of the user as Page.Snapshot.
+type PageQuery struct {
+	Limit    int
+	Offset   int
+	Snapshot *int64
+}
+
+// SessionStatus is the wallet's view of a Checkout Session.
+type SessionStatus string
+
+// Session statuses: open → paid | processing | expired; processing → paid | failed.
+const (
+	SessionOpen       SessionStatus = "open"
+	SessionProcessing SessionStatus = "processing"
+	SessionPaid       SessionStatus = "paid"
+	SessionExpired    SessionStatus = "expired"
+	SessionFailed     SessionStatus = "failed"
+)
+
+// CheckoutSession is a recorded Stripe Checkout Session.
+type CheckoutSession struct {
+	ID          string
+	UID         string
+	AmountCents int64
+	Currency    string
+	Status      SessionStatus
+	URL         string
+	TransferID  string
+	CreatedAt   time.Time
+}
+
+// Stripe event types the wallet handles.
+const (
+	EventCheckoutCompleted            = "checkout.session.completed"
+	EventCheckoutAsyncPaymentSucceded = "checkout.session.async_payment_succeeded"
+	EventCheckoutAsyncPaymentFailed   = "checkout.session.async_payment_failed"
+	EventCheckoutExpired              = "checkout.session.expired"
+)
+
+// WebhookEvent is a verified Stripe event about a Checkout Session.
+type WebhookEvent struct {
+	ID   string
+	Type string
+	// Session fields (zero for events that are not about a Checkout Session).
+	SessionID         string
+	PaymentStatus     string // paid, unpaid, no_payment_required
+	AmountTotal       int64  // cents, as Stripe reports it (informational: the recorded amount is credited)
+	Currency          string
+	ClientReferenceID string
+}
+
+// WebhookOutcome says what a webhook event did.
+type WebhookOutcome string
+
+// Outcomes.
+const (
+	OutcomeCredited       WebhookOutcome = "credited"
+	OutcomeDuplicateEvent WebhookOutcome = "duplicate_event"
+	OutcomeAlreadyFinal   WebhookOutcome = "already_final" // session already paid/expired/failed: no change
+	OutcomeUnknownSession WebhookOutcome = "unknown_session"
+	OutcomeMarked         WebhookOutcome = "marked" // session status changed without credit
+	OutcomeIgnored        WebhookOutcome = "ignored"
+)
+
+// WebhookResult is returned by Store.ApplyWebhook.
+type WebhookResult struct {
+	Outcome WebhookOutcome
+	Session CheckoutSession // the session after the event (zero when unknown)
+	Credit  *PostResult     // set when Outcome is OutcomeCredited
+}
+
+// Errors.
+var (
+	ErrInsufficientFunds   = errors.New("insufficient funds")
+	ErrIdempotencyConflict = errors.New("idempotency key already used with different parameters")
+	ErrRateLimited         = errors.New("too many checkout sessions")
+	ErrBadSignature        = errors.New("invalid Stripe signature")
+)
+
+// ValidationError is a caller mistake (HTTP 400 / gRPC InvalidArgument).
+type ValidationError struct{ Message string }
+
+func (e *ValidationError) Error() string { return e.Message }
+
+// ProviderError is a failure of the payment provider (HTTP 502).
+type ProviderError struct {
+	Message string
+	Err     error
+}
+
+func (e *ProviderError) Error() string { return e.Message + ": " + e.Err.Error() }
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// Store persists the ledger.
+type Store interface {
+	// Post applies p in one transaction: locks (or, for credits, creates) the
+	// user's wallet, returns the existing transfer for a reused key (Replayed)
+	// or ErrIdempotencyConflict, refuses with ErrInsufficientFunds an expense
+	// above the balance, inserts the transfer, updates both balances and
+	// enqueues p.Events.
+	Post(ctx context.Context, p Posting) (PostResult, error)
+	// Balance is the wallet balance of uid (0 without a wallet).
+	Balance(ctx context.Context, uid string) (int64, error)
+	// Transfers lists uid's transfers with seq <= snapshot, newest first.
+	Transfers(ctx context.Context, uid string, q PageQuery) (Page, error)
+	// CreateCheckoutSession records a session created at the provider.
+	CreateCheckoutSession(ctx context.Context, s CheckoutSession) error
+	// ApplyWebhook deduplicates ev by id and applies it to its session in one
+	// transaction, crediting the recorded amount (deposit built by deposit)
+	// at most once per session.
+	ApplyWebhook(ctx context.Context, ev WebhookEvent, deposit func(CheckoutSession) Posting) (WebhookResult, error)
+}
+
+// Cache caches read results per user. Implementations never fail: a broken
+// cache behaves as a miss. Lookup returns a generation token that Put must
+// be given, so that a value computed before an Invalidate is never served
+// after it; an empty token means "do not cache".
+type Cache interface {
+	Lookup(ctx context.Context, uid, key string) (value []byte, gen string, hit bool)
+	Put(ctx context.Context, uid, gen, key string, value []byte, ttl time.Duration)
+	Invalidate(ctx context.Context, uid string)
+}
+
+// RateLimiter limits checkout creation per user.
+type RateLimiter interface {
+	Allow(ctx context.Context, uid string) bool
+}
+
+// CheckoutParams is what the wallet asks the provider to create.
+type CheckoutParams struct {
+	UID            string
+	Email          string
+	AmountCents    int64
+	Currency       string
+	SuccessURL     string
+	CancelURL      string
+	IdempotencyKey string
+	Metadata       map[string]string
+}
+
+// ProviderSession is the provider's answer.
+type ProviderSession struct {
+	ID  string
+	URL string
+}
+
+// Payments is the payment provider (Stripe).
+type Payments interface {
+	CreateCheckoutSession(ctx context.Context, p CheckoutParams) (ProviderSession, error)
+	// ParseWebhook verifies the signature of a webhook delivery and parses it;
+	// errors wrap ErrBadSignature when the delivery must be rejected.
+	ParseWebhook(payload []byte, signatureHeader string) (WebhookEvent, error)
+	PublishableKey() string
+}
