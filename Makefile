@@ -128,7 +128,7 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	for svc in identity catalog wallet; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
+	for svc in identity catalog documents wallet; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test

@@ -1,0 +1,148 @@
+// Package catalogclient is the documents service's client of the catalog's
+// gRPC API: it implements documents.Ownership with
+// CatalogService.CheckOwnership and caches positive answers for a short time.
+package catalogclient
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+)
+
+// Defaults.
+const (
+	DefaultTimeout    = 2 * time.Second
+	DefaultCacheTTL   = 30 * time.Second
+	DefaultMaxEntries = 10000
+)
+
+// Config configures the client.
+type Config struct {
+	// Timeout bounds one CheckOwnership call (default 2s).
+	Timeout time.Duration
+	// CacheTTL is how long a positive answer is reused (default 30s; negative
+	// disables the cache). Negative answers are never cached: an agent's owner
+	// never changes, and an agent that did not exist yet may exist a moment later.
+	CacheTTL time.Duration
+	// MaxEntries bounds the cache (default 10,000).
+	MaxEntries int
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Client asks the catalog whether a user owns an agent.
+type Client struct {
+	conn   *grpc.ClientConn
+	client catalogv1.CatalogServiceClient
+	cfg    Config
+
+	mu    sync.Mutex
+	cache map[key]time.Time // → expiry
+}
+
+type key struct{ agentID, uid string }
+
+// New returns a client for addr (host:port, plaintext inside the cluster).
+// It connects lazily: an unreachable catalog only fails the calls.
+func New(addr string, cfg Config) (*Client, error) {
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	if err != nil {
+		return nil, fmt.Errorf("catalog client %s: %w", addr, err)
+	}
+	return NewWithConn(conn, cfg), nil
+}
+
+// NewWithConn returns a client over an existing connection (which Close closes).
+func NewWithConn(conn *grpc.ClientConn, cfg Config) *Client {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.CacheTTL == 0 {
+		cfg.CacheTTL = DefaultCacheTTL
+	}
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = DefaultMaxEntries
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Client{conn: conn, client: catalogv1.NewCatalogServiceClient(conn), cfg: cfg, cache: map[key]time.Time{}}
+}
+
+// Owns implements documents.Ownership. Any failure of the call (catalog
+// down, timeout, unexpected status) is returned as an error.
+func (c *Client) Owns(ctx context.Context, agentID, uid string) (bool, error) {
+	k := key{agentID, uid}
+	if c.cached(k) {
+		return true, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	resp, err := c.client.CheckOwnership(cctx, &catalogv1.CheckOwnershipRequest{AgentId: agentID, Uid: uid})
+	if err != nil {
+		return false, fmt.Errorf("catalog CheckOwnership: %w", err)
+	}
+	if resp.GetOwned() {
+		c.remember(k)
+	}
+	return resp.GetOwned(), nil
+}
+
+func (c *Client) cached(k key) bool {
+	if c.cfg.CacheTTL < 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	exp, ok := c.cache[k]
+	if ok && c.cfg.Now().Before(exp) {
+		return true
+	}
+	if ok {
+		delete(c.cache, k)
+	}
+	return false
+}
+
+func (c *Client) remember(k key) {
+	if c.cfg.CacheTTL < 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.cfg.Now()
+	if len(c.cache) >= c.cfg.MaxEntries {
+		for ck, exp := range c.cache {
+			if !now.Before(exp) {
+				delete(c.cache, ck)
+			}
+		}
+		// Still full: drop arbitrary entries (map order) to make room.
+		for ck := range c.cache {
+			if len(c.cache) < c.cfg.MaxEntries {
+				break
+			}
+			delete(c.cache, ck)
+		}
+	}
+	c.cache[k] = now.Add(c.cfg.CacheTTL)
+}
+
+// Len is the number of cached answers (tests).
+func (c *Client) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cache)
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }

@@ -1,0 +1,136 @@
+package catalogclient
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+)
+
+type fake struct {
+	catalogv1.UnimplementedCatalogServiceServer
+	mu    sync.Mutex
+	calls int
+	down  bool
+	delay time.Duration
+}
+
+func (f *fake) CheckOwnership(ctx context.Context, req *catalogv1.CheckOwnershipRequest) (*catalogv1.CheckOwnershipResponse, error) {
+	f.mu.Lock()
+	f.calls++
+	down, delay := f.down, f.delay
+	f.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if down {
+		return nil, status.Error(codes.Unavailable, "down")
+	}
+	return &catalogv1.CheckOwnershipResponse{Owned: req.GetUid() == "alice", Exists: true}, nil
+}
+
+func (f *fake) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+func dial(t *testing.T, f *fake, cfg Config) *Client {
+	t.Helper()
+	ln := bufconn.Listen(1 << 20)
+	srv := grpc.NewServer()
+	catalogv1.RegisterCatalogServiceServer(srv, f)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewWithConn(conn, cfg)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestCachesPositiveAnswers(t *testing.T) {
+	f := &fake{}
+	now := time.Unix(1000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c := dial(t, f, Config{CacheTTL: 30 * time.Second, MaxEntries: 2, Now: clock})
+	ctx := context.Background()
+
+	for i := 0; i < 3; i++ {
+		if ok, err := c.Owns(ctx, "a1", "alice"); !ok || err != nil {
+			t.Fatalf("alice: %v %v", ok, err)
+		}
+		if ok, err := c.Owns(ctx, "a1", "bob"); ok || err != nil {
+			t.Fatalf("bob: %v %v", ok, err)
+		}
+	}
+	if f.count() != 4 { // alice once, bob every time
+		t.Fatalf("calls = %d, want 4", f.count())
+	}
+	mu.Lock()
+	now = now.Add(31 * time.Second)
+	mu.Unlock()
+	if ok, _ := c.Owns(ctx, "a1", "alice"); !ok || f.count() != 5 {
+		t.Fatalf("expired entry not refreshed: %d calls", f.count())
+	}
+	// The cache never grows past MaxEntries.
+	for _, a := range []string{"a2", "a3", "a4", "a5"} {
+		if ok, err := c.Owns(ctx, a, "alice"); !ok || err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Len() > 2 {
+		t.Fatalf("cache has %d entries", c.Len())
+	}
+}
+
+func TestFailuresAreErrors(t *testing.T) {
+	f := &fake{down: true}
+	c := dial(t, f, Config{CacheTTL: -1, Timeout: 100 * time.Millisecond})
+	if _, err := c.Owns(context.Background(), "a1", "alice"); status.Code(errorsUnwrap(err)) != codes.Unavailable {
+		t.Fatalf("down: %v", err)
+	}
+	f.mu.Lock()
+	f.down, f.delay = false, time.Second
+	f.mu.Unlock()
+	start := time.Now()
+	if _, err := c.Owns(context.Background(), "a1", "alice"); err == nil || time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("slow catalog: %v after %v", err, time.Since(start))
+	}
+	if c.Len() != 0 {
+		t.Fatal("cache used although disabled")
+	}
+}
+
+func errorsUnwrap(err error) error {
+	type unwrapper interface{ Unwrap() error }
+	for err != nil {
+		if _, ok := status.FromError(err); ok {
+			return err
+		}
+		u, ok := err.(unwrapper)
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+	return err
+}

@@ -1,0 +1,397 @@
+// Package documents is the documents service's domain: Google Docs documents
+// linked to agents. Service holds the rules (ownership through the catalog,
+// validation); Store persists documents and enqueues events in the same
+// transaction.
+package documents
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/agentic-app/agentic/services/documents/internal/googledocs"
+)
+
+// Migrations holds the service's SQL migrations (dir "migrations").
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Sharing statuses.
+const (
+	SharingShared    = "shared"
+	SharingNotShared = "not_shared"
+	SharingError     = "error"
+)
+
+// SharingStatuses lists the valid sharing statuses.
+var SharingStatuses = []string{SharingShared, SharingNotShared, SharingError}
+
+// Limits (characters).
+const (
+	MaxName   = 100
+	MaxLabels = 30
+	MaxLabel  = 40
+)
+
+// Validation messages (the spec's texts where it has them).
+const (
+	MsgNameRequired     = "Document name is required"
+	MsgNameSpaces       = "Document name cannot contain spaces."
+	MsgNameMax          = "Document name must be at most 100 characters"
+	MsgNameControl      = "Document name cannot contain control characters."
+	MsgNameTaken        = "A document with this name already exists for this agent."
+	MsgDriveFileID      = "driveFileId does not match the document URL"
+	MsgLabelSpaces      = "Invalid label: Labels cannot contain spaces."
+	MsgLabelControl     = "Invalid label: Labels cannot contain control characters."
+	MsgLabelMax         = "Each label must be at most 40 characters"
+	MsgLabelsMax        = "A document can have at most 30 labels"
+	MsgSharingStatus    = "sharingStatus must be one of shared, not_shared, error"
+	MsgURLImmutable     = "The document URL cannot be changed."
+	MsgAgentNotFound    = "Agent not found"
+	MsgDocumentNotFound = "Document not found"
+	MsgCatalogDown      = "The agent service is unavailable. Please try again."
+)
+
+// Document is a Google Docs document linked to an agent.
+type Document struct {
+	ID            string
+	AgentID       string
+	OwnerUID      string // the agent's owner when the document was added
+	Name          string
+	URL           string
+	DriveFileID   string
+	Labels        []string
+	SharingStatus string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Errors.
+var (
+	ErrAgentNotFound    = errors.New("agent not found")
+	ErrDocumentNotFound = errors.New("document not found")
+	ErrNameTaken        = errors.New("document name taken")
+	// ErrCatalogUnavailable: the catalog could not answer an ownership check.
+	ErrCatalogUnavailable = errors.New("catalog unavailable")
+)
+
+// FieldError is one invalid field.
+type FieldError struct {
+	Field   string // JSON name
+	Message string
+}
+
+// ValidationError lists the invalid fields in a fixed order (HTTP 400).
+type ValidationError struct{ Fields []FieldError }
+
+func (e *ValidationError) Error() string { return e.Fields[0].Message }
+
+// Message is the first field's message.
+func (e *ValidationError) Message() string { return e.Fields[0].Message }
+
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(field, msg string) {
+	for _, f := range v.errs {
+		if f.Field == field {
+			return // first problem of a field wins
+		}
+	}
+	v.errs = append(v.errs, FieldError{field, msg})
+}
+
+func (v *validator) err() error {
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: v.errs}
+}
+
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+func hasSpace(s string) bool { return strings.IndexFunc(s, unicode.IsSpace) >= 0 }
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// checkName applies the name rules: required, no white space, at most
+// MaxName characters, no control characters. The name is not trimmed: a
+// leading or trailing space is a space.
+func checkName(v *validator, name string) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		v.add("name", MsgNameRequired)
+	case hasSpace(name):
+		v.add("name", MsgNameSpaces)
+	case chars(name) > MaxName:
+		v.add("name", MsgNameMax)
+	case hasControl(name):
+		v.add("name", MsgNameControl)
+	}
+}
+
+// NormalizeLabels trims labels, drops blanks and duplicates (first spelling
+// wins, compared exactly) and checks the rules and limits.
+func NormalizeLabels(v *validator, in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, l := range in {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		switch {
+		case hasSpace(l):
+			v.add("labels", MsgLabelSpaces)
+		case chars(l) > MaxLabel:
+			v.add("labels", MsgLabelMax)
+		case hasControl(l):
+			v.add("labels", MsgLabelControl)
+		}
+		out = append(out, l)
+	}
+	if len(out) > MaxLabels {
+		v.add("labels", MsgLabelsMax)
+	}
+	return out
+}
+
+func checkSharing(v *validator, s string) {
+	for _, ok := range SharingStatuses {
+		if s == ok {
+			return
+		}
+	}
+	v.add("sharingStatus", MsgSharingStatus)
+}
+
+// AddInput is an add request as received.
+type AddInput struct {
+	Name          string
+	URL           string
+	DriveFileID   string // optional; must match the URL when given
+	Labels        []string
+	SharingStatus string // "" = shared
+}
+
+// ValidateAdd normalises and validates an add request; fields are checked in
+// the order name, url, driveFileId, labels, sharingStatus. The returned
+// input carries the trimmed URL, the extracted Drive file id, the normalised
+// labels and the sharing status.
+func ValidateAdd(in AddInput) (AddInput, error) {
+	var v validator
+	checkName(&v, in.Name)
+	url, id, err := googledocs.ParseDocumentURL(in.URL)
+	if err != nil {
+		v.add("url", err.Error())
+	} else {
+		in.URL = url
+		if given := strings.TrimSpace(in.DriveFileID); given != "" && given != id {
+			v.add("driveFileId", MsgDriveFileID)
+		}
+		in.DriveFileID = id
+	}
+	in.Labels = NormalizeLabels(&v, in.Labels)
+	in.SharingStatus = strings.TrimSpace(in.SharingStatus)
+	if in.SharingStatus == "" {
+		in.SharingStatus = SharingShared
+	}
+	checkSharing(&v, in.SharingStatus)
+	return in, v.err()
+}
+
+// UpdateInput is a PUT body: the full document with name and labels changed.
+// Only name, labels and sharingStatus can change; url and driveFileId, when
+// given, must be the stored ones.
+type UpdateInput struct {
+	Name          string
+	Labels        []string // nil = no labels
+	SharingStatus string   // "" = unchanged
+	URL           *string  // nil = not given
+	DriveFileID   *string  // nil = not given
+}
+
+// ValidateUpdate validates a PUT body against the stored document cur and
+// returns the normalised input. Fields are checked in the order name, url,
+// driveFileId, labels, sharingStatus.
+func ValidateUpdate(cur Document, in UpdateInput) (UpdateInput, error) {
+	var v validator
+	checkName(&v, in.Name)
+	if in.URL != nil && strings.TrimSpace(*in.URL) != cur.URL {
+		v.add("url", MsgURLImmutable)
+	}
+	if in.DriveFileID != nil && strings.TrimSpace(*in.DriveFileID) != "" && strings.TrimSpace(*in.DriveFileID) != cur.DriveFileID {
+		v.add("driveFileId", MsgDriveFileID)
+	}
+	in.Labels = NormalizeLabels(&v, in.Labels)
+	in.SharingStatus = strings.TrimSpace(in.SharingStatus)
+	if in.SharingStatus == "" {
+		in.SharingStatus = cur.SharingStatus
+	}
+	checkSharing(&v, in.SharingStatus)
+	return in, v.err()
+}
+
+// Ownership answers whether uid owns an agent (the catalog's CheckOwnership).
+type Ownership interface {
+	// Owns reports whether the agent exists and uid owns it. An error means
+	// the catalog could not answer (the caller gets 503).
+	Owns(ctx context.Context, agentID, uid string) (bool, error)
+}
+
+// Store persists documents. Every mutating method runs one transaction and
+// enqueues its event in it.
+type Store interface {
+	// List returns the agent's documents, oldest first.
+	List(ctx context.Context, agentID string) ([]Document, error)
+	// Add inserts d; ErrNameTaken when the agent has a document of that name
+	// (case-insensitive).
+	Add(ctx context.Context, d Document) (Document, error)
+	// Get returns the agent's document; ErrDocumentNotFound otherwise.
+	Get(ctx context.Context, agentID, id string) (Document, error)
+	// Update locks the agent's document, applies fn and saves the result
+	// (and its event) when fn reports a change. ErrNameTaken on a name clash.
+	Update(ctx context.Context, agentID, id string, fn func(cur Document) (next Document, changed []string, err error)) (Document, error)
+	// Remove deletes the agent's document; ErrDocumentNotFound otherwise.
+	Remove(ctx context.Context, agentID, id string, at time.Time) error
+}
+
+// Service is the documents API. owner is the verified caller's uid.
+type Service interface {
+	ListDocuments(ctx context.Context, owner, agentID string) ([]Document, error)
+	AddDocument(ctx context.Context, owner, agentID string, in AddInput) (Document, error)
+	UpdateDocument(ctx context.Context, owner, agentID, documentID string, in UpdateInput) (Document, error)
+	RemoveDocument(ctx context.Context, owner, agentID, documentID string) error
+}
+
+type service struct {
+	store     Store
+	ownership Ownership
+	now       func() time.Time
+}
+
+// NewService returns the Service backed by store, checking agent ownership
+// with ownership.
+func NewService(store Store, ownership Ownership) Service {
+	return &service{store: store, ownership: ownership, now: time.Now}
+}
+
+// validID reports whether id is a UUID (anything else cannot exist).
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+// authorize returns nil when owner owns agentID: an invalid id, an unknown
+// agent and another user's agent are all ErrAgentNotFound; a catalog failure
+// is ErrCatalogUnavailable.
+func (s *service) authorize(ctx context.Context, owner, agentID string) error {
+	if owner == "" || !validID(agentID) {
+		return ErrAgentNotFound
+	}
+	owned, err := s.ownership.Owns(ctx, strings.ToLower(agentID), owner)
+	if err != nil {
+		return errors.Join(ErrCatalogUnavailable, err)
+	}
+	if !owned {
+		return ErrAgentNotFound
+	}
+	return nil
+}
+
+func (s *service) ListDocuments(ctx context.Context, owner, agentID string) ([]Document, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return nil, err
+	}
+	return s.store.List(ctx, strings.ToLower(agentID))
+}
+
+func (s *service) AddDocument(ctx context.Context, owner, agentID string, in AddInput) (Document, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return Document{}, err
+	}
+	in, err := ValidateAdd(in)
+	if err != nil {
+		return Document{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Document{}, err
+	}
+	now := s.now().UTC()
+	return s.store.Add(ctx, Document{
+		ID: id.String(), AgentID: strings.ToLower(agentID), OwnerUID: owner, Name: in.Name, URL: in.URL,
+		DriveFileID: in.DriveFileID, Labels: in.Labels, SharingStatus: in.SharingStatus,
+		CreatedAt: now, UpdatedAt: now,
+	})
+}
+
+func (s *service) UpdateDocument(ctx context.Context, owner, agentID, documentID string, in UpdateInput) (Document, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return Document{}, err
+	}
+	if !validID(documentID) {
+		return Document{}, ErrDocumentNotFound
+	}
+	return s.store.Update(ctx, strings.ToLower(agentID), strings.ToLower(documentID), func(cur Document) (Document, []string, error) {
+		in, err := ValidateUpdate(cur, in)
+		if err != nil {
+			return Document{}, nil, err
+		}
+		next, changed := applyUpdate(cur, in)
+		if len(changed) > 0 {
+			next.UpdatedAt = s.now().UTC()
+		}
+		return next, changed, nil
+	})
+}
+
+// applyUpdate applies a validated update and lists (JSON names) the fields
+// whose value changed.
+func applyUpdate(cur Document, in UpdateInput) (Document, []string) {
+	next := cur
+	next.Labels = append([]string{}, cur.Labels...)
+	var changed []string
+	if in.Name != cur.Name {
+		next.Name = in.Name
+		changed = append(changed, "name")
+	}
+	if !equalStrings(in.Labels, cur.Labels) {
+		next.Labels = append([]string{}, in.Labels...)
+		changed = append(changed, "labels")
+	}
+	if in.SharingStatus != cur.SharingStatus {
+		next.SharingStatus = in.SharingStatus
+		changed = append(changed, "sharingStatus")
+	}
+	return next, changed
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *service) RemoveDocument(ctx context.Context, owner, agentID, documentID string) error {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return err
+	}
+	if !validID(documentID) {
+		return ErrDocumentNotFound
+	}
+	return s.store.Remove(ctx, strings.ToLower(agentID), strings.ToLower(documentID), s.now().UTC())
+}

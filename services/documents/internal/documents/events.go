@@ -1,0 +1,53 @@
+package documents
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/documents/internal/googledocs"
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// Event constants.
+const (
+	Topic  = "agentic.documents.v1"
+	Source = "/agentic/documents"
+
+	TypeDocumentAdded   = "agentic.documents.document.added.v1"
+	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
+	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
+)
+
+// documentEvent keys events by agent (one agent's document events stay in
+// order) with the document as subject.
+func documentEvent(d Document, typ string, payload proto.Message) events.Event {
+	return events.Event{Topic: Topic, Key: d.AgentID, Subject: d.ID, Type: typ, Payload: payload}
+}
+
+func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
+
+func addedEvent(d Document) events.Event {
+	return documentEvent(d, TypeDocumentAdded, &eventsv1.DocumentAdded{
+		DocumentId: d.ID, AgentId: d.AgentID, OwnerUid: d.OwnerUID, Name: d.Name, Url: d.URL,
+		DriveFileId: d.DriveFileID, Labels: d.Labels, SharingStatus: d.SharingStatus,
+		FileType: googledocs.FileType, OccurredAt: ts(d.CreatedAt),
+	})
+}
+
+func updatedEvent(prev, next Document, changed []string) events.Event {
+	return documentEvent(next, TypeDocumentUpdated, &eventsv1.DocumentUpdated{
+		DocumentId: next.ID, AgentId: next.AgentID, OwnerUid: next.OwnerUID, ChangedFields: changed,
+		Name: next.Name, Labels: next.Labels, SharingStatus: next.SharingStatus, PreviousName: prev.Name,
+		DriveFileId: next.DriveFileID, FileType: googledocs.FileType, OccurredAt: ts(next.UpdatedAt),
+	})
+}
+
+func removedEvent(d Document, at time.Time) events.Event {
+	return documentEvent(d, TypeDocumentRemoved, &eventsv1.DocumentRemoved{
+		DocumentId: d.ID, AgentId: d.AgentID, OwnerUid: d.OwnerUID, Name: d.Name, Url: d.URL,
+		DriveFileId: d.DriveFileID, Labels: d.Labels, FileType: googledocs.FileType, OccurredAt: ts(at),
+	})
+}

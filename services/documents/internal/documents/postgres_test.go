@@ -1,0 +1,120 @@
+package documents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/database/dbtest"
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+func newStore(t *testing.T) *PostgresStore {
+	t.Helper()
+	pool, _ := dbtest.NewPool(t, "documents_store")
+	ctx := context.Background()
+	if err := database.Migrate(ctx, pool, Migrations, "migrations"); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.Migrate(ctx, pool, nil); err != nil {
+		t.Fatal(err)
+	}
+	return NewPostgresStore(pool)
+}
+
+func outboxTypes(t *testing.T, s *PostgresStore) map[string]int {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(), `SELECT type, count(*) FROM outbox GROUP BY type`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var typ string
+		var n int
+		if err := rows.Scan(&typ, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[typ] = n
+	}
+	return out
+}
+
+func newDoc(agent, name string) Document {
+	id, _ := uuid.NewV7()
+	now := time.Now().UTC()
+	return Document{ID: id.String(), AgentID: agent, OwnerUID: "alice", Name: name, URL: docURL, DriveFileID: docID,
+		Labels: []string{"a"}, SharingStatus: SharingShared, CreatedAt: now, UpdatedAt: now}
+}
+
+// Concurrent adds of one name (any case): exactly one wins; the losers leave
+// neither a row nor an event behind.
+func TestStoreNameUniqueUnderConcurrency(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	const agent = "01900000-0000-7000-8000-000000000001"
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			name := "Syllabus"
+			if i%2 == 1 {
+				name = "SYLLABUS"
+			}
+			_, errs[i] = s.Add(ctx, newDoc(agent, name))
+		}(i)
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, ErrNameTaken):
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	docs, err := s.List(ctx, agent)
+	if ok != 1 || err != nil || len(docs) != 1 {
+		t.Fatalf("%d adds succeeded, %d documents (%v)", ok, len(docs), err)
+	}
+	if got := outboxTypes(t, s); fmt.Sprint(got) != fmt.Sprint(map[string]int{TypeDocumentAdded: 1}) {
+		t.Fatalf("outbox = %v", got)
+	}
+
+	// A rename onto a taken name fails and rolls back its event.
+	other, err := s.Add(ctx, newDoc(agent, "Notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Update(ctx, agent, other.ID, func(cur Document) (Document, []string, error) {
+		cur.Name = "syllabus"
+		return cur, []string{"name"}, nil
+	})
+	if !errors.Is(err, ErrNameTaken) {
+		t.Fatalf("rename: %v", err)
+	}
+	if got := outboxTypes(t, s); got[TypeDocumentUpdated] != 0 || got[TypeDocumentAdded] != 2 {
+		t.Fatalf("outbox after failed rename = %v", got)
+	}
+	// The same name on another agent is fine.
+	if _, err := s.Add(ctx, newDoc("01900000-0000-7000-8000-000000000002", "Syllabus")); err != nil {
+		t.Fatal(err)
+	}
+	// Documents are only reachable through their agent.
+	if _, err := s.Get(ctx, "01900000-0000-7000-8000-000000000002", other.ID); !errors.Is(err, ErrDocumentNotFound) {
+		t.Fatalf("get via other agent: %v", err)
+	}
+	if err := s.Remove(ctx, "01900000-0000-7000-8000-000000000002", other.ID, time.Now()); !errors.Is(err, ErrDocumentNotFound) {
+		t.Fatalf("remove via other agent: %v", err)
+	}
+}

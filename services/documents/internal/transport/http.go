@@ -1,0 +1,212 @@
+// Package transport exposes the documents endpoints over HTTP/JSON (the
+// public /api/agents/{id}/documents routes).
+package transport
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	kittransport "github.com/go-kit/kit/transport"
+	httptransport "github.com/go-kit/kit/transport/http"
+
+	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/documents/internal/endpoints"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// Public routes (net/http patterns).
+const (
+	PathDocuments = "/api/agents/{id}/documents"
+	PathDocument  = "/api/agents/{id}/documents/{documentId}"
+)
+
+// RegisterHTTP adds the document routes to mux, each behind the platform
+// auth middleware (verifier).
+func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	opts := []httptransport.ServerOption{
+		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
+		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
+	}
+	protect := auth.Middleware(verifier, logger)
+	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
+	}
+	route(http.MethodGet, PathDocuments, set.ListDocuments, decodeList, encodeJSON(http.StatusOK))
+	route(http.MethodPost, PathDocuments, set.AddDocument, decodeAdd, encodeJSON(http.StatusCreated))
+	route(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
+	route(http.MethodDelete, PathDocument, set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent))
+}
+
+// DocumentJSON is a document as the HTTP API shows it.
+type DocumentJSON struct {
+	ID            string    `json:"id"`
+	AgentID       string    `json:"agentId"`
+	Name          string    `json:"name"`
+	URL           string    `json:"url"`
+	DriveFileID   string    `json:"driveFileId"`
+	Labels        []string  `json:"labels"`
+	SharingStatus string    `json:"sharingStatus"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// DocumentToJSON converts a domain document.
+func DocumentToJSON(d documents.Document) DocumentJSON {
+	labels := d.Labels
+	if labels == nil {
+		labels = []string{}
+	}
+	return DocumentJSON{
+		ID: d.ID, AgentID: d.AgentID, Name: d.Name, URL: d.URL, DriveFileID: d.DriveFileID, Labels: labels,
+		SharingStatus: d.SharingStatus, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+	}
+}
+
+func claimsFrom(ctx context.Context) (auth.Claims, error) {
+	c, ok := auth.FromContext(ctx)
+	if !ok || c.UID == "" {
+		// Only reachable if a route is mounted without the auth middleware.
+		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
+	}
+	return c, nil
+}
+
+func decodeList(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.ListDocumentsRequest{Claims: c, AgentID: r.PathValue("id")}, nil
+}
+
+// addBody is the POST body; other fields are ignored.
+type addBody struct {
+	Name          string   `json:"name"`
+	URL           string   `json:"url"`
+	DriveFileID   string   `json:"driveFileId"`
+	Labels        []string `json:"labels"`
+	SharingStatus string   `json:"sharingStatus"`
+}
+
+func decodeAdd(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b addBody
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	return endpoints.AddDocumentRequest{Claims: c, AgentID: r.PathValue("id"), Input: documents.AddInput{
+		Name: b.Name, URL: b.URL, DriveFileID: b.DriveFileID, Labels: b.Labels, SharingStatus: b.SharingStatus,
+	}}, nil
+}
+
+// updateBody is the PUT body: the full document with name and labels
+// changed. id, agentId, createdAt, updatedAt and unknown fields are ignored;
+// url and driveFileId, when present, must be the stored values.
+type updateBody struct {
+	Name          string   `json:"name"`
+	Labels        []string `json:"labels"`
+	SharingStatus string   `json:"sharingStatus"`
+	URL           *string  `json:"url"`
+	DriveFileID   *string  `json:"driveFileId"`
+}
+
+func decodeUpdate(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b updateBody
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	return endpoints.UpdateDocumentRequest{Claims: c, AgentID: r.PathValue("id"), DocumentID: r.PathValue("documentId"),
+		Input: documents.UpdateInput{
+			Name: b.Name, Labels: b.Labels, SharingStatus: b.SharingStatus, URL: b.URL, DriveFileID: b.DriveFileID,
+		}}, nil
+}
+
+func decodeRemove(ctx context.Context, r *http.Request) (any, error) {
+	c, err := claimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.RemoveDocumentRequest{Claims: c, AgentID: r.PathValue("id"), DocumentID: r.PathValue("documentId")}, nil
+}
+
+func encodeJSON(status int) httptransport.EncodeResponseFunc {
+	return func(_ context.Context, w http.ResponseWriter, resp any) error {
+		switch r := resp.(type) {
+		case endpoints.DocumentsResponse:
+			out := make([]DocumentJSON, len(r.Documents))
+			for i, d := range r.Documents {
+				out[i] = DocumentToJSON(d)
+			}
+			server.WriteJSON(w, status, out)
+		case endpoints.DocumentResponse:
+			server.WriteJSON(w, status, DocumentToJSON(r.Document))
+		case endpoints.RemovedResponse:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			return errors.New("unexpected response type")
+		}
+		return nil
+	}
+}
+
+// ValidationErrorJSON is the body of a 400 validation_failed (and of the 409
+// conflict for a taken name, which names the field too).
+type ValidationErrorJSON struct {
+	Error   string            `json:"error"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields"`
+}
+
+// Errors specific to the documents service.
+var (
+	ErrAgentNotFound    = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: documents.MsgAgentNotFound}
+	ErrDocumentNotFound = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: documents.MsgDocumentNotFound}
+	ErrCatalogDown      = &server.Error{Status: http.StatusServiceUnavailable, Code: "catalog_unavailable", Message: documents.MsgCatalogDown}
+)
+
+func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
+	return func(ctx context.Context, err error, w http.ResponseWriter) {
+		var (
+			se *server.Error
+			ve *documents.ValidationError
+		)
+		switch {
+		case errors.As(err, &se):
+			server.WriteError(w, se)
+		case errors.As(err, &ve):
+			fields := make(map[string]string, len(ve.Fields))
+			for _, f := range ve.Fields {
+				fields[f.Field] = f.Message
+			}
+			server.WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: "validation_failed", Message: ve.Message(), Fields: fields})
+		case errors.Is(err, documents.ErrNameTaken):
+			server.WriteJSON(w, http.StatusConflict, ValidationErrorJSON{Error: "conflict", Message: documents.MsgNameTaken,
+				Fields: map[string]string{"name": documents.MsgNameTaken}})
+		case errors.Is(err, documents.ErrAgentNotFound):
+			server.WriteError(w, ErrAgentNotFound)
+		case errors.Is(err, documents.ErrDocumentNotFound):
+			server.WriteError(w, ErrDocumentNotFound)
+		case errors.Is(err, documents.ErrCatalogUnavailable):
+			logger.WarnContext(ctx, "ownership check failed", "error", err)
+			w.Header().Set("Retry-After", "1")
+			server.WriteError(w, ErrCatalogDown)
+		default:
+			logger.ErrorContext(ctx, "request failed", "error", err)
+			server.WriteError(w, server.ErrInternal)
+		}
+	}
+}
