@@ -1,0 +1,156 @@
+// Package app wires the analytics service: configuration, database and
+// migrations, the Kafka consumer (group "analytics") that projects every
+// service's events into read models, endpoints, HTTP and gRPC transports.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/agentic-app/agentic/services/analytics/internal/endpoints"
+	"github.com/agentic-app/agentic/services/analytics/internal/transport"
+	"github.com/agentic-app/agentic/services/analytics/readmodel"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/config"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// ServiceName is used in logs, traces and metrics.
+const ServiceName = "analytics"
+
+// Config is the service configuration (environment only).
+type Config struct {
+	HTTPAddr          string
+	GRPCAddr          string
+	DatabaseURL       string
+	DatabaseCreate    bool
+	KafkaBrokers      []string
+	FirebaseProjectID string
+	ShutdownTimeout   time.Duration
+	// ConsumerGroup is the Kafka consumer group (default "analytics"); a new
+	// group replays every topic from the first offset.
+	ConsumerGroup string
+
+	// Verifier replaces the Firebase verifier (tests).
+	Verifier auth.Verifier
+	// Now is the clock of the statistics' month boundary and the freshness metric (tests).
+	Now func() time.Time
+	// HTTPListener / GRPCListener replace the addresses (tests).
+	HTTPListener, GRPCListener net.Listener
+	// Ready is called once the servers listen (tests).
+	Ready func(httpAddr, grpcAddr net.Addr)
+	// ConsumerMaxWait overrides the consumer's fetch wait (tests).
+	ConsumerMaxWait time.Duration
+	// ConsumerRetryBackoff overrides the consumer's first retry wait (tests).
+	ConsumerRetryBackoff time.Duration
+}
+
+// LoadConfig reads the configuration from the environment.
+func LoadConfig() (Config, error) {
+	var l config.Loader
+	c := Config{
+		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8105"),
+		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9105"),
+		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_analytics?sslmode=disable"),
+		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
+		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		ConsumerGroup:     l.String("ANALYTICS_CONSUMER_GROUP", readmodel.ConsumerGroup),
+	}
+	return c, l.Err()
+}
+
+// Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.ConsumerGroup == "" {
+		cfg.ConsumerGroup = readmodel.ConsumerGroup
+	}
+	shutdownTracing, err := observability.SetupTracing(ctx, ServiceName)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdownTracing(sctx)
+	}()
+	reg := observability.NewRegistry()
+
+	startCtx, cancelStart := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelStart()
+	if cfg.DatabaseCreate {
+		if err := database.EnsureDatabase(startCtx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
+	pool, err := database.Connect(startCtx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := database.Migrate(startCtx, pool, readmodel.Migrations, readmodel.MigrationsDir, database.WithLogger(logger)); err != nil {
+		return err
+	}
+	if err := events.MigrateConsumer(startCtx, pool, logger); err != nil {
+		return err
+	}
+
+	verifier := cfg.Verifier
+	if verifier == nil {
+		fv, err := auth.NewFirebaseVerifier(ctx, cfg.FirebaseProjectID)
+		if err != nil {
+			return err
+		}
+		verifier = fv
+		logger.Info("firebase token verification", "project", cfg.FirebaseProjectID, "emulator", auth.EmulatorHost())
+	}
+	verifier = auth.NewCachingVerifier(verifier)
+
+	projector := readmodel.NewProjector(readmodel.ProjectorConfig{Now: cfg.Now, Registerer: reg})
+	consumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: cfg.ConsumerGroup, Topics: readmodel.Topics,
+		Handler: projector.Handler(), MaxWait: cfg.ConsumerMaxWait, RetryBackoff: cfg.ConsumerRetryBackoff,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+
+	svc := readmodel.NewStore(pool, cfg.Now)
+	set := endpoints.New(svc, logger, reg)
+
+	mux := server.NewMux(reg,
+		server.Check{Name: "database", Fn: database.Check(pool)},
+		server.Check{Name: "kafka", Fn: events.BrokerCheck(cfg.KafkaBrokers)},
+	)
+	transport.RegisterHTTP(mux, set, verifier, logger)
+
+	// No internal API yet: the gRPC server carries only grpc.health.v1.Health.
+	grpcSrv, health := server.NewGRPCServer(logger)
+
+	return server.Run(ctx, server.RunConfig{
+		Logger:       logger,
+		HTTPAddr:     cfg.HTTPAddr,
+		HTTPListener: cfg.HTTPListener,
+		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:     cfg.GRPCAddr,
+		GRPCListener: cfg.GRPCListener,
+		GRPCServer:   grpcSrv,
+		GRPCHealth:   health,
+		Workers: []server.Worker{
+			{Name: "event-consumer", Run: consumer.Run},
+		},
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Ready:           cfg.Ready,
+	})
+}

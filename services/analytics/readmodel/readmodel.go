@@ -1,0 +1,116 @@
+// Package readmodel holds the analytics read models: the event projection
+// that builds them (Projector, run by the platform Kafka consumer), the
+// queries behind the activity feed and the dashboard statistics (Store) and
+// the service rules on top (Service). See docs/analytics.md.
+//
+// It is a public package (not internal) so that bench/analytics can run the
+// same projection against its own broker and database.
+package readmodel
+
+import (
+	"embed"
+	"time"
+)
+
+// Migrations are the read-model tables (goose, version table goose_db_version).
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// MigrationsDir is the directory of Migrations.
+const MigrationsDir = "migrations"
+
+// ConsumerGroup is the Kafka consumer group of the analytics service.
+const ConsumerGroup = "analytics"
+
+// Topics the analytics service consumes: every service topic.
+const (
+	TopicIdentity  = "agentic.identity.v1"
+	TopicCatalog   = "agentic.catalog.v1"
+	TopicDocuments = "agentic.documents.v1"
+	TopicWallet    = "agentic.wallet.v1"
+	TopicUsage     = "agentic.usage.v1"
+)
+
+// Topics lists every topic the consumer group subscribes to.
+var Topics = []string{TopicIdentity, TopicCatalog, TopicDocuments, TopicWallet, TopicUsage}
+
+// Event types the projection applies. Any other type is acknowledged and
+// ignored (recorded in processed_events, no read-model change).
+const (
+	TypeAgentCreated        = "agentic.catalog.agent.created.v1"
+	TypeAgentUpdated        = "agentic.catalog.agent.updated.v1"
+	TypeAgentStatusChanged  = "agentic.catalog.agent.status_changed.v1"
+	TypeAgentDeleted        = "agentic.catalog.agent.deleted.v1"
+	TypeSubscriberAdded     = "agentic.catalog.subscriber.added.v1"
+	TypeSubscriberActivated = "agentic.catalog.subscriber.activated.v1"
+	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
+
+	TypeIncomeCredited = "agentic.wallet.income.credited.v1"
+
+	// TypeInteractionRecorded is the usage pipeline's event (not built yet);
+	// its expected payload is InteractionRecorded.
+	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
+)
+
+// Activity types (the API's activityType; the web app maps them to icons).
+const (
+	ActivityResponse     = "response"
+	ActivityUpload       = "upload"
+	ActivitySubscription = "subscription"
+	ActivityUpdate       = "update"
+	// ActivityCreate is shown with the generic info icon (gray).
+	ActivityCreate = "create"
+	// ActivityInfo is any other informative entry (info icon, gray).
+	ActivityInfo = "info"
+)
+
+// Kinds say what happened; with the subject and the agent's name they make
+// the description (Describe).
+const (
+	KindAgentCreated        = "agent.created"
+	KindAgentUpdated        = "agent.updated"
+	KindAgentStatusChanged  = "agent.status_changed"
+	KindSubscriberActivated = "subscriber.activated"
+	KindDocumentAdded       = "document.added"
+	KindDocumentUpdated     = "document.updated"
+	KindDocumentRemoved     = "document.removed"
+	KindInteraction         = "interaction.recorded"
+)
+
+// Activity is one entry of the feed.
+type Activity struct {
+	ID           string
+	ActivityType string
+	Description  string
+	CreatedAt    time.Time
+	Metadata     ActivityMetadata
+	Agent        ActivityAgent
+}
+
+// ActivityMetadata holds the optional extras of an activity.
+type ActivityMetadata struct {
+	Details            *string
+	DocumentReferences *string
+	FileType           *string
+}
+
+// ActivityAgent is the agent an activity is about, resolved at read time.
+type ActivityAgent struct {
+	Name      string
+	IconColor string
+}
+
+// Stats are the dashboard statistics of one user.
+type Stats struct {
+	AgentCount        int64
+	AgentGrowth       float64
+	TotalRevenue      int64 // US cents
+	RevenueGrowth     float64
+	TotalInteractions int64
+	InteractionGrowth float64
+}
+
+// UnknownAgentName is shown when an activity's agent is not known yet and the
+// event carried no name.
+const UnknownAgentName = "Unknown agent"
