@@ -18,6 +18,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // dist/.vite/manifest.json: the bundle-budget check (scripts/bundle-budget.mjs) reads the chunk graph.
+    manifest: true,
   },
   test: {
     environment: 'jsdom',
@@ -25,5 +27,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     css: false,
     restoreMocks: true,
+    // Shared 2-core machines: antd screens in jsdom can take seconds under load.
+    testTimeout: 20_000,
   },
 });

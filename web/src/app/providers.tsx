@@ -1,20 +1,20 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { ConfigProvider } from 'antd';
 import type { ReactNode } from 'react';
 import { Toaster } from '@/components/toast';
 import { AuthProvider } from '@/features/auth';
 import { queryClient } from '@/lib/query-client';
-import { theme } from './theme';
 
+/**
+ * App-wide providers. antd's ConfigProvider is not here: it wraps the antd screens as the lazy
+ * layout route `AntdRoot` (router.tsx), so the landing page's initial JS stays free of antd.
+ */
 export function AppProviders({ children }: { children: ReactNode }) {
   return (
-    <ConfigProvider theme={theme}>
-      <QueryClientProvider client={queryClient}>
-        <AuthProvider>
-          {children}
-          <Toaster />
-        </AuthProvider>
-      </QueryClientProvider>
-    </ConfigProvider>
+    <QueryClientProvider client={queryClient}>
+      <AuthProvider>
+        {children}
+        <Toaster />
+      </AuthProvider>
+    </QueryClientProvider>
   );
 }

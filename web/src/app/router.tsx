@@ -5,7 +5,7 @@ import { ProtectedRoute } from '@/features/auth/components/ProtectedRoute';
 
 /**
  * Route table of spec §2. Every screen is a lazily loaded chunk, so `/` downloads only
- * the shell and the landing page.
+ * the shell and the landing page (no antd: the other screens sit under the lazy AntdRoot).
  */
 export const routes: RouteObject[] = [
   {
@@ -13,49 +13,55 @@ export const routes: RouteObject[] = [
     lazy: async () => ({ Component: (await import('@/features/landing/routes/LandingPage')).LandingPage }),
   },
   {
-    path: '/auth',
-    lazy: async () => ({ Component: (await import('@/features/auth/routes/AuthPage')).AuthPage }),
-  },
-  {
-    Component: ProtectedRoute,
+    // antd screens (everything but the landing page) get the antd theme from this lazy layout route.
+    lazy: async () => ({ Component: (await import('./AntdRoot')).AntdRoot }),
     children: [
       {
-        path: '/dashboard',
-        lazy: async () => ({
-          Component: (await import('@/features/dashboard-layout/DashboardLayout')).DashboardLayout,
-        }),
+        path: '/auth',
+        lazy: async () => ({ Component: (await import('@/features/auth/routes/AuthPage')).AuthPage }),
+      },
+      {
+        Component: ProtectedRoute,
         children: [
           {
-            index: true,
-            lazy: async () => ({ Component: (await import('@/features/dashboard/routes/DashboardHome')).DashboardHome }),
-          },
-          {
-            path: 'agentic-users',
-            lazy: async () => ({ Component: (await import('@/features/agents/routes/AgentsPage')).AgentsPage }),
-          },
-          {
-            path: 'marketplace',
+            path: '/dashboard',
             lazy: async () => ({
-              Component: (await import('@/features/marketplace/routes/MarketplacePage')).MarketplacePage,
+              Component: (await import('@/features/dashboard-layout/DashboardLayout')).DashboardLayout,
             }),
+            children: [
+              {
+                index: true,
+                lazy: async () => ({ Component: (await import('@/features/dashboard/routes/DashboardHome')).DashboardHome }),
+              },
+              {
+                path: 'agentic-users',
+                lazy: async () => ({ Component: (await import('@/features/agents/routes/AgentsPage')).AgentsPage }),
+              },
+              {
+                path: 'marketplace',
+                lazy: async () => ({
+                  Component: (await import('@/features/marketplace/routes/MarketplacePage')).MarketplacePage,
+                }),
+              },
+              {
+                path: 'wallet',
+                lazy: async () => ({ Component: (await import('@/features/wallet/routes/WalletPage')).WalletPage }),
+              },
+            ],
           },
           {
-            path: 'wallet',
-            lazy: async () => ({ Component: (await import('@/features/wallet/routes/WalletPage')).WalletPage }),
+            path: '/wallet',
+            lazy: async () => ({
+              Component: (await import('@/features/wallet/routes/WalletPage')).StandaloneWalletPage,
+            }),
           },
         ],
       },
       {
-        path: '/wallet',
-        lazy: async () => ({
-          Component: (await import('@/features/wallet/routes/WalletPage')).StandaloneWalletPage,
-        }),
+        path: '*',
+        lazy: async () => ({ Component: (await import('@/components/NotFound')).NotFound }),
       },
     ],
-  },
-  {
-    path: '*',
-    lazy: async () => ({ Component: (await import('@/components/NotFound')).NotFound }),
   },
 ];
 

@@ -1,4 +1,3 @@
-import { Button } from 'antd';
 import { isRouteErrorResponse, useRouteError } from 'react-router';
 
 /** Route error boundary (e.g. a route chunk that failed to download after a deploy). */
@@ -15,9 +14,10 @@ export function RouteError() {
         <h1 className="not-found__title">Something went wrong</h1>
         <p className="not-found__text">{message}</p>
         <p>
-          <Button type="primary" onClick={() => window.location.reload()}>
+          {/* A plain button: this boundary is in the entry chunk, which must stay free of antd. */}
+          <button type="button" className="route-error__reload" onClick={() => window.location.reload()}>
             Reload
-          </Button>
+          </button>
         </p>
       </div>
     </main>

@@ -1,9 +1,11 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import { routes } from '@/app/router';
 import { Toaster } from '@/components/toast';
 import { AuthContext, type AuthContextValue } from '@/features/auth/auth-context';
+import { createQueryClient } from '@/lib/query-client';
 
 export function authValue(overrides: Partial<AuthContextValue> = {}): AuthContextValue {
   return {
@@ -20,14 +22,17 @@ export function authValue(overrides: Partial<AuthContextValue> = {}): AuthContex
   };
 }
 
-/** Renders the real route table at `path` with a given auth context. */
+/** Renders the real route table at `path` with a given auth context (and a fresh QueryClient). */
 export function renderApp(path: string, auth: AuthContextValue = authValue()) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const queryClient = createQueryClient();
   const utils = render(
-    <AuthContext.Provider value={auth}>
-      <RouterProvider router={router} />
-      <Toaster />
-    </AuthContext.Provider>,
+    <QueryClientProvider client={queryClient}>
+      <AuthContext.Provider value={auth}>
+        <RouterProvider router={router} />
+        <Toaster />
+      </AuthContext.Provider>
+    </QueryClientProvider>,
   );
-  return { ...utils, router, auth };
+  return { ...utils, router, auth, queryClient };
 }

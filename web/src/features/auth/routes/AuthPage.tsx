@@ -8,14 +8,17 @@ import { GoogleSignInButton } from '../components/GoogleSignInButton';
 import { LoginForm } from '../components/LoginForm';
 import { MarketingPanel } from '../components/MarketingPanel';
 import { RegisterForm } from '../components/RegisterForm';
+import { useMarketplaceInterestOnSignIn } from '../hooks/useMarketplaceInterestOnSignIn';
 import './auth.css';
 
 /** /auth (spec §2 "Auth page"). */
 export function AuthPage() {
   usePageTitle('Sign in');
   const { user, loading, profileLoading, error, refreshUser } = useAuth();
+  // /auth?interest=marketplace: register the interest before leaving for /dashboard.
+  const registeringInterest = useMarketplaceInterestOnSignIn();
 
-  if (loading || profileLoading) return <LoadingSpinner />;
+  if (loading || profileLoading || registeringInterest) return <LoadingSpinner />;
 
   if (error) {
     return (

@@ -1,18 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { format } from 'date-fns';
 import { UserDataGate } from '@/components/UserDataGate';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAuth } from '@/features/auth';
-import { getDisplayLabel } from '@/features/dashboard-layout/lib/user-display';
+import { activitiesKey, dashboardStatsKey, type Activity, type DashboardStats } from '../api/dashboard';
+import { RecentActivity } from '../components/RecentActivity';
+import { StatCards, StatCardsSkeleton } from '../components/StatCards';
+import '../components/dashboard.css';
 
-/** Dashboard home placeholder (stats and activity come with a later issue). */
+export const STATS_ERROR_MESSAGE = 'Failed to load dashboard statistics';
+
+function DashboardContent() {
+  const { user, loading, profileLoading, error } = useAuth();
+  // Spec §4 "Dashboard data": only once a user exists and user loading, profile loading and its error are all finished.
+  const ready = Boolean(user) && !loading && !profileLoading && !error;
+  const stats = useQuery<DashboardStats>({ queryKey: dashboardStatsKey, enabled: ready });
+  const activities = useQuery<Activity[]>({ queryKey: activitiesKey, enabled: ready });
+  const updatedAt = stats.dataUpdatedAt ? new Date(stats.dataUpdatedAt) : new Date();
+
+  return (
+    <section className="page dashboard">
+      <div className="dashboard__header">
+        <h1 className="page__title">Dashboard</h1>
+        <p className="dashboard__updated">Last updated: {format(updatedAt, 'MM/dd/yyyy, h:mm:ss a')}</p>
+      </div>
+      {stats.isError ? (
+        <p className="dashboard__error" role="alert">
+          {STATS_ERROR_MESSAGE}
+        </p>
+      ) : stats.data ? (
+        <StatCards stats={stats.data} />
+      ) : (
+        <StatCardsSkeleton />
+      )}
+      <RecentActivity
+        activities={Array.isArray(activities.data) ? activities.data : undefined}
+        loading={activities.isPending && !activities.isError}
+        failed={activities.isError}
+      />
+    </section>
+  );
+}
+
+/** Dashboard home (/dashboard): stat cards, 'Last updated:', Recent Activity (spec "Dashboard home"). */
 export function DashboardHome() {
   usePageTitle('Dashboard');
-  const { user } = useAuth();
   return (
     <UserDataGate>
-      <section className="page">
-        <h1 className="page__title">Dashboard</h1>
-        <p className="page__lead">Welcome back, {getDisplayLabel(user)}!</p>
-      </section>
+      <DashboardContent />
     </UserDataGate>
   );
 }

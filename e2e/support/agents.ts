@@ -1,0 +1,73 @@
+import { expect, type Page } from '@playwright/test';
+
+/** Helpers for the agent list and editor (/dashboard/agentic-users); see docs/web-agents.md. */
+
+export interface NewAgent {
+  name: string;
+  description: string;
+  category: string;
+  /** Display name of the icon (accessible name of its radio), e.g. 'Brain'. */
+  icon?: string;
+  /** Colour name (accessible name of its radio), e.g. 'Blue'. */
+  color?: string;
+}
+
+export function newAgent(prefix = 'Agent'): NewAgent {
+  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  return { name: `${prefix} ${id}`, description: `An agent that helps with ${prefix.toLowerCase()} questions.`, category: 'Education' };
+}
+
+/** Goes to the agent list through the header navigation (keeps the signed-in session warm). */
+export async function openAgentList(page: Page) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Your Agentic Users' }).click();
+  await expect(page).toHaveURL(/\/dashboard\/agentic-users$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Your Agentic Users' })).toBeVisible();
+}
+
+export function createDialog(page: Page) {
+  return page.getByRole('dialog', { name: 'Create New Agent' });
+}
+
+export async function openCreateDialog(page: Page) {
+  // When the list is empty, the empty state has a second Create New Agent button.
+  await page.getByRole('button', { name: 'Create New Agent' }).first().click();
+  await expect(createDialog(page)).toBeVisible();
+  return createDialog(page);
+}
+
+export async function fillCreateForm(page: Page, agent: NewAgent) {
+  const dialog = createDialog(page);
+  await dialog.getByLabel('Name').fill(agent.name);
+  await dialog.getByLabel('Description').fill(agent.description);
+  await dialog.getByLabel('Category').fill(agent.category);
+  // antd hides the radio inputs: click their visible label (the picker tile).
+  for (const choice of [agent.icon, agent.color]) {
+    if (!choice) continue;
+    const radio = dialog.getByRole('radio', { name: choice, exact: true });
+    await radio.locator('xpath=ancestor::label[1]').click();
+    await expect(radio).toBeChecked();
+  }
+}
+
+/** Creates an agent through the dialog and waits for its row. */
+export async function createAgent(page: Page, agent: NewAgent) {
+  await openCreateDialog(page);
+  await fillCreateForm(page, agent);
+  await createDialog(page).getByRole('button', { name: 'Create Agent' }).click();
+  await expect(createDialog(page)).toBeHidden();
+  await expect(agentRow(page, agent.name)).toBeVisible();
+}
+
+export function agentRow(page: Page, name: string) {
+  return page.getByRole('row').filter({ hasText: name });
+}
+
+export function editor(page: Page, name: string) {
+  return page.getByRole('dialog', { name });
+}
+
+export async function openEditor(page: Page, name: string) {
+  await agentRow(page, name).click();
+  await expect(editor(page, name)).toBeVisible();
+  return editor(page, name);
+}

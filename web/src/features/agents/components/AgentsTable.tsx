@@ -1,0 +1,57 @@
+import { Table, type TableColumnsType } from 'antd';
+import type { Agent } from '../types';
+import { AgentIcon } from './AgentIcon';
+import { StatusBadge } from './StatusBadge';
+import { TagList } from './TagList';
+
+interface AgentsTableProps {
+  agents: Agent[];
+  onOpen: (agent: Agent) => void;
+}
+
+const columns: TableColumnsType<Agent> = [
+  {
+    title: 'Agent',
+    key: 'agent',
+    render: (_, agent) => (
+      <div className="agent-cell">
+        <AgentIcon iconName={agent.iconName} iconColor={agent.iconColor} />
+        <div className="agent-cell__text">
+          <span className="agent-cell__name">{agent.name}</span>
+          <span className="agent-cell__description">{agent.description}</span>
+        </div>
+      </div>
+    ),
+  },
+  { title: 'Category', dataIndex: 'category', key: 'category' },
+  { title: 'Status', dataIndex: 'status', key: 'status', render: (status: string) => <StatusBadge status={status} /> },
+  { title: 'Users', dataIndex: 'subscribers', key: 'subscribers', render: (n: number) => n ?? 0 },
+  { title: 'Interactions', dataIndex: 'totalInteractions', key: 'totalInteractions', render: (n: number) => n ?? 0 },
+  { title: 'Tags', dataIndex: 'tags', key: 'tags', render: (tags: string[]) => <TagList tags={tags} /> },
+];
+
+/** The agent list table: no pagination, 'No results.' when empty, a row opens the editor. */
+export function AgentsTable({ agents, onOpen }: AgentsTableProps) {
+  return (
+    <Table<Agent>
+      className="agents-table"
+      rowKey="id"
+      columns={columns}
+      dataSource={agents}
+      pagination={false}
+      locale={{ emptyText: 'No results.' }}
+      scroll={{ x: 'max-content' }}
+      onRow={(agent) => ({
+        onClick: () => onOpen(agent),
+        onKeyDown: (event) => {
+          if (event.key === 'Enter' || event.key === ' ') {
+            event.preventDefault();
+            onOpen(agent);
+          }
+        },
+        tabIndex: 0,
+        className: 'agents-table__row',
+      })}
+    />
+  );
+}

@@ -1,0 +1,127 @@
+import { MailOutlined } from '@ant-design/icons';
+import { Button, Drawer, Tabs } from 'antd';
+import { useState } from 'react';
+import { toast } from '@/components/toast';
+import { useUpdateAgent } from '../../api/agents';
+import { initialEditorStatus } from '../../lib/status';
+import type { Agent, AgentUpdatePayload } from '../../types';
+import { AgentIcon } from '../AgentIcon';
+import { InstructionsTab } from './InstructionsTab';
+import { SettingsTab } from './SettingsTab';
+import { UsersTab } from './UsersTab';
+
+interface AgentEditorProps {
+  agent: Agent;
+  open: boolean;
+  onClose: () => void;
+  /** Called with the saved agent after a successful Save Changes. */
+  onSaved?: (agent: Agent) => void;
+}
+
+function draftOf(agent: Agent): AgentUpdatePayload {
+  return {
+    instructions: agent.instructions ?? '',
+    status: initialEditorStatus(agent.status),
+    isPublic: agent.isPublic ?? false,
+    tags: [...(agent.tags ?? [])],
+    description: agent.description ?? '',
+  };
+}
+
+/**
+ * The full-screen agent editor: a dialog named by the agent's name, a header with its icon,
+ * name, description and e-mail address, three tabs and a Save Changes footer.
+ */
+export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps) {
+  const [draft, setDraft] = useState<AgentUpdatePayload>(() => draftOf(agent));
+  const update = useUpdateAgent();
+  const titleId = `agent-editor-title-${agent.id}`;
+
+  const patch = (values: Partial<AgentUpdatePayload>) => setDraft((d) => ({ ...d, ...values }));
+
+  const save = () => {
+    update.mutate(
+      { id: agent.id, payload: draft },
+      {
+        onSuccess: (saved) => {
+          toast({ title: 'Agent Updated', description: `Your changes to ${saved?.name ?? agent.name} have been saved.` });
+          if (saved) onSaved?.(saved);
+        },
+        onError: (error) => {
+          console.error('Error updating agent:', error);
+          toast({ title: 'Error', description: error.message, variant: 'destructive' });
+        },
+      },
+    );
+  };
+
+  const header = (
+    <div className="agent-editor__header">
+      <AgentIcon iconName={agent.iconName} iconColor={agent.iconColor} size="large" />
+      <div className="agent-editor__heading">
+        <h2 id={titleId} className="agent-editor__name">
+          {agent.name}
+        </h2>
+        <p className="agent-editor__description">{agent.description}</p>
+        {agent.email && (
+          <p className="agent-editor__email">
+            <MailOutlined aria-hidden="true" /> <span className="agents-sr-only">Agent e-mail address: </span>
+            <a href={`mailto:${agent.email}`} data-testid="agent-email">
+              {agent.email}
+            </a>
+          </p>
+        )}
+      </div>
+    </div>
+  );
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      placement="right"
+      size="100%"
+      title={header}
+      aria-labelledby={titleId}
+      className="agent-editor"
+      destroyOnHidden
+      footer={
+        <div className="agent-editor__footer">
+          <Button type="primary" onClick={save} disabled={update.isPending}>
+            {update.isPending ? 'Saving...' : 'Save Changes'}
+          </Button>
+        </div>
+      }
+    >
+      <Tabs
+        defaultActiveKey="instructions"
+        items={[
+          {
+            key: 'instructions',
+            label: 'Instructions & Documents',
+            children: (
+              <InstructionsTab
+                agentId={agent.id}
+                agentEmail={agent.email}
+                value={draft.instructions}
+                onChange={(instructions) => patch({ instructions })}
+              />
+            ),
+          },
+          { key: 'users', label: 'Users', children: <UsersTab agentId={agent.id} enabled={open} /> },
+          {
+            key: 'settings',
+            label: 'Settings',
+            children: (
+              <SettingsTab
+                agentId={agent.id}
+                values={{ status: draft.status, isPublic: draft.isPublic, tags: draft.tags, description: draft.description }}
+                onChange={patch}
+              />
+            ),
+          },
+        ]}
+      />
+    </Drawer>
+  );
+}

@@ -1,0 +1,171 @@
+import { DeleteOutlined, SearchOutlined } from '@ant-design/icons';
+import { Avatar, Button, Input, Table, type TableColumnsType } from 'antd';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
+import { toast } from '@/components/toast';
+import { inviteSubscriber, revokeSubscriber, subscribersQueryKey, toastMessage, useSubscribers } from '../../api/agents';
+import { filterSubscribers } from '../../lib/filter-agents';
+import { formatJoined } from '../../lib/relative-time';
+import { initialsOf, subscriberStatusColor } from '../../lib/status';
+import type { Subscriber } from '../../types';
+import { Badge } from '../Badge';
+
+interface UsersTabProps {
+  agentId: string;
+  /** The subscribers query runs only while the editor is open. */
+  enabled: boolean;
+}
+
+/** Users tab: search, the subscriber table, invite by e-mail and revoke (spec "Agent editor" → Users). */
+export function UsersTab({ agentId, enabled }: UsersTabProps) {
+  const queryClient = useQueryClient();
+  const { data, isPending, error } = useSubscribers(agentId, enabled);
+  const [search, setSearch] = useState('');
+  const [email, setEmail] = useState('');
+  const subscribers = useMemo(() => data ?? [], [data]);
+  const filtered = useMemo(() => filterSubscribers(subscribers, search), [subscribers, search]);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
+
+  const invite = useMutation({
+    mutationFn: (address: string) => inviteSubscriber(agentId, address),
+    onSuccess: (subscriber, address) => {
+      toast({ title: 'Invitation Sent', description: `${subscriber?.email || address} has been invited.` });
+      setEmail('');
+      void refresh();
+    },
+    onError: (err) => {
+      console.error('Error inviting user:', err);
+      toast({ title: 'Error', description: toastMessage(err, 'Failed to invite user.'), variant: 'destructive' });
+    },
+  });
+
+  const revoke = useMutation({
+    mutationFn: (subscriber: Subscriber) => revokeSubscriber(agentId, subscriber.id),
+    onSuccess: (_, subscriber) => {
+      toast({ title: 'Access Revoked', description: `${subscriber.email} no longer has access to this agent.` });
+      void refresh();
+    },
+    onError: (err) => {
+      console.error('Error revoking access:', err);
+      toast({ title: 'Error', description: toastMessage(err, 'Failed to revoke access.'), variant: 'destructive' });
+    },
+  });
+
+  const onInvite = (event: FormEvent) => {
+    event.preventDefault();
+    const address = email.trim();
+    if (!address) return;
+    invite.mutate(address);
+  };
+
+  const columns: TableColumnsType<Subscriber> = [
+    {
+      title: 'Name',
+      key: 'name',
+      render: (_, s) => (
+        <div className="subscriber-cell">
+          <Avatar size={32} className="subscriber-cell__avatar" aria-hidden="true">
+            {initialsOf(s.name, s.email)}
+          </Avatar>
+          <div className="agent-cell__text">
+            {s.name && s.name !== s.email ? (
+              <>
+                <span className="agent-cell__name">{s.name}</span>
+                <span className="agent-cell__description">{s.email}</span>
+              </>
+            ) : (
+              // An invitee who has not signed up yet has no name of their own: show the e-mail once.
+              <span className="agent-cell__name">{s.email}</span>
+            )}
+          </div>
+        </div>
+      ),
+    },
+    {
+      title: 'Status',
+      dataIndex: 'status',
+      key: 'status',
+      render: (status: string) => <Badge color={subscriberStatusColor(status)}>{status}</Badge>,
+    },
+    {
+      title: 'Joined',
+      dataIndex: 'joinedDate',
+      key: 'joinedDate',
+      render: (date: string) => <time dateTime={date}>{formatJoined(date)}</time>,
+    },
+    {
+      title: 'Usage',
+      dataIndex: 'interactions',
+      key: 'interactions',
+      render: (n: number) => `${n ?? 0} interactions`,
+    },
+    {
+      title: <span className="agents-sr-only">Actions</span>,
+      key: 'actions',
+      align: 'right',
+      render: (_, s) => (
+        <Button
+          type="text"
+          danger
+          icon={<DeleteOutlined aria-hidden="true" />}
+          aria-label={`Revoke access for ${s.email}`}
+          title="Revoke access"
+          disabled={revoke.isPending && revoke.variables?.id === s.id}
+          onClick={() => revoke.mutate(s)}
+        />
+      ),
+    },
+  ];
+
+  const inviteId = `agent-invite-${agentId}`;
+
+  return (
+    <div className="agent-editor__section">
+      <form className="form-field" onSubmit={onInvite} noValidate aria-label="Invite a user">
+        <label htmlFor={inviteId} className="form-field__label">
+          Invite by email
+        </label>
+        <div className="agents-inline-form">
+          <Input
+            id={inviteId}
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            placeholder="name@example.com"
+            autoComplete="off"
+          />
+          <Button type="primary" htmlType="submit" disabled={invite.isPending || !email.trim()}>
+            Invite
+          </Button>
+        </div>
+      </form>
+
+      <Input
+        className="agents-search"
+        prefix={<SearchOutlined aria-hidden="true" />}
+        placeholder="Search users..."
+        aria-label="Search users"
+        value={search}
+        onChange={(e) => setSearch(e.target.value)}
+        allowClear
+      />
+
+      {error ? (
+        <p role="alert" className="agents-error">
+          {error.message}
+        </p>
+      ) : (
+        <Table<Subscriber>
+          className="subscribers-table"
+          rowKey="id"
+          columns={columns}
+          dataSource={filtered}
+          loading={isPending && enabled}
+          pagination={false}
+          scroll={{ x: 'max-content' }}
+          locale={{ emptyText: subscribers.length === 0 ? 'No users yet' : 'No results.' }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,261 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { Toaster } from '@/components/toast';
+import { removeToast } from '@/components/toast/toast-store';
+import { AuthContext } from '@/features/auth/auth-context';
+import { createQueryClient } from '@/lib/query-client';
+import { fakeIdentity } from '@/test/fake-firebase';
+import { authValue } from '@/test/render';
+import type { Agent } from '../types';
+import { AgentsPage } from './AgentsPage';
+
+// getByRole's visibility check calls getComputedStyle up the tree, which is very slow with
+// antd's injected styles in jsdom; every queried element here is visible anyway.
+configure({ defaultHidden: true });
+
+vi.mock('@/lib/firebase', () => ({
+  loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
+}));
+
+function agent(overrides: Partial<Agent>): Agent {
+  return {
+    id: 'a1',
+    userId: 'u1',
+    name: 'Physics Tutor',
+    description: 'Helps students with physics homework',
+    category: 'Education',
+    status: 'active',
+    isPublic: false,
+    iconName: 'ri-brain-line',
+    iconColor: '#4076D6',
+    instructions: '',
+    tags: [],
+    subscribers: 3,
+    totalInteractions: 42,
+    email: 'physics-tutor-1@agents.example.com',
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    ...overrides,
+  };
+}
+
+type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
+const json = (body: unknown, status = 200, statusText = 'OK') =>
+  new Response(JSON.stringify(body), { status, statusText, headers: { 'Content-Type': 'application/json' } });
+
+let handler: Handler;
+const fetchMock = vi.fn((url: string, init: RequestInit) => handler(url, init));
+
+beforeEach(() => {
+  // The toast store is a module singleton: start every test without the previous test's toasts.
+  removeToast();
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+function renderPage() {
+  const user = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' };
+  return render(
+    <QueryClientProvider client={createQueryClient()}>
+      <AuthContext.Provider value={authValue({ user })}>
+        <AgentsPage />
+        <Toaster />
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+}
+
+/** Typing character by character through antd is slow in jsdom: set the value in one go. */
+function fill(input: HTMLElement, value: string) {
+  fireEvent.change(input, { target: { value } });
+}
+
+function callsTo(method: string, url: string) {
+  return fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
+}
+
+// antd in jsdom is slow, and the suite shares 2 cores with the rest of the tests.
+describe('AgentsPage', { timeout: 30_000 }, () => {
+  it('lists the agents and filters them with the search box', async () => {
+    handler = () =>
+      json([
+        agent({ tags: ['physics', 'homework', 'exams', 'labs'] }),
+        agent({ id: 'a2', name: 'ISO Writer', description: 'Writes ISO 27001 documents', category: 'Compliance', status: 'pending' }),
+      ]);
+    renderPage();
+
+    expect(await screen.findByText('Physics Tutor')).toBeInTheDocument();
+    const headers = screen.getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['Agent', 'Category', 'Status', 'Users', 'Interactions', 'Tags']);
+    const row = screen.getByRole('row', { name: /Physics Tutor/ });
+    expect(within(row).getByText('active')).toHaveAttribute('data-color', 'green');
+    expect(within(row).getByText('+2')).toBeInTheDocument();
+    expect(within(row).getByText('42')).toBeInTheDocument();
+    expect(within(screen.getByRole('row', { name: /ISO Writer/ })).getByText('pending')).toHaveAttribute('data-color', 'yellow');
+
+    // The request carries the Bearer token.
+    const [, init] = callsTo('GET', '/api/agents')[0]!;
+    expect(new Headers(init.headers).get('Authorization')).toBe('Bearer token-123');
+
+    const search = screen.getByPlaceholderText('Search by name, description or category...');
+    fill(search, 'COMPLIANCE');
+    expect(screen.queryByText('Physics Tutor')).not.toBeInTheDocument();
+    expect(screen.getByText('ISO Writer')).toBeInTheDocument();
+    fill(search, 'nothing like this');
+    expect(await screen.findByText('No results.')).toBeInTheDocument();
+  });
+
+  it('shows the empty state', async () => {
+    handler = () => json([]);
+    renderPage();
+    expect(await screen.findByRole('heading', { name: 'No Agentic Users Yet' })).toBeInTheDocument();
+    expect(screen.getByText('Create your first agentic user to get started')).toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: 'Create New Agent' })).toHaveLength(2);
+  });
+
+  it('shows the fetch failure text', async () => {
+    handler = () => new Response('boom', { status: 500, statusText: 'Internal Server Error' });
+    renderPage();
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to fetch agents: Internal Server Error');
+  });
+
+  it('validates the create form, then creates the agent', async () => {
+    let agents: Agent[] = [];
+    handler = (url, init) => {
+      if (url === '/api/agents' && init.method === 'POST') {
+        const created = agent({ id: 'new', ...(JSON.parse(String(init.body)) as Partial<Agent>) });
+        agents = [created];
+        return json(created, 201, 'Created');
+      }
+      return json(agents);
+    };
+    renderPage();
+    await screen.findByText('No Agentic Users Yet');
+    fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
+    const dialog = await screen.findByRole('dialog', { name: 'Create New Agent' });
+    expect(within(dialog).getByRole('switch', { name: 'Visibility' })).toBeDisabled();
+    expect(within(dialog).getByText(/Public agents are coming soon/)).toBeInTheDocument();
+    expect(within(dialog).getByRole('radio', { name: 'Robot' })).toBeChecked();
+    expect(within(dialog).getByRole('radio', { name: 'Orange' })).toBeChecked();
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create Agent' }));
+    expect(await within(dialog).findByText('Name must be at least 2 characters')).toBeInTheDocument();
+    expect(within(dialog).getByText('Description must be at least 10 characters')).toBeInTheDocument();
+    expect(within(dialog).getByText('Category is required')).toBeInTheDocument();
+    expect(callsTo('POST', '/api/agents')).toHaveLength(0);
+
+    fill(within(dialog).getByLabelText('Name'), 'Chem Tutor');
+    fill(within(dialog).getByLabelText('Description'), 'Explains chemistry step by step');
+    fill(within(dialog).getByLabelText('Category'), 'Education');
+    fireEvent.click(within(dialog).getByRole('radio', { name: 'Customer Service' }));
+    fireEvent.click(within(dialog).getByRole('radio', { name: 'Purple' }));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create Agent' }));
+
+    expect(await screen.findByRole('status', { name: 'Agent Created' })).toHaveTextContent(
+      'Your new agent has been created successfully.',
+    );
+    expect(JSON.parse(String(callsTo('POST', '/api/agents')[0]![1].body))).toEqual({
+      name: 'Chem Tutor',
+      description: 'Explains chemistry step by step',
+      category: 'Education',
+      isPublic: false,
+      iconName: 'ri-customer-service-line',
+      iconColor: '#6767EC',
+      userId: 'u1',
+      instructions: '',
+      tags: [],
+    });
+    expect(await screen.findByText('Chem Tutor')).toBeInTheDocument();
+  });
+
+  it('shows the server message when creating fails', async () => {
+    handler = (_url, init) =>
+      init.method === 'POST'
+        ? json({ error: 'invalid_argument', message: 'Public agents are coming soon' }, 400, 'Bad Request')
+        : json([]);
+    renderPage();
+    await screen.findByText('No Agentic Users Yet');
+    fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
+    const dialog = await screen.findByRole('dialog', { name: 'Create New Agent' });
+    fill(within(dialog).getByLabelText('Name'), 'Chem Tutor');
+    fill(within(dialog).getByLabelText('Description'), 'Explains chemistry step by step');
+    fill(within(dialog).getByLabelText('Category'), 'Education');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create Agent' }));
+    const alert = await screen.findByRole('alert', { name: 'Error' });
+    expect(alert).toHaveTextContent('Public agents are coming soon');
+  });
+
+  it('opens the editor from a row and saves the settings', async () => {
+    let saved: unknown;
+    handler = (url, init) => {
+      if (url === '/api/agents/a1' && init.method === 'PATCH') {
+        saved = JSON.parse(String(init.body));
+        return json(agent({ ...(saved as Partial<Agent>) }));
+      }
+      if (url === '/api/agents/a1/subscribers') {
+        return json([
+          { id: 's1', name: 'Grace Hopper', email: 'grace@example.com', status: 'invited', joinedDate: new Date().toISOString(), interactions: 0 },
+        ]);
+      }
+      return json([agent({ tags: ['physics'], instructions: 'Be kind.' })]);
+    };
+    renderPage();
+    fireEvent.click(await screen.findByText('Physics Tutor'));
+    const editor = await screen.findByRole('dialog', { name: 'Physics Tutor' });
+    expect(within(editor).getByText('physics-tutor-1@agents.example.com')).toBeInTheDocument();
+    expect(within(editor).getByLabelText('Agent Instructions')).toHaveValue('Be kind.');
+
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Users' }));
+    expect(await within(editor).findByText('grace@example.com')).toBeInTheDocument();
+    expect(within(editor).getByText('0 interactions')).toBeInTheDocument();
+    expect(within(editor).getByText('0 days ago')).toBeInTheDocument();
+    expect(within(editor).getByRole('button', { name: 'Revoke access for grace@example.com' })).toBeInTheDocument();
+    fill(within(editor).getByPlaceholderText('Search users...'), 'nobody');
+    expect(within(editor).queryByText('grace@example.com')).not.toBeInTheDocument();
+
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Settings' }));
+    expect(within(editor).getByRole('button', { name: 'Active' })).toHaveAttribute('aria-pressed', 'true');
+    expect(within(editor).getByRole('button', { name: 'Public' })).toBeDisabled();
+    fireEvent.click(within(editor).getByRole('button', { name: 'Inactive' }));
+    const tags = within(editor).getByLabelText('Tags');
+    const enter = (value: string) => {
+      fill(tags, value);
+      fireEvent.keyDown(tags, { key: 'Enter' });
+    };
+    enter('  exams ');
+    enter('physics');
+    enter('   ');
+    expect(tags).toHaveValue('');
+    fill(tags, 'labs');
+    fireEvent.click(within(editor).getByRole('button', { name: 'Add' }));
+    fireEvent.click(within(editor).getByRole('button', { name: 'Remove tag physics' }));
+    const description = within(editor).getByLabelText('Description');
+    fill(description, 'A patient physics tutor');
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
+    expect(saved).toEqual({
+      instructions: 'Be kind.',
+      status: 'inactive',
+      isPublic: false,
+      tags: ['exams', 'labs'],
+      description: 'A patient physics tutor',
+    });
+  });
+
+  it('shows the update error text when saving fails', async () => {
+    handler = (url, init) => {
+      if (init.method === 'PATCH') return new Response('nope', { status: 404, statusText: 'Not Found' });
+      if (url.endsWith('/subscribers')) return json([]);
+      return json([agent({})]);
+    };
+    renderPage();
+    fireEvent.click(await screen.findByText('Physics Tutor'));
+    await screen.findByRole('dialog', { name: 'Physics Tutor' });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    const alert = await screen.findByRole('alert', { name: 'Error' });
+    expect(alert).toHaveTextContent('Failed to update agent: 404 Not Found - nope');
+    await waitFor(() => expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(1));
+  });
+});

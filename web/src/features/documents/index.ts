@@ -1,0 +1,2 @@
+export { InstructionsAndDocuments } from './components/InstructionsAndDocuments';
+export type { AgentDocument } from './types';

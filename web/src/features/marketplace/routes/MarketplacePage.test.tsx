@@ -1,0 +1,83 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authValue, renderApp } from '@/test/render';
+
+const identity = { uid: 'u1', getIdToken: vi.fn(async () => 'token-1') };
+vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { currentUser: identity } })) }));
+
+const slow = { timeout: 10_000 };
+const signedIn = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada', interestedInPublicAgents: false };
+
+let respond: () => Promise<Response>;
+const fetchMock = vi.fn((_input: RequestInfo | URL, _init?: RequestInit) => respond());
+
+beforeEach(() => {
+  respond = async () => new Response(JSON.stringify({ success: true, data: {} }), { status: 200 });
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('marketplace page', () => {
+  it('shows the title, the six feature chips and the Notify button', async () => {
+    renderApp('/dashboard/marketplace', authValue({ user: signedIn }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Marketplace Coming Soon' }, slow)).toBeInTheDocument();
+    const chips = screen.getByRole('list', { name: 'Coming features' });
+    expect(chips.querySelectorAll('li')).toHaveLength(6);
+    expect(screen.getByRole('button', { name: 'Notify Me When Available' })).toBeEnabled();
+    expect(screen.queryByText("Your interest has been recorded. We'll notify you!")).not.toBeInTheDocument();
+  });
+
+  it('registers interest with a body-less POST, toasts and refreshes the user', async () => {
+    let finish!: () => void;
+    respond = () =>
+      new Promise<Response>((resolve) => {
+        finish = () => resolve(new Response(JSON.stringify({ success: true }), { status: 200 }));
+      });
+    const auth = authValue({ user: signedIn });
+    renderApp('/dashboard/marketplace', auth);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Notify Me When Available' }, slow));
+
+    expect(await screen.findByRole('button', { name: 'Registering Interest...' })).toBeDisabled();
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe('/api/user/public-agent-interest');
+    expect(init?.method).toBe('POST');
+    expect(init?.body).toBeUndefined();
+    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-1');
+    finish();
+
+    const toast = await screen.findByRole('status', { name: 'Interest Registered' });
+    expect(toast).toHaveAccessibleDescription("We'll notify you when the marketplace is available!");
+    await waitFor(() => expect(auth.refreshUser).toHaveBeenCalled());
+    expect(screen.getByText("Your interest has been recorded. We'll notify you!")).toBeInTheDocument();
+  });
+
+  it('shows the recorded text instead of the button when the user is interested', async () => {
+    renderApp('/dashboard/marketplace', authValue({ user: { ...signedIn, interestedInPublicAgents: true } }));
+    expect(await screen.findByText("Your interest has been recorded. We'll notify you!", {}, slow)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Notify Me When Available' })).not.toBeInTheDocument();
+  });
+
+  it('shows the server message, or the fallback, in a destructive Error toast', async () => {
+    respond = async () => new Response(JSON.stringify({ error: 'internal', message: 'Internal server error' }), { status: 500 });
+    const auth = authValue({ user: signedIn });
+    renderApp('/dashboard/marketplace', auth);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Notify Me When Available' }, slow));
+    expect(await screen.findByRole('alert', { name: 'Error' })).toHaveAccessibleDescription('Internal server error');
+    expect(auth.refreshUser).not.toHaveBeenCalled();
+
+    respond = async () => new Response('bad gateway', { status: 502 });
+    await user.click(await screen.findByRole('button', { name: 'Notify Me When Available' }));
+    await waitFor(() =>
+      expect(screen.getAllByRole('alert', { name: 'Error' })[0]).toHaveAccessibleDescription('Failed to register interest.'),
+    );
+    expect(screen.getByRole('button', { name: 'Notify Me When Available' })).toBeEnabled();
+  });
+});

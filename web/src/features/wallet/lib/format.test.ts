@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatDescription,
+  formatTransactionAmount,
+  formatTransactionDate,
+  formatTransactionType,
+  formatUsd,
+  isCredit,
+} from './format';
+
+describe('formatUsd', () => {
+  it('shows dollars with 2 decimals', () => {
+    expect(formatUsd(12.5)).toBe('$12.50');
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatUsd(1234.5)).toBe('$1,234.50');
+    expect(formatUsd(0.005)).toBe('$0.01');
+  });
+});
+
+describe('transaction amount', () => {
+  it("shows deposits with '+' and everything else with '-'", () => {
+    expect(formatTransactionAmount({ type: 'deposit', amount: 25 })).toBe('+$25.00');
+    expect(formatTransactionAmount({ type: 'expense', amount: 1.2 })).toBe('-$1.20');
+    expect(formatTransactionAmount({ type: 'income', amount: 3 })).toBe('-$3.00');
+    expect(formatTransactionAmount({ type: null, amount: 0.456 })).toBe('-$0.46');
+    expect(formatTransactionAmount({ type: 'expense', amount: -2 })).toBe('-$2.00');
+  });
+
+  it('colours only deposits as credits', () => {
+    expect(isCredit({ type: 'deposit' })).toBe(true);
+    expect(isCredit({ type: 'income' })).toBe(false);
+    expect(isCredit({ type: undefined })).toBe(false);
+  });
+});
+
+describe('type and description', () => {
+  it('capitalises the type, N/A when missing', () => {
+    expect(formatTransactionType('deposit')).toBe('Deposit');
+    expect(formatTransactionType('expense')).toBe('Expense');
+    expect(formatTransactionType('')).toBe('N/A');
+    expect(formatTransactionType(null)).toBe('N/A');
+    expect(formatTransactionType(undefined)).toBe('N/A');
+  });
+
+  it('falls back to N/A for a missing description', () => {
+    expect(formatDescription('Top-up')).toBe('Top-up');
+    expect(formatDescription('')).toBe('N/A');
+    expect(formatDescription(null)).toBe('N/A');
+  });
+});
+
+describe('formatTransactionDate', () => {
+  it('uses the US style MM/dd/yyyy h:mm a in local time', () => {
+    const local = new Date(2026, 2, 7, 16, 5); // 7 March 2026, 4:05 PM local
+    expect(formatTransactionDate(local.toISOString())).toBe('03/07/2026 4:05 PM');
+    expect(formatTransactionDate(local.getTime())).toBe('03/07/2026 4:05 PM');
+  });
+
+  it('shows N/A for a missing or unparsable date', () => {
+    expect(formatTransactionDate(undefined)).toBe('N/A');
+    expect(formatTransactionDate('')).toBe('N/A');
+    expect(formatTransactionDate('not a date')).toBe('N/A');
+  });
+});
