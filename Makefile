@@ -109,8 +109,13 @@ test-go: stripe-mock ## Go unit + integration tests (real PostgreSQL and Redis, 
 	go test -count=1 $(GO_PACKAGES)
 
 .PHONY: test-web
-test-web: deps ## Vitest
+test-web: deps ## Vitest + the initial-JS budget for / (reads a production build)
 	cd web && npm test
+	cd web && npm run test:budget
+
+.PHONY: bench-web
+bench-web: ## Lighthouse on / and /auth against a running `make dev` (prints score, LCP, TBT, CLS)
+	cd bench/web && npm ci --no-audit --no-fund --loglevel=error && ./run.sh
 
 .PHONY: e2e
 e2e: deps ## Playwright against a running `make dev` stack
@@ -128,7 +133,7 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	for svc in identity catalog documents wallet; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
+	for svc in identity catalog documents wallet analytics; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test

@@ -27,6 +27,7 @@ profiles=(
   "local|-f $CHART/values-local.yaml"
   "all-services|-f $CHART/values-production.yaml -f charts/tests/testdata/values-all-services.yaml"
   "all-services-local|-f $CHART/values-local.yaml -f charts/tests/testdata/values-all-services.yaml"
+  "identity-only|-f $CHART/values-production.yaml -f charts/tests/testdata/values-identity-only.yaml"
 )
 for p in "${profiles[@]}"; do
   name="${p%%|*}"

@@ -146,6 +146,15 @@ func (ty *typed) service(name string) *corev1.Service {
 	return nil
 }
 
+func (ty *typed) configMap(name string) *corev1.ConfigMap {
+	for _, c := range ty.configMaps {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
 func (ty *typed) netpol(name string) *networkingv1.NetworkPolicy {
 	for _, n := range ty.netpols {
 		if n.Name == name {
@@ -393,7 +402,7 @@ func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 		"identity":  {"catalog"},
 		"catalog":   {"documents"},
 		"documents": nil,
-		"wallet":    {"analytics"},
+		"wallet":    nil,
 		"analytics": nil,
 	}
 	for svc, callers := range wantGRPC {
@@ -468,30 +477,62 @@ func TestEnvoyServiceHidesAdminAndHealth(t *testing.T) {
 
 // Disabled services render nothing; enabling them is a values entry.
 func TestOnlyEnabledServicesRender(t *testing.T) {
-	ty := decodeAll(t, defaults)
-	var got []string
-	for _, d := range ty.deployments {
-		got = append(got, d.Name)
+	deployments := func(p profile) string {
+		var got []string
+		for _, d := range decodeAll(t, p).deployments {
+			got = append(got, d.Name)
+		}
+		sort.Strings(got)
+		return fmt.Sprint(got)
 	}
-	sort.Strings(got)
-	want := []string{"agentic-envoy", "agentic-identity", "agentic-web"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("default Deployments %v, want %v", got, want)
+	if got, want := deployments(identityOnly), "[agentic-envoy agentic-identity agentic-web]"; got != want {
+		t.Errorf("identity only: Deployments %v, want %v", got, want)
 	}
-	all := decodeAll(t, allServices)
+	all := "[agentic-analytics agentic-catalog agentic-documents agentic-envoy agentic-identity agentic-wallet agentic-web]"
+	if got := deployments(defaults); got != all {
+		t.Errorf("defaults: Deployments %v, want %v", got, all)
+	}
+	ty := decodeAll(t, allServices)
 	for _, svc := range []string{"identity", "catalog", "documents", "wallet", "analytics"} {
-		if all.deployment(release+"-"+svc) == nil || all.service(release+"-"+svc) == nil {
+		if ty.deployment(release+"-"+svc) == nil || ty.service(release+"-"+svc) == nil {
 			t.Errorf("all-services: %s has no Deployment/Service", svc)
 		}
 	}
-	if len(all.monitors) != 5 {
-		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 5", len(all.monitors))
+	if len(ty.monitors) != 5 {
+		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 5", len(ty.monitors))
 	}
 	if n := len(decodeAll(t, production).monitors); n != 0 {
 		t.Errorf("production without monitoring.coreos.com/v1: %d ServiceMonitors, want 0", n)
 	}
-	if n := len(decodeAll(t, productionMon).monitors); n != 1 {
-		t.Errorf("production with monitoring.coreos.com/v1: %d ServiceMonitors, want 1", n)
+	if n := len(decodeAll(t, identityOnly).monitors); n != 1 {
+		t.Errorf("identity only with monitoring.coreos.com/v1: %d ServiceMonitors, want 1", n)
+	}
+}
+
+// A caller declared in grpcCallers gets the callee's gRPC address, so the
+// NetworkPolicy and the wiring come from one list.
+func TestGRPCCallersGetPeerAddresses(t *testing.T) {
+	ty := decodeAll(t, allServices)
+	want := map[string]map[string]string{
+		"catalog":   {"IDENTITY_GRPC_ADDR": release + "-identity:9101"},
+		"documents": {"CATALOG_GRPC_ADDR": release + "-catalog:9102"},
+		"identity":  {},
+	}
+	for svc, vars := range want {
+		cm := ty.configMap(release + "-" + svc)
+		if cm == nil {
+			t.Fatalf("%s: no ConfigMap", svc)
+		}
+		for k, v := range vars {
+			if cm.Data[k] != v {
+				t.Errorf("%s: %s = %q, want %q", svc, k, cm.Data[k], v)
+			}
+		}
+		for k := range cm.Data {
+			if strings.HasSuffix(k, "_GRPC_ADDR") && k != "GRPC_ADDR" && vars[k] == "" {
+				t.Errorf("%s: unexpected %s", svc, k)
+			}
+		}
 	}
 }
 

@@ -40,7 +40,8 @@ var (
 	local          = profile{name: "local", valuesFiles: []string{"charts/agentic/values-local.yaml"}}
 	allServices    = profile{name: "all-services", valuesFiles: []string{"charts/agentic/values-production.yaml", "charts/tests/testdata/values-all-services.yaml"}, apiVersions: []string{"monitoring.coreos.com/v1"}}
 	allServicesLoc = profile{name: "all-services-local", valuesFiles: []string{"charts/agentic/values-local.yaml", "charts/tests/testdata/values-all-services.yaml"}}
-	profiles       = []profile{defaults, production, productionMon, local, allServices, allServicesLoc}
+	identityOnly   = profile{name: "identity-only", valuesFiles: []string{"charts/agentic/values-production.yaml", "charts/tests/testdata/values-identity-only.yaml"}, apiVersions: []string{"monitoring.coreos.com/v1"}}
+	profiles       = []profile{defaults, production, productionMon, local, allServices, allServicesLoc, identityOnly}
 )
 
 // repoRoot is the repository root (two levels up from charts/tests).
