@@ -34,6 +34,7 @@ export function InstructionsEditor({ id, value, onChange, documents }: Instructi
   const layerRef = useRef<HTMLDivElement>(null);
   const anchorRef = useRef<HTMLSpanElement>(null);
   const wrapperRef = useRef<HTMLDivElement>(null);
+  const popupRef = useRef<HTMLDivElement>(null);
   const pendingCaret = useRef<number | null>(null);
   const [caret, setCaret] = useState(0);
   const [focused, setFocused] = useState(false);
@@ -83,10 +84,15 @@ export function InstructionsEditor({ id, value, onChange, documents }: Instructi
       return;
     }
     const lineHeight = anchor.offsetHeight || parseFloat(getComputedStyle(layer).lineHeight) || 22;
+    const popupHeight = popupRef.current?.offsetHeight ?? 0;
     const maxLeft = Math.max(0, wrapper.clientWidth - POPUP_WIDTH_PX);
-    const top = Math.min(Math.max(anchor.offsetTop - layer.scrollTop + lineHeight + 4, 0), layer.clientHeight + 4);
+    const lineTop = Math.min(Math.max(anchor.offsetTop - layer.scrollTop, 0), layer.clientHeight - lineHeight);
+    const below = lineTop + lineHeight + 4;
+    const above = lineTop - popupHeight - 4;
+    // Below the line, unless it would leave the text area and there is room above it.
+    const top = below + popupHeight > layer.clientHeight && above >= 0 ? above : below;
     setPosition({ top, left: Math.min(Math.max(anchor.offsetLeft - layer.scrollLeft, 0), maxLeft) });
-  }, [open, active?.start, value, scrollTick]);
+  }, [open, active?.start, value, scrollTick, items.length]);
 
   const choose = (name: string) => {
     if (!active) return;
@@ -96,7 +102,7 @@ export function InstructionsEditor({ id, value, onChange, documents }: Instructi
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (!open || !active) return;
+    if (!open || !active || event.nativeEvent.isComposing) return;
     const n = items.length;
     switch (event.key) {
       case 'ArrowDown':
@@ -175,6 +181,7 @@ export function InstructionsEditor({ id, value, onChange, documents }: Instructi
         />
         {open && (
           <div
+            ref={popupRef}
             className="instructions-suggestions"
             style={position ? { top: position.top, left: position.left } : { top: '100%', left: 0 }}
             data-kind={kind}
@@ -198,9 +205,6 @@ export function InstructionsEditor({ id, value, onChange, documents }: Instructi
                     onMouseEnter={() => setHighlight({ key: queryKey, index: i })}
                     onClick={() => choose(name)}
                   >
-                    <span aria-hidden="true" className="instructions-suggestions__sigil">
-                      {active?.sigil}
-                    </span>
                     {name}
                   </li>
                 ))}
