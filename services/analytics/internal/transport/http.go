@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	kittransport "github.com/go-kit/kit/transport"
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/analytics/internal/endpoints"
@@ -33,10 +32,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []httptransport.ServerOption{
-		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
-		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})),
-	}
+	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
 	server.Route(mux, http.MethodGet, PathActivities, protect(httptransport.NewServer(set.Activities, decodeActivities, encodeJSON, opts...)))
 	server.Route(mux, http.MethodGet, PathStats, protect(httptransport.NewServer(set.Stats, decodeStats, encodeJSON, opts...)))
@@ -75,14 +71,6 @@ type StatsJSON struct {
 	InteractionGrowth float64 `json:"interactionGrowth"`
 }
 
-func claimsFrom(ctx context.Context) (auth.Claims, error) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || c.UID == "" {
-		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
-	}
-	return c, nil
-}
-
 // ParseLimit reads ?limit: absent → DefaultActivityLimit; otherwise a
 // decimal integer 1..MaxActivityLimit (given more than once → 400).
 func ParseLimit(r *http.Request) (int, error) {
@@ -101,7 +89,7 @@ func ParseLimit(r *http.Request) (int, error) {
 }
 
 func decodeActivities(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +101,7 @@ func decodeActivities(ctx context.Context, r *http.Request) (any, error) {
 }
 
 func decodeStats(ctx context.Context, _ *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	kittransport "github.com/go-kit/kit/transport"
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
@@ -33,10 +32,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []httptransport.ServerOption{
-		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
-		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
-	}
+	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
@@ -103,17 +99,8 @@ func SubscriberToJSON(s agents.Subscriber) SubscriberJSON {
 	}
 }
 
-func claimsFrom(ctx context.Context) (auth.Claims, error) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || c.UID == "" {
-		// Only reachable if a route is mounted without the auth middleware.
-		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
-	}
-	return c, nil
-}
-
 func decodeListAgents(ctx context.Context, _ *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +108,7 @@ func decodeListAgents(ctx context.Context, _ *http.Request) (any, error) {
 }
 
 func decodeAgentRequest(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +130,7 @@ type createBody struct {
 }
 
 func decodeCreateAgent(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +154,7 @@ type updateBody struct {
 }
 
 func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +168,7 @@ func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
 }
 
 func decodeInvite(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +182,7 @@ func decodeInvite(ctx context.Context, r *http.Request) (any, error) {
 }
 
 func decodeRemove(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +218,7 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 }
 
 // ValidationErrorJSON is the body of a 400 validation_failed response.
-type ValidationErrorJSON struct {
-	Error   string            `json:"error"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields"`
-}
+type ValidationErrorJSON = server.ValidationErrorJSON
 
 // Errors specific to the catalog.
 var (
@@ -258,7 +241,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			for _, f := range ve.Fields {
 				fields[f.Field] = f.Message
 			}
-			server.WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: "validation_failed", Message: ve.Message(), Fields: fields})
+			server.WriteValidationFailed(w, ve.Message(), fields)
 		case errors.Is(err, agents.ErrNotFound):
 			server.WriteError(w, ErrAgentNotFound)
 		case errors.Is(err, agents.ErrSubscriberNotFound):

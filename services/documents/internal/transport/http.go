@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	kittransport "github.com/go-kit/kit/transport"
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
@@ -30,10 +29,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []httptransport.ServerOption{
-		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
-		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
-	}
+	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
@@ -69,17 +65,8 @@ func DocumentToJSON(d documents.Document) DocumentJSON {
 	}
 }
 
-func claimsFrom(ctx context.Context) (auth.Claims, error) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || c.UID == "" {
-		// Only reachable if a route is mounted without the auth middleware.
-		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
-	}
-	return c, nil
-}
-
 func decodeList(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +83,7 @@ type addBody struct {
 }
 
 func decodeAdd(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +108,7 @@ type updateBody struct {
 }
 
 func decodeUpdate(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +123,7 @@ func decodeUpdate(ctx context.Context, r *http.Request) (any, error) {
 }
 
 func decodeRemove(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +152,7 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 
 // ValidationErrorJSON is the body of a 400 validation_failed (and of the 409
 // conflict for a taken name, which names the field too).
-type ValidationErrorJSON struct {
-	Error   string            `json:"error"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields"`
-}
+type ValidationErrorJSON = server.ValidationErrorJSON
 
 // Errors specific to the documents service.
 var (
@@ -192,7 +175,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			for _, f := range ve.Fields {
 				fields[f.Field] = f.Message
 			}
-			server.WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: "validation_failed", Message: ve.Message(), Fields: fields})
+			server.WriteValidationFailed(w, ve.Message(), fields)
 		case errors.Is(err, documents.ErrNameTaken):
 			server.WriteJSON(w, http.StatusConflict, ValidationErrorJSON{Error: "conflict", Message: documents.MsgNameTaken,
 				Fields: map[string]string{"name": documents.MsgNameTaken}})

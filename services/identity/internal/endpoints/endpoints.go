@@ -6,18 +6,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentic-app/agentic/services/identity/internal/users"
 	"github.com/agentic-app/agentic/services/platform/auth"
-	"github.com/agentic-app/agentic/services/platform/observability"
-	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/endpointmw"
 )
 
 // Set holds one endpoint per service method.
@@ -53,13 +48,7 @@ func New(svc users.Service, logger *slog.Logger, reg prometheus.Registerer) Set 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	mw := Middlewares(logger, reg)
-	wrap := func(method string, e endpoint.Endpoint) endpoint.Endpoint {
-		for i := len(mw) - 1; i >= 0; i-- {
-			e = mw[i](method)(e)
-		}
-		return e
-	}
+	wrap := endpointmw.Chain("identity", logger, reg, Outcome)
 	return Set{
 		Onboard: wrap("Onboard", func(ctx context.Context, req any) (any, error) {
 			r := req.(OnboardRequest)
@@ -101,103 +90,13 @@ func New(svc users.Service, logger *slog.Logger, reg prometheus.Registerer) Set 
 }
 
 // Outcome classifies an endpoint result: "success", "client_error" (the
-// caller's fault: validation, not found, bad input) or "error".
-func Outcome(err error) string {
+// caller's fault: validation, not found, bad input), "canceled" or "error".
+func Outcome(err error) string { return outcome(err) }
+
+var outcome = endpointmw.Default(func(err error) string {
 	var ve *users.ValidationError
-	var se *server.Error
-	switch {
-	case err == nil:
-		return "success"
-	case errors.As(err, &ve), errors.Is(err, users.ErrNotFound):
-		return "client_error"
-	case errors.As(err, &se) && se.Status < 500:
-		return "client_error"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	default:
-		return "error"
+	if errors.As(err, &ve) || errors.Is(err, users.ErrNotFound) {
+		return endpointmw.OutcomeClientError
 	}
-}
-
-// MethodMiddleware builds an endpoint middleware for a named method.
-type MethodMiddleware func(method string) endpoint.Middleware
-
-// Middlewares returns tracing, instrumenting and logging middleware, outermost first.
-func Middlewares(logger *slog.Logger, reg prometheus.Registerer) []MethodMiddleware {
-	return []MethodMiddleware{Tracing(), Instrumenting(reg), Logging(logger)}
-}
-
-// Logging logs every call with its duration and outcome; failures that are
-// our fault at error level.
-func Logging(logger *slog.Logger) MethodMiddleware {
-	return func(method string) endpoint.Middleware {
-		return func(next endpoint.Endpoint) endpoint.Endpoint {
-			return func(ctx context.Context, req any) (resp any, err error) {
-				start := time.Now()
-				defer func() {
-					outcome := Outcome(err)
-					attrs := []any{"method", method, "outcome", outcome, "duration_ms", time.Since(start).Milliseconds()}
-					if c, ok := auth.FromContext(ctx); ok {
-						attrs = append(attrs, "uid", c.UID)
-					}
-					if err != nil {
-						attrs = append(attrs, "error", err.Error())
-					}
-					level := slog.LevelDebug
-					if outcome == "error" {
-						level = slog.LevelError
-					}
-					logger.Log(ctx, level, "endpoint call", attrs...)
-				}()
-				return next(ctx, req)
-			}
-		}
-	}
-}
-
-// Instrumenting records identity_requests_total and
-// identity_request_duration_seconds by method and outcome. reg may be nil.
-func Instrumenting(reg prometheus.Registerer) MethodMiddleware {
-	count := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "identity_requests_total", Help: "Identity service calls by method and outcome.",
-	}, []string{"method", "outcome"})
-	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "identity_request_duration_seconds", Help: "Identity service call latency by method and outcome.",
-		Buckets: prometheus.DefBuckets,
-	}, []string{"method", "outcome"})
-	if reg != nil {
-		count = observability.Register(reg, count)
-		latency = observability.Register(reg, latency)
-	}
-	return func(method string) endpoint.Middleware {
-		return func(next endpoint.Endpoint) endpoint.Endpoint {
-			return func(ctx context.Context, req any) (any, error) {
-				start := time.Now()
-				resp, err := next(ctx, req)
-				o := Outcome(err)
-				count.WithLabelValues(method, o).Inc()
-				latency.WithLabelValues(method, o).Observe(time.Since(start).Seconds())
-				return resp, err
-			}
-		}
-	}
-}
-
-// Tracing wraps each call in an OpenTelemetry span named identity.<Method>.
-func Tracing() MethodMiddleware {
-	tracer := otel.Tracer("github.com/agentic-app/agentic/services/identity")
-	return func(method string) endpoint.Middleware {
-		return func(next endpoint.Endpoint) endpoint.Endpoint {
-			return func(ctx context.Context, req any) (any, error) {
-				ctx, span := tracer.Start(ctx, "identity."+method, trace.WithSpanKind(trace.SpanKindInternal))
-				defer span.End()
-				resp, err := next(ctx, req)
-				if err != nil && Outcome(err) == "error" {
-					span.RecordError(err)
-					span.SetStatus(codes.Error, err.Error())
-				}
-				return resp, err
-			}
-		}
-	}
-}
+	return ""
+})

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	kittransport "github.com/go-kit/kit/transport"
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/identity/internal/endpoints"
@@ -31,10 +30,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []httptransport.ServerOption{
-		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
-		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
-	}
+	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
 	server.Route(mux, http.MethodPost, PathOnboarding, protect(httptransport.NewServer(
 		set.Onboard, decodeOnboardingRequest, encodeUserResponse, opts...)))
@@ -70,17 +66,8 @@ func ToJSON(u users.User) UserJSON {
 	}
 }
 
-func claimsFrom(ctx context.Context) (auth.Claims, error) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || c.UID == "" {
-		// Only reachable if a route is mounted without the auth middleware.
-		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
-	}
-	return c, nil
-}
-
 func decodeOnboardingRequest(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +81,7 @@ func decodeOnboardingRequest(ctx context.Context, r *http.Request) (any, error) 
 }
 
 func decodeInterestRequest(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	kittransport "github.com/go-kit/kit/transport"
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/platform/auth"
@@ -47,10 +46,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []httptransport.ServerOption{
-		httptransport.ServerErrorEncoder(encodeHTTPError(logger)),
-		httptransport.ServerErrorHandler(kittransport.ErrorHandlerFunc(func(context.Context, error) {})), // logged by the error encoder / endpoint middleware
-	}
+	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
 	server.Route(mux, http.MethodGet, PathBalance, protect(httptransport.NewServer(
 		set.Balance, decodeBalanceRequest, encodeBalanceResponse, opts...)))
@@ -62,20 +58,11 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.StripeWebhook, decodeWebhookRequest, encodeWebhookResponse, opts...))
 }
 
-func claimsFrom(ctx context.Context) (auth.Claims, error) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || c.UID == "" {
-		// Only reachable if a route is mounted without the auth middleware.
-		return auth.Claims{}, &server.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
-	}
-	return c, nil
-}
-
 // Dollars converts micro-dollars to the API's dollar number.
 func Dollars(micros int64) float64 { return float64(micros) / wallet.MicrosPerDollar }
 
 func decodeBalanceRequest(ctx context.Context, _ *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +95,7 @@ func intParam(r *http.Request, name string, def int64, msg string) (int64, error
 }
 
 func decodeTransactionsRequest(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +188,7 @@ func parseCents(raw json.RawMessage) (int64, error) {
 }
 
 func decodeCheckoutRequest(ctx context.Context, r *http.Request) (any, error) {
-	c, err := claimsFrom(ctx)
+	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
