@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/agentic-app/agentic/gateway/routes"
 )
 
@@ -69,7 +71,9 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		proxies[route.Service].ServeHTTP(w, r)
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	// The SPA is compressed here as Envoy/nginx would in a cluster; /api
+	// responses pass through as the services send them.
+	mux.Handle("/", gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "Only GET and HEAD are served here.")
 			return
@@ -90,7 +94,7 @@ func New(cfg Config) (http.Handler, error) {
 		// is picked up on the next load.
 		w.Header().Set("Cache-Control", "no-cache")
 		http.ServeFile(w, r, index)
-	})
+	})))
 	return accessLog(cfg.Logger, mux), nil
 }
 

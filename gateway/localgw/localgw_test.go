@@ -1,6 +1,7 @@
 package localgw_test
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -29,6 +30,7 @@ func newGateway(t *testing.T, upstream string) *httptest.Server {
 	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>spa</html>"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-1234.js"), []byte("console.log(1)"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "assets", "big-5678.js"), []byte(strings.Repeat("console.log('agentic');\n", 1000)), 0o644))
 
 	closed := closedAddr(t)
 	ups := map[string]string{}
@@ -130,6 +132,34 @@ func TestSPAFallbackAndAssets(t *testing.T) {
 	resp, body = get(t, gw.URL+"/../../etc/passwd")
 	if resp.StatusCode != 200 || body != "<html>spa</html>" {
 		t.Errorf("traversal: %d %q", resp.StatusCode, body)
+	}
+}
+
+func TestStaticFilesAreCompressedForClientsThatAcceptGzip(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	req, _ := http.NewRequest(http.MethodGet, gw.URL+"/assets/big-5678.js", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	// RoundTrip: the default client would decompress transparently.
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	must(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("asset: %d encoding=%q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	must(t, err)
+	body, err := io.ReadAll(zr)
+	must(t, err)
+	if string(body) != strings.Repeat("console.log('agentic');\n", 1000) {
+		t.Fatalf("decompressed body differs (%d bytes)", len(body))
+	}
+	// Clients that do not accept gzip get the plain file.
+	req, _ = http.NewRequest(http.MethodGet, gw.URL+"/assets/big-5678.js", nil)
+	plain, err := http.DefaultTransport.RoundTrip(req)
+	must(t, err)
+	plain.Body.Close()
+	if plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("plain client got %q", plain.Header.Get("Content-Encoding"))
 	}
 }
 

@@ -34,6 +34,12 @@ describe('routing', () => {
     }
   });
 
+  it('shows the profile-load error on protected pages instead of redirecting', async () => {
+    const { router } = renderApp('/dashboard', authValue({ user: null, error: new Error('boom') }));
+    expect(await screen.findByText('Error loading user data: boom')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/dashboard');
+  });
+
   it('renders the placeholder pages for a signed-in user', async () => {
     const cases: [string, string][] = [
       ['/dashboard', 'Dashboard'],
