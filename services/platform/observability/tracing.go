@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -45,4 +46,18 @@ func SetupTracing(ctx context.Context, service string) (shutdown func(context.Co
 	)
 	otel.SetTracerProvider(tp)
 	return tp.Shutdown, nil
+}
+
+// StartTracing is SetupTracing for a service's Run: the returned stop
+// function flushes and stops the provider within 5 seconds (meant for defer).
+func StartTracing(ctx context.Context, service string) (stop func(), err error) {
+	shutdown, err := SetupTracing(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdown(sctx)
+	}, nil
 }

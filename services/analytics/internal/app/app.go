@@ -75,46 +75,28 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.ConsumerGroup == "" {
 		cfg.ConsumerGroup = readmodel.ConsumerGroup
 	}
-	shutdownTracing, err := observability.SetupTracing(ctx, ServiceName)
+	stopTracing, err := observability.StartTracing(ctx, ServiceName)
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = shutdownTracing(sctx)
-	}()
+	defer stopTracing()
 	reg := observability.NewRegistry()
 
-	startCtx, cancelStart := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelStart()
-	if cfg.DatabaseCreate {
-		if err := database.EnsureDatabase(startCtx, cfg.DatabaseURL); err != nil {
-			return err
-		}
-	}
-	pool, err := database.Connect(startCtx, cfg.DatabaseURL, logger)
+	// Database: create (local only), connect with retry, migrate.
+	pool, err := database.Open(ctx, database.OpenConfig{
+		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
+		Migrations: readmodel.Migrations, Dir: readmodel.MigrationsDir,
+		Extra: []database.MigrateFunc{events.MigrateConsumer},
+	})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := database.Migrate(startCtx, pool, readmodel.Migrations, readmodel.MigrationsDir, database.WithLogger(logger)); err != nil {
-		return err
-	}
-	if err := events.MigrateConsumer(startCtx, pool, logger); err != nil {
-		return err
-	}
 
-	verifier := cfg.Verifier
-	if verifier == nil {
-		fv, err := auth.NewFirebaseVerifier(ctx, cfg.FirebaseProjectID)
-		if err != nil {
-			return err
-		}
-		verifier = fv
-		logger.Info("firebase token verification", "project", cfg.FirebaseProjectID, "emulator", auth.EmulatorHost())
+	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
+	if err != nil {
+		return err
 	}
-	verifier = auth.NewCachingVerifier(verifier)
 
 	projector := readmodel.NewProjector(readmodel.ProjectorConfig{Now: cfg.Now, Registerer: reg})
 	consumer, err := events.NewConsumer(events.ConsumerConfig{

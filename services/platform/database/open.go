@@ -1,0 +1,76 @@
+package database
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultOpenTimeout bounds Open when OpenConfig.Timeout is zero.
+const DefaultOpenTimeout = 2 * time.Minute
+
+// MigrateFunc applies a component's own migrations (e.g. events.Migrate,
+// events.MigrateConsumer) to pool.
+type MigrateFunc func(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
+
+// OpenConfig configures Open.
+type OpenConfig struct {
+	// URL is the database URL (DATABASE_URL).
+	URL string
+	// Create creates the database first when it does not exist (DATABASE_CREATE, local only).
+	Create bool
+	// Logger receives connection and migration logs (default slog.Default()).
+	Logger *slog.Logger
+	// Migrations and Dir are the service's goose migrations (Dir defaults to
+	// "migrations"); nil Migrations skips them.
+	Migrations fs.FS
+	Dir        string
+	// Extra migrations applied after the service's, in order (e.g. events.Migrate).
+	Extra []MigrateFunc
+	// Timeout bounds the whole start-up (default DefaultOpenTimeout).
+	Timeout time.Duration
+}
+
+// Open runs a service's database start-up: create the database when asked to
+// (EnsureDatabase), connect with retry (Connect), then apply the service's
+// migrations and the Extra ones (Migrate). It returns the migrated pool; the
+// caller closes it. On error no pool is left open.
+func Open(ctx context.Context, cfg OpenConfig) (*pgxpool.Pool, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = "migrations"
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultOpenTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+
+	if cfg.Create {
+		if err := EnsureDatabase(ctx, cfg.URL); err != nil {
+			return nil, err
+		}
+	}
+	pool, err := Connect(ctx, cfg.URL, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Migrations != nil {
+		if err := Migrate(ctx, pool, cfg.Migrations, cfg.Dir, WithLogger(cfg.Logger)); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	for _, m := range cfg.Extra {
+		if err := m(ctx, pool, cfg.Logger); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	return pool, nil
+}
