@@ -384,6 +384,129 @@ func (x *CheckOwnershipResponse) GetExists() bool {
 	return false
 }
 
+type CheckAccessRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	Uid           string                 `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckAccessRequest) Reset() {
+	*x = CheckAccessRequest{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckAccessRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckAccessRequest) ProtoMessage() {}
+
+func (x *CheckAccessRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckAccessRequest.ProtoReflect.Descriptor instead.
+func (*CheckAccessRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CheckAccessRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *CheckAccessRequest) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+type CheckAccessResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Allowed bool                   `protobuf:"varint,1,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	// "owner" or "subscriber" when allowed.
+	Role string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
+	// Whose wallet pays for usage: the owner's for private agents.
+	PayerUid string `protobuf:"bytes,3,opt,name=payer_uid,json=payerUid,proto3" json:"payer_uid,omitempty"`
+	// The agent (set when allowed).
+	Agent         *Agent `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckAccessResponse) Reset() {
+	*x = CheckAccessResponse{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckAccessResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckAccessResponse) ProtoMessage() {}
+
+func (x *CheckAccessResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckAccessResponse.ProtoReflect.Descriptor instead.
+func (*CheckAccessResponse) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CheckAccessResponse) GetAllowed() bool {
+	if x != nil {
+		return x.Allowed
+	}
+	return false
+}
+
+func (x *CheckAccessResponse) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *CheckAccessResponse) GetPayerUid() string {
+	if x != nil {
+		return x.PayerUid
+	}
+	return ""
+}
+
+func (x *CheckAccessResponse) GetAgent() *Agent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
 var File_agentic_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
@@ -419,10 +542,19 @@ const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x03uid\x18\x02 \x01(\tR\x03uid\"F\n" +
 	"\x16CheckOwnershipResponse\x12\x14\n" +
 	"\x05owned\x18\x01 \x01(\bR\x05owned\x12\x16\n" +
-	"\x06exists\x18\x02 \x01(\bR\x06exists2\xd0\x01\n" +
+	"\x06exists\x18\x02 \x01(\bR\x06exists\"A\n" +
+	"\x12CheckAccessRequest\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x10\n" +
+	"\x03uid\x18\x02 \x01(\tR\x03uid\"\x91\x01\n" +
+	"\x13CheckAccessResponse\x12\x18\n" +
+	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x12\n" +
+	"\x04role\x18\x02 \x01(\tR\x04role\x12\x1b\n" +
+	"\tpayer_uid\x18\x03 \x01(\tR\bpayerUid\x12/\n" +
+	"\x05agent\x18\x04 \x01(\v2\x19.agentic.catalog.v1.AgentR\x05agent2\xb0\x02\n" +
 	"\x0eCatalogService\x12U\n" +
 	"\bGetAgent\x12#.agentic.catalog.v1.GetAgentRequest\x1a$.agentic.catalog.v1.GetAgentResponse\x12g\n" +
-	"\x0eCheckOwnership\x12).agentic.catalog.v1.CheckOwnershipRequest\x1a*.agentic.catalog.v1.CheckOwnershipResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
+	"\x0eCheckOwnership\x12).agentic.catalog.v1.CheckOwnershipRequest\x1a*.agentic.catalog.v1.CheckOwnershipResponse\x12^\n" +
+	"\vCheckAccess\x12&.agentic.catalog.v1.CheckAccessRequest\x1a'.agentic.catalog.v1.CheckAccessResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_agentic_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -436,28 +568,33 @@ func file_agentic_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_agentic_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_agentic_catalog_v1_catalog_proto_goTypes = []any{
 	(*Agent)(nil),                  // 0: agentic.catalog.v1.Agent
 	(*GetAgentRequest)(nil),        // 1: agentic.catalog.v1.GetAgentRequest
 	(*GetAgentResponse)(nil),       // 2: agentic.catalog.v1.GetAgentResponse
 	(*CheckOwnershipRequest)(nil),  // 3: agentic.catalog.v1.CheckOwnershipRequest
 	(*CheckOwnershipResponse)(nil), // 4: agentic.catalog.v1.CheckOwnershipResponse
-	(*timestamppb.Timestamp)(nil),  // 5: google.protobuf.Timestamp
+	(*CheckAccessRequest)(nil),     // 5: agentic.catalog.v1.CheckAccessRequest
+	(*CheckAccessResponse)(nil),    // 6: agentic.catalog.v1.CheckAccessResponse
+	(*timestamppb.Timestamp)(nil),  // 7: google.protobuf.Timestamp
 }
 var file_agentic_catalog_v1_catalog_proto_depIdxs = []int32{
-	5, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
-	5, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
+	7, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
+	7, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
 	0, // 2: agentic.catalog.v1.GetAgentResponse.agent:type_name -> agentic.catalog.v1.Agent
-	1, // 3: agentic.catalog.v1.CatalogService.GetAgent:input_type -> agentic.catalog.v1.GetAgentRequest
-	3, // 4: agentic.catalog.v1.CatalogService.CheckOwnership:input_type -> agentic.catalog.v1.CheckOwnershipRequest
-	2, // 5: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
-	4, // 6: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0, // 3: agentic.catalog.v1.CheckAccessResponse.agent:type_name -> agentic.catalog.v1.Agent
+	1, // 4: agentic.catalog.v1.CatalogService.GetAgent:input_type -> agentic.catalog.v1.GetAgentRequest
+	3, // 5: agentic.catalog.v1.CatalogService.CheckOwnership:input_type -> agentic.catalog.v1.CheckOwnershipRequest
+	5, // 6: agentic.catalog.v1.CatalogService.CheckAccess:input_type -> agentic.catalog.v1.CheckAccessRequest
+	2, // 7: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
+	4, // 8: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
+	6, // 9: agentic.catalog.v1.CatalogService.CheckAccess:output_type -> agentic.catalog.v1.CheckAccessResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_agentic_catalog_v1_catalog_proto_init() }
@@ -471,7 +608,7 @@ func file_agentic_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_catalog_v1_catalog_proto_rawDesc), len(file_agentic_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	CatalogService_GetAgent_FullMethodName       = "/agentic.catalog.v1.CatalogService/GetAgent"
 	CatalogService_CheckOwnership_FullMethodName = "/agentic.catalog.v1.CatalogService/CheckOwnership"
+	CatalogService_CheckAccess_FullMethodName    = "/agentic.catalog.v1.CatalogService/CheckAccess"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -39,6 +40,12 @@ type CatalogServiceClient interface {
 	// owned = false, exists = false (never NOT_FOUND), so callers can answer 404
 	// uniformly; INVALID_ARGUMENT when agent_id or uid is empty.
 	CheckOwnership(ctx context.Context, in *CheckOwnershipRequest, opts ...grpc.CallOption) (*CheckOwnershipResponse, error)
+	// CheckAccess answers "may uid use (talk to) agent agent_id, and who pays?".
+	// Allowed for the owner and for a subscriber whose status is active. An
+	// unknown agent, or a uid without access, is allowed = false (never
+	// NOT_FOUND), so callers answer 404 uniformly. INVALID_ARGUMENT when
+	// agent_id or uid is empty.
+	CheckAccess(ctx context.Context, in *CheckAccessRequest, opts ...grpc.CallOption) (*CheckAccessResponse, error)
 }
 
 type catalogServiceClient struct {
@@ -69,6 +76,16 @@ func (c *catalogServiceClient) CheckOwnership(ctx context.Context, in *CheckOwne
 	return out, nil
 }
 
+func (c *catalogServiceClient) CheckAccess(ctx context.Context, in *CheckAccessRequest, opts ...grpc.CallOption) (*CheckAccessResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckAccessResponse)
+	err := c.cc.Invoke(ctx, CatalogService_CheckAccess_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -85,6 +102,12 @@ type CatalogServiceServer interface {
 	// owned = false, exists = false (never NOT_FOUND), so callers can answer 404
 	// uniformly; INVALID_ARGUMENT when agent_id or uid is empty.
 	CheckOwnership(context.Context, *CheckOwnershipRequest) (*CheckOwnershipResponse, error)
+	// CheckAccess answers "may uid use (talk to) agent agent_id, and who pays?".
+	// Allowed for the owner and for a subscriber whose status is active. An
+	// unknown agent, or a uid without access, is allowed = false (never
+	// NOT_FOUND), so callers answer 404 uniformly. INVALID_ARGUMENT when
+	// agent_id or uid is empty.
+	CheckAccess(context.Context, *CheckAccessRequest) (*CheckAccessResponse, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -100,6 +123,9 @@ func (UnimplementedCatalogServiceServer) GetAgent(context.Context, *GetAgentRequ
 }
 func (UnimplementedCatalogServiceServer) CheckOwnership(context.Context, *CheckOwnershipRequest) (*CheckOwnershipResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckOwnership not implemented")
+}
+func (UnimplementedCatalogServiceServer) CheckAccess(context.Context, *CheckAccessRequest) (*CheckAccessResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckAccess not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -158,6 +184,24 @@ func _CatalogService_CheckOwnership_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_CheckAccess_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckAccessRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).CheckAccess(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_CheckAccess_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).CheckAccess(ctx, req.(*CheckAccessRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -172,6 +216,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckOwnership",
 			Handler:    _CatalogService_CheckOwnership_Handler,
+		},
+		{
+			MethodName: "CheckAccess",
+			Handler:    _CatalogService_CheckAccess_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

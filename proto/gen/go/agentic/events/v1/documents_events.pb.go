@@ -384,6 +384,134 @@ func (x *DocumentRemoved) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// DocumentSynced: agentic.documents.document.synced.v1, a sync read the
+// document from Google Drive and its text (or its readability) changed.
+type DocumentSynced struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	AgentId    string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid   string                 `protobuf:"bytes,3,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	Name       string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The document's title in Google Docs.
+	DriveTitle string `protobuf:"bytes,5,opt,name=drive_title,json=driveTitle,proto3" json:"drive_title,omitempty"`
+	// "shared", "not_shared" or "error".
+	SharingStatus string                 `protobuf:"bytes,6,opt,name=sharing_status,json=sharingStatus,proto3" json:"sharing_status,omitempty"`
+	TokenCount    int64                  `protobuf:"varint,7,opt,name=token_count,json=tokenCount,proto3" json:"token_count,omitempty"`
+	ModifiedTime  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=modified_time,json=modifiedTime,proto3" json:"modified_time,omitempty"`
+	FileType      string                 `protobuf:"bytes,9,opt,name=file_type,json=fileType,proto3" json:"file_type,omitempty"`
+	Labels        []string               `protobuf:"bytes,10,rep,name=labels,proto3" json:"labels,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DocumentSynced) Reset() {
+	*x = DocumentSynced{}
+	mi := &file_agentic_events_v1_documents_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DocumentSynced) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DocumentSynced) ProtoMessage() {}
+
+func (x *DocumentSynced) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_documents_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DocumentSynced.ProtoReflect.Descriptor instead.
+func (*DocumentSynced) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_documents_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DocumentSynced) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetDriveTitle() string {
+	if x != nil {
+		return x.DriveTitle
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetSharingStatus() string {
+	if x != nil {
+		return x.SharingStatus
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetTokenCount() int64 {
+	if x != nil {
+		return x.TokenCount
+	}
+	return 0
+}
+
+func (x *DocumentSynced) GetModifiedTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ModifiedTime
+	}
+	return nil
+}
+
+func (x *DocumentSynced) GetFileType() string {
+	if x != nil {
+		return x.FileType
+	}
+	return ""
+}
+
+func (x *DocumentSynced) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *DocumentSynced) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_documents_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_documents_events_proto_rawDesc = "" +
@@ -429,6 +557,23 @@ const file_agentic_events_v1_documents_events_proto_rawDesc = "" +
 	"\x06labels\x18\a \x03(\tR\x06labels\x12\x1b\n" +
 	"\tfile_type\x18\b \x01(\tR\bfileType\x12;\n" +
 	"\voccurred_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\x99\x03\n" +
+	"\x0eDocumentSynced\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12\x19\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x03 \x01(\tR\bownerUid\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x1f\n" +
+	"\vdrive_title\x18\x05 \x01(\tR\n" +
+	"driveTitle\x12%\n" +
+	"\x0esharing_status\x18\x06 \x01(\tR\rsharingStatus\x12\x1f\n" +
+	"\vtoken_count\x18\a \x01(\x03R\n" +
+	"tokenCount\x12?\n" +
+	"\rmodified_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fmodifiedTime\x12\x1b\n" +
+	"\tfile_type\x18\t \x01(\tR\bfileType\x12\x16\n" +
+	"\x06labels\x18\n" +
+	" \x03(\tR\x06labels\x12;\n" +
+	"\voccurred_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -443,22 +588,25 @@ func file_agentic_events_v1_documents_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_documents_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_documents_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_agentic_events_v1_documents_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_agentic_events_v1_documents_events_proto_goTypes = []any{
 	(*DocumentAdded)(nil),         // 0: agentic.events.v1.DocumentAdded
 	(*DocumentUpdated)(nil),       // 1: agentic.events.v1.DocumentUpdated
 	(*DocumentRemoved)(nil),       // 2: agentic.events.v1.DocumentRemoved
-	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
+	(*DocumentSynced)(nil),        // 3: agentic.events.v1.DocumentSynced
+	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_documents_events_proto_depIdxs = []int32{
-	3, // 0: agentic.events.v1.DocumentAdded.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 1: agentic.events.v1.DocumentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 2: agentic.events.v1.DocumentRemoved.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 0: agentic.events.v1.DocumentAdded.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 1: agentic.events.v1.DocumentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 2: agentic.events.v1.DocumentRemoved.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 3: agentic.events.v1.DocumentSynced.modified_time:type_name -> google.protobuf.Timestamp
+	4, // 4: agentic.events.v1.DocumentSynced.occurred_at:type_name -> google.protobuf.Timestamp
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_documents_events_proto_init() }
@@ -472,7 +620,7 @@ func file_agentic_events_v1_documents_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_documents_events_proto_rawDesc), len(file_agentic_events_v1_documents_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -22,6 +22,376 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ReserveRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Uid            string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	AmountMicros   int64                  `protobuf:"varint,2,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	IdempotencyKey string                 `protobuf:"bytes,3,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// Lifetime of the hold; 0 = default. A sweeper releases expired holds.
+	TtlSeconds    int64             `protobuf:"varint,4,opt,name=ttl_seconds,json=ttlSeconds,proto3" json:"ttl_seconds,omitempty"`
+	Metadata      map[string]string `protobuf:"bytes,5,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReserveRequest) Reset() {
+	*x = ReserveRequest{}
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReserveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReserveRequest) ProtoMessage() {}
+
+func (x *ReserveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReserveRequest.ProtoReflect.Descriptor instead.
+func (*ReserveRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ReserveRequest) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *ReserveRequest) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *ReserveRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *ReserveRequest) GetTtlSeconds() int64 {
+	if x != nil {
+		return x.TtlSeconds
+	}
+	return 0
+}
+
+func (x *ReserveRequest) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+type CaptureRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	HoldId       string                 `protobuf:"bytes,1,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	AmountMicros int64                  `protobuf:"varint,2,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	// Shown in the transaction history, for example "Math Tutor · 812 tokens".
+	Description   string            `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	Metadata      map[string]string `protobuf:"bytes,4,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CaptureRequest) Reset() {
+	*x = CaptureRequest{}
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CaptureRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CaptureRequest) ProtoMessage() {}
+
+func (x *CaptureRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CaptureRequest.ProtoReflect.Descriptor instead.
+func (*CaptureRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CaptureRequest) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+func (x *CaptureRequest) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *CaptureRequest) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CaptureRequest) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+type ReleaseRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HoldId        string                 `protobuf:"bytes,1,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequest) Reset() {
+	*x = ReleaseRequest{}
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequest) ProtoMessage() {}
+
+func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ReleaseRequest) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+// Hold is money set aside for an answer in progress.
+type Hold struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Id           string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Uid          string                 `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	AmountMicros int64                  `protobuf:"varint,3,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	// "held", "captured", "released" or "expired".
+	Status string `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// The captured amount (status captured).
+	CapturedMicros int64 `protobuf:"varint,5,opt,name=captured_micros,json=capturedMicros,proto3" json:"captured_micros,omitempty"`
+	// The expense transfer (status captured with captured_micros > 0).
+	TransferId     string                 `protobuf:"bytes,6,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	IdempotencyKey string                 `protobuf:"bytes,7,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	ExpiresAt      *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	CreatedAt      *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Hold) Reset() {
+	*x = Hold{}
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hold) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hold) ProtoMessage() {}
+
+func (x *Hold) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hold.ProtoReflect.Descriptor instead.
+func (*Hold) Descriptor() ([]byte, []int) {
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Hold) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Hold) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *Hold) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *Hold) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Hold) GetCapturedMicros() int64 {
+	if x != nil {
+		return x.CapturedMicros
+	}
+	return 0
+}
+
+func (x *Hold) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *Hold) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *Hold) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *Hold) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type HoldResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hold          *Hold                  `protobuf:"bytes,1,opt,name=hold,proto3" json:"hold,omitempty"`
+	Replayed      bool                   `protobuf:"varint,2,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	BalanceMicros int64                  `protobuf:"varint,3,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
+	HeldMicros    int64                  `protobuf:"varint,4,opt,name=held_micros,json=heldMicros,proto3" json:"held_micros,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldResponse) Reset() {
+	*x = HoldResponse{}
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldResponse) ProtoMessage() {}
+
+func (x *HoldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldResponse.ProtoReflect.Descriptor instead.
+func (*HoldResponse) Descriptor() ([]byte, []int) {
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *HoldResponse) GetHold() *Hold {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
+}
+
+func (x *HoldResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
+}
+
+func (x *HoldResponse) GetBalanceMicros() int64 {
+	if x != nil {
+		return x.BalanceMicros
+	}
+	return 0
+}
+
+func (x *HoldResponse) GetHeldMicros() int64 {
+	if x != nil {
+		return x.HeldMicros
+	}
+	return 0
+}
+
 type ChargeRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Uid            string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
@@ -35,7 +405,7 @@ type ChargeRequest struct {
 
 func (x *ChargeRequest) Reset() {
 	*x = ChargeRequest{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[0]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +417,7 @@ func (x *ChargeRequest) String() string {
 func (*ChargeRequest) ProtoMessage() {}
 
 func (x *ChargeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[0]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +430,7 @@ func (x *ChargeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChargeRequest.ProtoReflect.Descriptor instead.
 func (*ChargeRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{0}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ChargeRequest) GetUid() string {
@@ -111,7 +481,7 @@ type CreditRequest struct {
 
 func (x *CreditRequest) Reset() {
 	*x = CreditRequest{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[1]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -123,7 +493,7 @@ func (x *CreditRequest) String() string {
 func (*CreditRequest) ProtoMessage() {}
 
 func (x *CreditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[1]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -136,7 +506,7 @@ func (x *CreditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreditRequest.ProtoReflect.Descriptor instead.
 func (*CreditRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{1}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreditRequest) GetUid() string {
@@ -195,7 +565,7 @@ type Transfer struct {
 
 func (x *Transfer) Reset() {
 	*x = Transfer{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[2]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +577,7 @@ func (x *Transfer) String() string {
 func (*Transfer) ProtoMessage() {}
 
 func (x *Transfer) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[2]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,7 +590,7 @@ func (x *Transfer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
 func (*Transfer) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{2}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Transfer) GetId() string {
@@ -307,7 +677,7 @@ type TransferResponse struct {
 
 func (x *TransferResponse) Reset() {
 	*x = TransferResponse{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[3]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -319,7 +689,7 @@ func (x *TransferResponse) String() string {
 func (*TransferResponse) ProtoMessage() {}
 
 func (x *TransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[3]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -332,7 +702,7 @@ func (x *TransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferResponse.ProtoReflect.Descriptor instead.
 func (*TransferResponse) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{3}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TransferResponse) GetTransfer() *Transfer {
@@ -365,7 +735,7 @@ type GetBalanceRequest struct {
 
 func (x *GetBalanceRequest) Reset() {
 	*x = GetBalanceRequest{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[4]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +747,7 @@ func (x *GetBalanceRequest) String() string {
 func (*GetBalanceRequest) ProtoMessage() {}
 
 func (x *GetBalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[4]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +760,7 @@ func (x *GetBalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBalanceRequest.ProtoReflect.Descriptor instead.
 func (*GetBalanceRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{4}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetBalanceRequest) GetUid() string {
@@ -403,13 +773,15 @@ func (x *GetBalanceRequest) GetUid() string {
 type GetBalanceResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	BalanceMicros int64                  `protobuf:"varint,1,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
+	// Money on open holds; available = balance_micros - held_micros.
+	HeldMicros    int64 `protobuf:"varint,2,opt,name=held_micros,json=heldMicros,proto3" json:"held_micros,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetBalanceResponse) Reset() {
 	*x = GetBalanceResponse{}
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[5]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -421,7 +793,7 @@ func (x *GetBalanceResponse) String() string {
 func (*GetBalanceResponse) ProtoMessage() {}
 
 func (x *GetBalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[5]
+	mi := &file_agentic_wallet_v1_wallet_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -434,7 +806,7 @@ func (x *GetBalanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBalanceResponse.ProtoReflect.Descriptor instead.
 func (*GetBalanceResponse) Descriptor() ([]byte, []int) {
-	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{5}
+	return file_agentic_wallet_v1_wallet_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetBalanceResponse) GetBalanceMicros() int64 {
@@ -444,11 +816,57 @@ func (x *GetBalanceResponse) GetBalanceMicros() int64 {
 	return 0
 }
 
+func (x *GetBalanceResponse) GetHeldMicros() int64 {
+	if x != nil {
+		return x.HeldMicros
+	}
+	return 0
+}
+
 var File_agentic_wallet_v1_wallet_proto protoreflect.FileDescriptor
 
 const file_agentic_wallet_v1_wallet_proto_rawDesc = "" +
 	"\n" +
-	"\x1eagentic/wallet/v1/wallet.proto\x12\x11agentic.wallet.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9a\x02\n" +
+	"\x1eagentic/wallet/v1/wallet.proto\x12\x11agentic.wallet.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9b\x02\n" +
+	"\x0eReserveRequest\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12#\n" +
+	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12'\n" +
+	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\x12\x1f\n" +
+	"\vttl_seconds\x18\x04 \x01(\x03R\n" +
+	"ttlSeconds\x12K\n" +
+	"\bmetadata\x18\x05 \x03(\v2/.agentic.wallet.v1.ReserveRequest.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x01\n" +
+	"\x0eCaptureRequest\x12\x17\n" +
+	"\ahold_id\x18\x01 \x01(\tR\x06holdId\x12#\n" +
+	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12K\n" +
+	"\bmetadata\x18\x04 \x03(\v2/.agentic.wallet.v1.CaptureRequest.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\")\n" +
+	"\x0eReleaseRequest\x12\x17\n" +
+	"\ahold_id\x18\x01 \x01(\tR\x06holdId\"\xce\x02\n" +
+	"\x04Hold\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
+	"\x03uid\x18\x02 \x01(\tR\x03uid\x12#\n" +
+	"\ramount_micros\x18\x03 \x01(\x03R\famountMicros\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\tR\x06status\x12'\n" +
+	"\x0fcaptured_micros\x18\x05 \x01(\x03R\x0ecapturedMicros\x12\x1f\n" +
+	"\vtransfer_id\x18\x06 \x01(\tR\n" +
+	"transferId\x12'\n" +
+	"\x0fidempotency_key\x18\a \x01(\tR\x0eidempotencyKey\x129\n" +
+	"\n" +
+	"expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x9f\x01\n" +
+	"\fHoldResponse\x12+\n" +
+	"\x04hold\x18\x01 \x01(\v2\x17.agentic.wallet.v1.HoldR\x04hold\x12\x1a\n" +
+	"\breplayed\x18\x02 \x01(\bR\breplayed\x12%\n" +
+	"\x0ebalance_micros\x18\x03 \x01(\x03R\rbalanceMicros\x12\x1f\n" +
+	"\vheld_micros\x18\x04 \x01(\x03R\n" +
+	"heldMicros\"\x9a\x02\n" +
 	"\rChargeRequest\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12#\n" +
 	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12'\n" +
@@ -488,14 +906,19 @@ const file_agentic_wallet_v1_wallet_proto_rawDesc = "" +
 	"\breplayed\x18\x02 \x01(\bR\breplayed\x12%\n" +
 	"\x0ebalance_micros\x18\x03 \x01(\x03R\rbalanceMicros\"%\n" +
 	"\x11GetBalanceRequest\x12\x10\n" +
-	"\x03uid\x18\x01 \x01(\tR\x03uid\";\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\"\\\n" +
 	"\x12GetBalanceResponse\x12%\n" +
-	"\x0ebalance_micros\x18\x01 \x01(\x03R\rbalanceMicros2\x8c\x02\n" +
+	"\x0ebalance_micros\x18\x01 \x01(\x03R\rbalanceMicros\x12\x1f\n" +
+	"\vheld_micros\x18\x02 \x01(\x03R\n" +
+	"heldMicros2\xf9\x03\n" +
 	"\rWalletService\x12O\n" +
 	"\x06Charge\x12 .agentic.wallet.v1.ChargeRequest\x1a#.agentic.wallet.v1.TransferResponse\x12O\n" +
 	"\x06Credit\x12 .agentic.wallet.v1.CreditRequest\x1a#.agentic.wallet.v1.TransferResponse\x12Y\n" +
 	"\n" +
-	"GetBalance\x12$.agentic.wallet.v1.GetBalanceRequest\x1a%.agentic.wallet.v1.GetBalanceResponseBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1;walletv1b\x06proto3"
+	"GetBalance\x12$.agentic.wallet.v1.GetBalanceRequest\x1a%.agentic.wallet.v1.GetBalanceResponse\x12M\n" +
+	"\aReserve\x12!.agentic.wallet.v1.ReserveRequest\x1a\x1f.agentic.wallet.v1.HoldResponse\x12M\n" +
+	"\aCapture\x12!.agentic.wallet.v1.CaptureRequest\x1a\x1f.agentic.wallet.v1.HoldResponse\x12M\n" +
+	"\aRelease\x12!.agentic.wallet.v1.ReleaseRequest\x1a\x1f.agentic.wallet.v1.HoldResponseBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1;walletv1b\x06proto3"
 
 var (
 	file_agentic_wallet_v1_wallet_proto_rawDescOnce sync.Once
@@ -509,36 +932,54 @@ func file_agentic_wallet_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_agentic_wallet_v1_wallet_proto_rawDescData
 }
 
-var file_agentic_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_agentic_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_agentic_wallet_v1_wallet_proto_goTypes = []any{
-	(*ChargeRequest)(nil),         // 0: agentic.wallet.v1.ChargeRequest
-	(*CreditRequest)(nil),         // 1: agentic.wallet.v1.CreditRequest
-	(*Transfer)(nil),              // 2: agentic.wallet.v1.Transfer
-	(*TransferResponse)(nil),      // 3: agentic.wallet.v1.TransferResponse
-	(*GetBalanceRequest)(nil),     // 4: agentic.wallet.v1.GetBalanceRequest
-	(*GetBalanceResponse)(nil),    // 5: agentic.wallet.v1.GetBalanceResponse
-	nil,                           // 6: agentic.wallet.v1.ChargeRequest.MetadataEntry
-	nil,                           // 7: agentic.wallet.v1.CreditRequest.MetadataEntry
-	nil,                           // 8: agentic.wallet.v1.Transfer.MetadataEntry
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*ReserveRequest)(nil),        // 0: agentic.wallet.v1.ReserveRequest
+	(*CaptureRequest)(nil),        // 1: agentic.wallet.v1.CaptureRequest
+	(*ReleaseRequest)(nil),        // 2: agentic.wallet.v1.ReleaseRequest
+	(*Hold)(nil),                  // 3: agentic.wallet.v1.Hold
+	(*HoldResponse)(nil),          // 4: agentic.wallet.v1.HoldResponse
+	(*ChargeRequest)(nil),         // 5: agentic.wallet.v1.ChargeRequest
+	(*CreditRequest)(nil),         // 6: agentic.wallet.v1.CreditRequest
+	(*Transfer)(nil),              // 7: agentic.wallet.v1.Transfer
+	(*TransferResponse)(nil),      // 8: agentic.wallet.v1.TransferResponse
+	(*GetBalanceRequest)(nil),     // 9: agentic.wallet.v1.GetBalanceRequest
+	(*GetBalanceResponse)(nil),    // 10: agentic.wallet.v1.GetBalanceResponse
+	nil,                           // 11: agentic.wallet.v1.ReserveRequest.MetadataEntry
+	nil,                           // 12: agentic.wallet.v1.CaptureRequest.MetadataEntry
+	nil,                           // 13: agentic.wallet.v1.ChargeRequest.MetadataEntry
+	nil,                           // 14: agentic.wallet.v1.CreditRequest.MetadataEntry
+	nil,                           // 15: agentic.wallet.v1.Transfer.MetadataEntry
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
 }
 var file_agentic_wallet_v1_wallet_proto_depIdxs = []int32{
-	6, // 0: agentic.wallet.v1.ChargeRequest.metadata:type_name -> agentic.wallet.v1.ChargeRequest.MetadataEntry
-	7, // 1: agentic.wallet.v1.CreditRequest.metadata:type_name -> agentic.wallet.v1.CreditRequest.MetadataEntry
-	8, // 2: agentic.wallet.v1.Transfer.metadata:type_name -> agentic.wallet.v1.Transfer.MetadataEntry
-	9, // 3: agentic.wallet.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	2, // 4: agentic.wallet.v1.TransferResponse.transfer:type_name -> agentic.wallet.v1.Transfer
-	0, // 5: agentic.wallet.v1.WalletService.Charge:input_type -> agentic.wallet.v1.ChargeRequest
-	1, // 6: agentic.wallet.v1.WalletService.Credit:input_type -> agentic.wallet.v1.CreditRequest
-	4, // 7: agentic.wallet.v1.WalletService.GetBalance:input_type -> agentic.wallet.v1.GetBalanceRequest
-	3, // 8: agentic.wallet.v1.WalletService.Charge:output_type -> agentic.wallet.v1.TransferResponse
-	3, // 9: agentic.wallet.v1.WalletService.Credit:output_type -> agentic.wallet.v1.TransferResponse
-	5, // 10: agentic.wallet.v1.WalletService.GetBalance:output_type -> agentic.wallet.v1.GetBalanceResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	11, // 0: agentic.wallet.v1.ReserveRequest.metadata:type_name -> agentic.wallet.v1.ReserveRequest.MetadataEntry
+	12, // 1: agentic.wallet.v1.CaptureRequest.metadata:type_name -> agentic.wallet.v1.CaptureRequest.MetadataEntry
+	16, // 2: agentic.wallet.v1.Hold.expires_at:type_name -> google.protobuf.Timestamp
+	16, // 3: agentic.wallet.v1.Hold.created_at:type_name -> google.protobuf.Timestamp
+	3,  // 4: agentic.wallet.v1.HoldResponse.hold:type_name -> agentic.wallet.v1.Hold
+	13, // 5: agentic.wallet.v1.ChargeRequest.metadata:type_name -> agentic.wallet.v1.ChargeRequest.MetadataEntry
+	14, // 6: agentic.wallet.v1.CreditRequest.metadata:type_name -> agentic.wallet.v1.CreditRequest.MetadataEntry
+	15, // 7: agentic.wallet.v1.Transfer.metadata:type_name -> agentic.wallet.v1.Transfer.MetadataEntry
+	16, // 8: agentic.wallet.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	7,  // 9: agentic.wallet.v1.TransferResponse.transfer:type_name -> agentic.wallet.v1.Transfer
+	5,  // 10: agentic.wallet.v1.WalletService.Charge:input_type -> agentic.wallet.v1.ChargeRequest
+	6,  // 11: agentic.wallet.v1.WalletService.Credit:input_type -> agentic.wallet.v1.CreditRequest
+	9,  // 12: agentic.wallet.v1.WalletService.GetBalance:input_type -> agentic.wallet.v1.GetBalanceRequest
+	0,  // 13: agentic.wallet.v1.WalletService.Reserve:input_type -> agentic.wallet.v1.ReserveRequest
+	1,  // 14: agentic.wallet.v1.WalletService.Capture:input_type -> agentic.wallet.v1.CaptureRequest
+	2,  // 15: agentic.wallet.v1.WalletService.Release:input_type -> agentic.wallet.v1.ReleaseRequest
+	8,  // 16: agentic.wallet.v1.WalletService.Charge:output_type -> agentic.wallet.v1.TransferResponse
+	8,  // 17: agentic.wallet.v1.WalletService.Credit:output_type -> agentic.wallet.v1.TransferResponse
+	10, // 18: agentic.wallet.v1.WalletService.GetBalance:output_type -> agentic.wallet.v1.GetBalanceResponse
+	4,  // 19: agentic.wallet.v1.WalletService.Reserve:output_type -> agentic.wallet.v1.HoldResponse
+	4,  // 20: agentic.wallet.v1.WalletService.Capture:output_type -> agentic.wallet.v1.HoldResponse
+	4,  // 21: agentic.wallet.v1.WalletService.Release:output_type -> agentic.wallet.v1.HoldResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_agentic_wallet_v1_wallet_proto_init() }
@@ -552,7 +993,7 @@ func file_agentic_wallet_v1_wallet_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_wallet_v1_wallet_proto_rawDesc), len(file_agentic_wallet_v1_wallet_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

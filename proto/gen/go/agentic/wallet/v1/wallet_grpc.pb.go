@@ -22,6 +22,9 @@ const (
 	WalletService_Charge_FullMethodName     = "/agentic.wallet.v1.WalletService/Charge"
 	WalletService_Credit_FullMethodName     = "/agentic.wallet.v1.WalletService/Credit"
 	WalletService_GetBalance_FullMethodName = "/agentic.wallet.v1.WalletService/GetBalance"
+	WalletService_Reserve_FullMethodName    = "/agentic.wallet.v1.WalletService/Reserve"
+	WalletService_Capture_FullMethodName    = "/agentic.wallet.v1.WalletService/Capture"
+	WalletService_Release_FullMethodName    = "/agentic.wallet.v1.WalletService/Release"
 )
 
 // WalletServiceClient is the client API for WalletService service.
@@ -44,6 +47,25 @@ type WalletServiceClient interface {
 	Credit(ctx context.Context, in *CreditRequest, opts ...grpc.CallOption) (*TransferResponse, error)
 	// GetBalance returns the wallet balance (0 for a user without a wallet).
 	GetBalance(ctx context.Context, in *GetBalanceRequest, opts ...grpc.CallOption) (*GetBalanceResponse, error)
+	// Reserve puts amount_micros of the user's wallet on hold for at most ttl
+	// (default 5 minutes, at most 1 hour): the available balance (balance -
+	// held) drops by that amount, the ledger balance does not. The hold is a
+	// double-entry transfer from the wallet to the user's hold account.
+	// FAILED_PRECONDITION (reason "insufficient_funds") when the available
+	// balance is less than amount_micros. Idempotent by idempotency_key: the
+	// same key with the same uid and amount returns the original hold
+	// (replayed = true); with different parameters ALREADY_EXISTS.
+	Reserve(ctx context.Context, in *ReserveRequest, opts ...grpc.CallOption) (*HoldResponse, error)
+	// Capture turns amount_micros (0 <= amount <= held) of an open hold into an
+	// "expense" transfer and releases the rest, in one transaction. Idempotent:
+	// capturing a captured hold again with the same amount returns it
+	// (replayed = true); a different amount is ALREADY_EXISTS. NOT_FOUND for an
+	// unknown hold; FAILED_PRECONDITION for a released or expired hold; an
+	// amount above the held amount is INVALID_ARGUMENT. Capturing 0 is a release.
+	Capture(ctx context.Context, in *CaptureRequest, opts ...grpc.CallOption) (*HoldResponse, error)
+	// Release gives the whole hold back. Idempotent; releasing a captured hold
+	// is FAILED_PRECONDITION, an unknown hold NOT_FOUND.
+	Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*HoldResponse, error)
 }
 
 type walletServiceClient struct {
@@ -84,6 +106,36 @@ func (c *walletServiceClient) GetBalance(ctx context.Context, in *GetBalanceRequ
 	return out, nil
 }
 
+func (c *walletServiceClient) Reserve(ctx context.Context, in *ReserveRequest, opts ...grpc.CallOption) (*HoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HoldResponse)
+	err := c.cc.Invoke(ctx, WalletService_Reserve_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Capture(ctx context.Context, in *CaptureRequest, opts ...grpc.CallOption) (*HoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HoldResponse)
+	err := c.cc.Invoke(ctx, WalletService_Capture_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*HoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HoldResponse)
+	err := c.cc.Invoke(ctx, WalletService_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WalletServiceServer is the server API for WalletService service.
 // All implementations must embed UnimplementedWalletServiceServer
 // for forward compatibility.
@@ -104,6 +156,25 @@ type WalletServiceServer interface {
 	Credit(context.Context, *CreditRequest) (*TransferResponse, error)
 	// GetBalance returns the wallet balance (0 for a user without a wallet).
 	GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error)
+	// Reserve puts amount_micros of the user's wallet on hold for at most ttl
+	// (default 5 minutes, at most 1 hour): the available balance (balance -
+	// held) drops by that amount, the ledger balance does not. The hold is a
+	// double-entry transfer from the wallet to the user's hold account.
+	// FAILED_PRECONDITION (reason "insufficient_funds") when the available
+	// balance is less than amount_micros. Idempotent by idempotency_key: the
+	// same key with the same uid and amount returns the original hold
+	// (replayed = true); with different parameters ALREADY_EXISTS.
+	Reserve(context.Context, *ReserveRequest) (*HoldResponse, error)
+	// Capture turns amount_micros (0 <= amount <= held) of an open hold into an
+	// "expense" transfer and releases the rest, in one transaction. Idempotent:
+	// capturing a captured hold again with the same amount returns it
+	// (replayed = true); a different amount is ALREADY_EXISTS. NOT_FOUND for an
+	// unknown hold; FAILED_PRECONDITION for a released or expired hold; an
+	// amount above the held amount is INVALID_ARGUMENT. Capturing 0 is a release.
+	Capture(context.Context, *CaptureRequest) (*HoldResponse, error)
+	// Release gives the whole hold back. Idempotent; releasing a captured hold
+	// is FAILED_PRECONDITION, an unknown hold NOT_FOUND.
+	Release(context.Context, *ReleaseRequest) (*HoldResponse, error)
 	mustEmbedUnimplementedWalletServiceServer()
 }
 
@@ -122,6 +193,15 @@ func (UnimplementedWalletServiceServer) Credit(context.Context, *CreditRequest) 
 }
 func (UnimplementedWalletServiceServer) GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBalance not implemented")
+}
+func (UnimplementedWalletServiceServer) Reserve(context.Context, *ReserveRequest) (*HoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Reserve not implemented")
+}
+func (UnimplementedWalletServiceServer) Capture(context.Context, *CaptureRequest) (*HoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Capture not implemented")
+}
+func (UnimplementedWalletServiceServer) Release(context.Context, *ReleaseRequest) (*HoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
 }
 func (UnimplementedWalletServiceServer) mustEmbedUnimplementedWalletServiceServer() {}
 func (UnimplementedWalletServiceServer) testEmbeddedByValue()                       {}
@@ -198,6 +278,60 @@ func _WalletService_GetBalance_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WalletService_Reserve_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReserveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Reserve(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Reserve_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Reserve(ctx, req.(*ReserveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Capture_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CaptureRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Capture(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Capture_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Capture(ctx, req.(*CaptureRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Release_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Release(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Release_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Release(ctx, req.(*ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WalletService_ServiceDesc is the grpc.ServiceDesc for WalletService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -216,6 +350,18 @@ var WalletService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetBalance",
 			Handler:    _WalletService_GetBalance_Handler,
+		},
+		{
+			MethodName: "Reserve",
+			Handler:    _WalletService_Reserve_Handler,
+		},
+		{
+			MethodName: "Capture",
+			Handler:    _WalletService_Capture_Handler,
+		},
+		{
+			MethodName: "Release",
+			Handler:    _WalletService_Release_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
