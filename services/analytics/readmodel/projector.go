@@ -25,20 +25,6 @@ const (
 	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
 )
 
-// InteractionRecorded is the expected payload (protobuf JSON, lowerCamelCase
-// names) of agentic.usage.interaction.recorded.v1. The usage pipeline does not
-// exist yet; when its proto lands this struct is replaced by the generated
-// message. Unknown fields are ignored.
-type InteractionRecorded struct {
-	InteractionID      string    `json:"interactionId"`
-	AgentID            string    `json:"agentId"`
-	OwnerUID           string    `json:"ownerUid"`
-	AgentName          string    `json:"agentName"`
-	IconColor          string    `json:"iconColor"`
-	DocumentReferences []string  `json:"documentReferences"`
-	OccurredAt         time.Time `json:"occurredAt"`
-}
-
 // ProjectorConfig configures a Projector.
 type ProjectorConfig struct {
 	// Now is the clock for the freshness metric (default time.Now).
@@ -223,33 +209,32 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 		return true, nil
 
 	case TypeInteractionRecorded:
-		var m InteractionRecorded
-		if err := json.Unmarshal(ev.Payload, &m); err != nil {
-			return false, fmt.Errorf("decode %s: %w", ev.Type, err)
+		// The generated message (decoded with protojson like every other
+		// payload) so field names cannot drift from the producer's.
+		var m eventsv1.InteractionRecorded
+		if err := decode(ev, &m); err != nil {
+			return false, err
 		}
-		if m.OwnerUID == "" || m.AgentID == "" {
+		owner, agentID := m.GetOwnerUid(), m.GetAgentId()
+		if owner == "" || agentID == "" {
 			return false, fmt.Errorf("%s without ownerUid/agentId", ev.Type)
 		}
-		at := m.OccurredAt
-		if at.IsZero() {
-			at = occurred(nil, ev)
-		}
-		at = at.UTC()
-		if err := ensureAgent(ctx, tx, m.AgentID, m.OwnerUID); err != nil {
+		at := occurred(m.GetOccurredAt(), ev)
+		if err := ensureAgent(ctx, tx, agentID, owner); err != nil {
 			return false, err
 		}
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO interactions (event_id, owner_uid, agent_id, occurred_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (event_id) DO NOTHING`, ev.ID, m.OwnerUID, m.AgentID, at); err != nil {
+			ON CONFLICT (event_id) DO NOTHING`, ev.ID, owner, agentID, at); err != nil {
 			return false, fmt.Errorf("interaction: %w", err)
 		}
 		var refs *string
-		if joined := joinNonEmpty(m.DocumentReferences); joined != "" {
+		if joined := joinNonEmpty(m.GetDocumentReferences()); joined != "" {
 			refs = &joined
 		}
 		return true, insertActivity(ctx, tx, activityRow{
-			ID: ev.ID, Owner: m.OwnerUID, AgentID: m.AgentID, Type: ActivityResponse, Kind: KindInteraction,
-			DocumentReferences: refs, NameHint: m.AgentName, ColorHint: m.IconColor, At: at,
+			ID: ev.ID, Owner: owner, AgentID: agentID, Type: ActivityResponse, Kind: KindInteraction,
+			DocumentReferences: refs, NameHint: m.GetAgentName(), ColorHint: m.GetIconColor(), At: at,
 		})
 	}
 	// Identity events, wallet deposits/charges and anything unknown: acknowledged, no change.

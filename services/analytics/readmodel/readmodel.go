@@ -48,8 +48,8 @@ const (
 
 	TypeIncomeCredited = "agentic.wallet.income.credited.v1"
 
-	// TypeInteractionRecorded is the usage pipeline's event (not built yet);
-	// its expected payload is InteractionRecorded.
+	// TypeInteractionRecorded is the conversations service's usage event; its
+	// payload is eventsv1.InteractionRecorded.
 	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
 )
 

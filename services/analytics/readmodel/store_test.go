@@ -336,3 +336,56 @@ func TestMalformedPayloadIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The usage payload is decoded as the generated eventsv1.InteractionRecorded:
+// the producer's full message (tokens, cost, payer …) and the proto field
+// names both project, and a payload without its ids is refused.
+func TestInteractionRecordedIsTheGeneratedMessage(t *testing.T) {
+	pool := newDB(t)
+	p := readmodel.NewProjector(readmodel.ProjectorConfig{})
+	ctx := context.Background()
+	at := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	apply(t, pool, p,
+		agentCreated("c1", "a1", "alice", "Math Tutor", at.Add(-time.Hour)),
+		ev("x1", readmodel.TopicUsage, readmodel.TypeInteractionRecorded, at, &eventsv1.InteractionRecorded{
+			InteractionId: "m1", AgentId: "a1", OwnerUid: "alice", AgentName: "Math Tutor", IconColor: "#10B981",
+			DocumentReferences: []string{"Syllabus", "", "Notes"}, OccurredAt: ts(at), UserUid: "erin", PayerUid: "alice",
+			Channel: "chat", ConversationId: "c9", Model: "sim-1", InputTokens: 700, OutputTokens: 112,
+			CostMicros: 874, FeeMicros: 27, TotalMicros: 901, TransferId: "t1",
+		}),
+		// protojson also accepts the .proto names; a hand-written struct would not.
+		events.Received{ID: "x2", Topic: readmodel.TopicUsage, Type: readmodel.TypeInteractionRecorded, Time: at,
+			Payload: []byte(`{"interaction_id":"m2","agent_id":"a1","owner_uid":"alice","occurred_at":"2026-03-04T10:01:00Z","input_tokens":"5"}`)},
+		// A re-applied event (same id) changes nothing.
+		ev("x1", readmodel.TopicUsage, readmodel.TypeInteractionRecorded, at, &eventsv1.InteractionRecorded{
+			InteractionId: "m1", AgentId: "a1", OwnerUid: "alice", OccurredAt: ts(at)}),
+	)
+	s, err := readmodel.NewStore(pool, func() time.Time { return at.Add(time.Hour) }).Stats(ctx, "alice")
+	if err != nil || s.TotalInteractions != 2 {
+		t.Fatalf("stats %+v %v", s, err)
+	}
+	feed, err := readmodel.NewStore(pool, nil).Activities(ctx, "alice", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var responses []readmodel.Activity
+	for _, a := range feed {
+		if a.ActivityType == "response" {
+			responses = append(responses, a)
+		}
+	}
+	if len(responses) != 2 {
+		t.Fatalf("responses: %+v", feed)
+	}
+	// Newest first: x2 (10:01) has no references, x1 names its two documents.
+	if responses[0].Metadata.DocumentReferences != nil || responses[1].Metadata.DocumentReferences == nil ||
+		*responses[1].Metadata.DocumentReferences != "Syllabus, Notes" || responses[1].Description != "Math Tutor answered a question" {
+		t.Fatalf("responses: %+v / %+v", responses[0], responses[1])
+	}
+	for _, payload := range []string{`{"agentId":"a1"}`, `{"ownerUid":"alice"}`, `{"agentId":"a1","ownerUid":"alice","inputTokens":"many"}`} {
+		e := events.Received{ID: "bad", Type: readmodel.TypeInteractionRecorded, Payload: []byte(payload)}
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return p.Handle(ctx, tx, e) }); err == nil {
+			t.Errorf("%s: no error", payload)
+		}
+	}
+}
