@@ -133,7 +133,7 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	for svc in identity catalog documents wallet analytics; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
+	for svc in identity catalog documents wallet analytics conversations; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test

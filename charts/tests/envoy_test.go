@@ -52,6 +52,28 @@ var specPaths = []struct{ path, owner string }{
 	{"/api/user/transactions", "wallet"},
 	{"/api/stripe/create-checkout-session", "wallet"},
 	{"/api/stripe/webhook", "wallet"},
+	{"/api/agents/x/documents/y/sync", "documents"},
+	{"/api/agents/x/knowledge/search", "documents"},
+	{"/api/agents/shared", "catalog"},
+	{"/api/agents/x/conversations", "conversations"},
+	{"/api/agents/x/chat-info", "conversations"},
+	{"/api/conversations/c", "conversations"},
+	{"/api/conversations/c/messages", "conversations"},
+}
+
+// Streamed answers have no response timeout at the edge (an idle timeout
+// still cuts a stalled stream); every other route keeps the bounded timeout.
+func TestStreamRoutesHaveNoResponseTimeout(t *testing.T) {
+	rs := mainRoutes(t, loadEnvoy(t, allServices))
+	stream := matchRoute(t, rs, "/api/conversations/c/messages")
+	if stream == nil || stream.GetRoute().GetTimeout().AsDuration() != 0 || stream.GetRoute().GetIdleTimeout().AsDuration() <= 0 {
+		t.Fatalf("message route: timeout %v idle %v, want 0 and a positive idle timeout",
+			stream.GetRoute().GetTimeout(), stream.GetRoute().GetIdleTimeout())
+	}
+	other := matchRoute(t, rs, "/api/conversations/c")
+	if other == nil || other.GetRoute().GetTimeout().AsDuration() <= 0 {
+		t.Fatalf("conversation route: timeout %v, want a bounded one", other.GetRoute().GetTimeout())
+	}
 }
 
 // envoyConfig is the rendered bootstrap of a profile plus its pieces.

@@ -399,11 +399,12 @@ func checkNetworkPolicies(t *testing.T, ty *typed) {
 func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 	ty := decodeAll(t, allServices)
 	wantGRPC := map[string][]string{
-		"identity":  {"catalog"},
-		"catalog":   {"documents"},
-		"documents": nil,
-		"wallet":    nil,
-		"analytics": nil,
+		"identity":      {"catalog"},
+		"catalog":       {"conversations", "documents"},
+		"documents":     {"conversations"},
+		"wallet":        {"conversations"},
+		"analytics":     nil,
+		"conversations": nil,
 	}
 	for svc, callers := range wantGRPC {
 		n := ty.netpol(release + "-" + svc)
@@ -488,18 +489,18 @@ func TestOnlyEnabledServicesRender(t *testing.T) {
 	if got, want := deployments(identityOnly), "[agentic-envoy agentic-identity agentic-web]"; got != want {
 		t.Errorf("identity only: Deployments %v, want %v", got, want)
 	}
-	all := "[agentic-analytics agentic-catalog agentic-documents agentic-envoy agentic-identity agentic-wallet agentic-web]"
+	all := "[agentic-analytics agentic-catalog agentic-conversations agentic-documents agentic-envoy agentic-identity agentic-wallet agentic-web]"
 	if got := deployments(defaults); got != all {
 		t.Errorf("defaults: Deployments %v, want %v", got, all)
 	}
 	ty := decodeAll(t, allServices)
-	for _, svc := range []string{"identity", "catalog", "documents", "wallet", "analytics"} {
+	for _, svc := range []string{"identity", "catalog", "documents", "wallet", "analytics", "conversations"} {
 		if ty.deployment(release+"-"+svc) == nil || ty.service(release+"-"+svc) == nil {
 			t.Errorf("all-services: %s has no Deployment/Service", svc)
 		}
 	}
-	if len(ty.monitors) != 5 {
-		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 5", len(ty.monitors))
+	if len(ty.monitors) != 6 {
+		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 6", len(ty.monitors))
 	}
 	if n := len(decodeAll(t, production).monitors); n != 0 {
 		t.Errorf("production without monitoring.coreos.com/v1: %d ServiceMonitors, want 0", n)

@@ -44,6 +44,9 @@ func New(cfg Config) (http.Handler, error) {
 		target := &url.URL{Scheme: "http", Host: addr}
 		name := name
 		proxies[name] = &httputil.ReverseProxy{
+			// Flush every write: streamed answers (text/event-stream) must reach
+			// the browser token by token, never buffered.
+			FlushInterval: -1,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.SetXForwarded()

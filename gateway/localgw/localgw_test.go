@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentic-app/agentic/gateway"
 	"github.com/agentic-app/agentic/gateway/localgw"
@@ -21,6 +22,13 @@ import (
 // newGateway starts the gateway with identity pointing at upstream and every
 // other service at a closed port.
 func newGateway(t *testing.T, upstream string) *httptest.Server {
+	t.Helper()
+	return newGatewayWith(t, map[string]string{"identity": upstream})
+}
+
+// newGatewayWith starts the gateway with the given services pointing at their
+// upstreams and every other service at a closed port.
+func newGatewayWith(t *testing.T, upstreams map[string]string) *httptest.Server {
 	t.Helper()
 	table, err := routes.Parse(gateway.RoutesYAML)
 	if err != nil {
@@ -37,7 +45,9 @@ func newGateway(t *testing.T, upstream string) *httptest.Server {
 	for name := range table.Services {
 		ups[name] = closed
 	}
-	ups["identity"] = upstream
+	for name, addr := range upstreams {
+		ups[name] = addr
+	}
 	h, err := localgw.New(localgw.Config{Table: table, Upstreams: ups, StaticDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -171,5 +181,42 @@ func TestNonGetOutsideAPIIs405(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 405 {
 		t.Fatalf("got %d", resp.StatusCode)
+	}
+}
+
+// A streamed answer must reach the browser event by event: the gateway may
+// not hold the first event back until the upstream finishes.
+func TestEventStreamIsNotBuffered(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, "event: delta\ndata: {\"text\":\"Hello\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-release // the rest of the answer comes only after the client saw the first event
+		_, _ = io.WriteString(w, "event: done\ndata: {}\n\n")
+	}))
+	defer up.Close()
+	defer close(release)
+	gw := newGatewayWith(t, map[string]string{"conversations": strings.TrimPrefix(up.URL, "http://")})
+
+	req, _ := http.NewRequest(http.MethodPost, gw.URL+"/api/conversations/c1/messages", strings.NewReader(`{}`))
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	first := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 256)
+		n, _ := resp.Body.Read(buf)
+		first <- string(buf[:n])
+	}()
+	select {
+	case got := <-first:
+		if !strings.Contains(got, "Hello") {
+			t.Fatalf("first read = %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first event was buffered by the gateway")
 	}
 }

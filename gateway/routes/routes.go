@@ -37,6 +37,9 @@ type Route struct {
 	Auth *bool `yaml:"auth"`
 	// RateLimited marks routes that get an edge rate limit in Envoy.
 	RateLimited bool `yaml:"rateLimited"`
+	// Stream marks routes whose responses are long-lived streams (SSE):
+	// no response timeout at the edge, and every write is flushed.
+	Stream bool `yaml:"stream"`
 
 	re *regexp.Regexp
 }

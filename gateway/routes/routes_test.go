@@ -39,6 +39,14 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/user/transactions", "wallet", true},
 		{"/api/stripe/create-checkout-session", "wallet", true},
 		{"/api/stripe/webhook", "wallet", false},
+		// Agents at work (knowledge, conversations).
+		{"/api/agents/a1b2/documents/d7/sync", "documents", true},
+		{"/api/agents/a1b2/knowledge/search", "documents", true},
+		{"/api/agents/a1b2/conversations", "conversations", true},
+		{"/api/agents/a1b2/chat-info", "conversations", true},
+		{"/api/agents/shared", "catalog", true},
+		{"/api/conversations/c1", "conversations", true},
+		{"/api/conversations/c1/messages", "conversations", true},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
@@ -89,6 +97,16 @@ func TestParseRejectsBadTables(t *testing.T) {
 			t.Errorf("%s: parsed without error", name)
 		} else if !strings.Contains(err.Error(), "route table") {
 			t.Errorf("%s: error %q lacks context", name, err)
+		}
+	}
+}
+
+// Only the streamed-answer route is a stream (no edge response timeout).
+func TestOnlyMessageSendingStreams(t *testing.T) {
+	table := mustTable(t)
+	for _, r := range table.Routes {
+		if r.Stream != (r.Name == "conversation-messages") {
+			t.Errorf("route %s: stream = %v", r.Name, r.Stream)
 		}
 	}
 }

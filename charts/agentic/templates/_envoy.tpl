@@ -175,7 +175,14 @@ static_resources:
                             {{- end }}
                           route:
                             cluster: {{ printf "svc_%s" $r.service }}
+                            {{- if $r.stream }}
+                            # A streamed answer lasts as long as the model writes: no
+                            # response timeout, but an idle stream is still cut.
+                            timeout: 0s
+                            idle_timeout: {{ $envoy.streamIdleTimeout | default "120s" }}
+                            {{- else }}
                             timeout: {{ $envoy.routeTimeout }}
+                            {{- end }}
                           {{- $auth := or (not (hasKey $r "auth")) $r.auth }}
                           {{- if or $jwt $r.rateLimited }}
                           typed_per_filter_config:
