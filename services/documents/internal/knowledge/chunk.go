@@ -1,0 +1,354 @@
+// Package knowledge turns a document's exported text into chunks, indexes
+// them in PostgreSQL full-text search and answers searches with cited
+// passages.
+package knowledge
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentic-app/agentic/services/platform/tokens"
+)
+
+// Chunk sizes (cl100k_base tokens).
+const (
+	DefaultMinTokens     = 300
+	DefaultMaxTokens     = 500
+	DefaultOverlapTokens = 50
+)
+
+// Chunk is one piece of a document's text. Start and End are rune offsets
+// into the text: Text == string([]rune(text)[Start:End]).
+type Chunk struct {
+	Seq     int
+	Start   int
+	End     int
+	Heading string // the section heading in force where the chunk starts ("" before any)
+	Text    string
+	Tokens  int
+}
+
+// ChunkConfig bounds chunk sizes. Zero values take the defaults.
+type ChunkConfig struct {
+	// MinTokens: a chunk is not closed at a heading or paragraph end before
+	// it has this many tokens (the last chunk, and one closed because the next
+	// paragraph would not fit, may be smaller).
+	MinTokens int
+	// MaxTokens: no chunk is larger (a hard bound, overlap included).
+	MaxTokens int
+	// OverlapTokens: about this many tokens (whole sentences) of a chunk's end
+	// are repeated at the start of the next chunk of the same section, so a
+	// passage cut at a boundary is still found whole in one of the two.
+	OverlapTokens int
+}
+
+func (c ChunkConfig) withDefaults() ChunkConfig {
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.MinTokens <= 0 {
+		c.MinTokens = DefaultMinTokens
+	}
+	if c.MinTokens > c.MaxTokens {
+		c.MinTokens = c.MaxTokens
+	}
+	if c.OverlapTokens < 0 {
+		c.OverlapTokens = 0
+	} else if c.OverlapTokens == 0 {
+		c.OverlapTokens = DefaultOverlapTokens
+	}
+	if c.OverlapTokens > c.MaxTokens/4 {
+		c.OverlapTokens = c.MaxTokens / 4
+	}
+	return c
+}
+
+// unit is the smallest piece the chunker moves: a heading, a sentence, or a
+// slice of an over-long sentence.
+type unit struct {
+	start, end int // rune offsets, trimmed of white space
+	tokens     int
+	heading    bool // the unit is a heading line
+	paraStart  bool // the unit starts a paragraph
+	section    string
+}
+
+// Split cuts text into chunks: at headings and paragraph ends when the chunk
+// is big enough, else at sentence ends (an over-long sentence at word
+// boundaries), never above MaxTokens. Chunks of one section overlap by about
+// OverlapTokens.
+func Split(text string, cfg ChunkConfig) []Chunk {
+	cfg = cfg.withDefaults()
+	runes := []rune(text)
+	units := segment(runes, cfg)
+	if len(units) == 0 {
+		return nil
+	}
+	var (
+		out  []Chunk
+		cur  []unit // the chunk being built: overlap units first, then new ones
+		lead int    // how many units of cur are overlap from the previous chunk
+	)
+	sum := func(us []unit) int {
+		n := 0
+		for i, u := range us {
+			n += u.tokens
+			if i > 0 && u.paraStart {
+				n++ // the line break between paragraphs
+			}
+		}
+		return n
+	}
+	// emit closes the chunk made of us (at least one unit beyond lead) and
+	// returns how many units of us it kept: fewer when the exact token count
+	// of the text (separators included) is over the bound.
+	emit := func(us []unit, lead int) int {
+		for n := len(us); n > lead; n-- {
+			s, e := us[0].start, us[n-1].end
+			t := string(runes[s:e])
+			tk := tokens.Count(t)
+			if tk <= cfg.MaxTokens || n == lead+1 {
+				out = append(out, Chunk{Seq: len(out), Start: s, End: e, Heading: us[0].section, Text: t, Tokens: tk})
+				return n
+			}
+		}
+		return len(us)
+	}
+	// overlapOf returns the trailing sentences of us (not headings) worth at
+	// most OverlapTokens, to open the next chunk.
+	overlapOf := func(us []unit) []unit {
+		if cfg.OverlapTokens == 0 {
+			return nil
+		}
+		n, k := 0, len(us)
+		for k > 1 && !us[k-1].heading && n+us[k-1].tokens <= cfg.OverlapTokens {
+			n += us[k-1].tokens
+			k--
+		}
+		return append([]unit(nil), us[k:]...)
+	}
+	// next starts the chunk after cur[:kept] was emitted: the units not kept
+	// move on, preceded by the overlap unless the new chunk opens a section.
+	next := func(kept int, opensSection bool) {
+		done := cur[:kept]
+		rest := append([]unit(nil), cur[kept:]...)
+		cur, lead = nil, 0
+		if !opensSection && (len(rest) == 0 || !rest[0].heading) {
+			cur = overlapOf(done)
+			lead = len(cur)
+		}
+		cur = append(cur, rest...)
+	}
+	// flush emits all of cur (in several chunks if the exact count says so).
+	flush := func() {
+		for len(cur) > lead {
+			kept := emit(cur, lead)
+			if kept == len(cur) {
+				break
+			}
+			next(kept, false)
+		}
+		cur, lead = nil, 0
+	}
+	for _, u := range units {
+		if len(cur) > lead {
+			size := sum(cur)
+			switch {
+			case u.heading && size >= cfg.MinTokens:
+				// A new section starts a new chunk once this one is big enough.
+				flush()
+			case size+u.tokens+1 > cfg.MaxTokens:
+				// u does not fit: prefer to close at the last paragraph end that
+				// leaves a big enough chunk, else close here (a sentence end).
+				cut := len(cur)
+				for k := len(cur) - 1; k > lead; k-- {
+					if cur[k].paraStart && sum(cur[:k]) >= cfg.MinTokens {
+						cut = k
+						break
+					}
+				}
+				next(emit(cur[:cut], lead), u.heading && cut == len(cur))
+				// What moved on must still leave room for u; drop overlap if not.
+				for lead > 0 && sum(cur)+u.tokens+1 > cfg.MaxTokens {
+					cur, lead = cur[1:], lead-1
+				}
+			}
+		}
+		cur = append(cur, u)
+	}
+	flush()
+	return out
+}
+
+// segment splits runes into units: one per heading line, one per sentence of
+// other lines, over-long sentences cut at word (or, failing that, rune)
+// boundaries into pieces of at most MaxTokens/4 tokens.
+func segment(runes []rune, cfg ChunkConfig) []unit {
+	type line struct{ start, end int }
+	var lines []line
+	for s := 0; s <= len(runes); {
+		e := s
+		for e < len(runes) && runes[e] != '\n' {
+			e++
+		}
+		ts, te := trim(runes, s, e)
+		if ts < te {
+			lines = append(lines, line{ts, te})
+		}
+		s = e + 1
+	}
+	piece := max(cfg.MaxTokens/4, 1)
+	var (
+		units   []unit
+		section string
+	)
+	for li, l := range lines {
+		var nextLine []rune
+		if li+1 < len(lines) {
+			nextLine = runes[lines[li+1].start:lines[li+1].end]
+		}
+		text := runes[l.start:l.end]
+		if isHeading(text, nextLine) {
+			section = headingText(text)
+			tk := tokens.Count(string(text))
+			if tk <= piece {
+				units = append(units, unit{start: l.start, end: l.end, tokens: tk, heading: true, paraStart: true, section: section})
+				continue
+			}
+		}
+		first := true
+		for _, sen := range sentences(runes, l.start, l.end) {
+			for _, p := range splitByTokens(runes, sen[0], sen[1], piece) {
+				units = append(units, unit{start: p[0], end: p[1], tokens: tokens.Count(string(runes[p[0]:p[1]])), paraStart: first, section: section})
+				first = false
+			}
+		}
+	}
+	return units
+}
+
+func trim(r []rune, s, e int) (int, int) {
+	for s < e && unicode.IsSpace(r[s]) {
+		s++
+	}
+	for e > s && unicode.IsSpace(r[e-1]) {
+		e--
+	}
+	return s, e
+}
+
+// isHeading guesses whether a line of a text/plain export is a heading:
+// Markdown "#" lines, or short lines without closing punctuation that start
+// with a capital letter or a section number and are followed by a longer
+// paragraph.
+func isHeading(line, next []rune) bool {
+	if len(line) == 0 {
+		return false
+	}
+	if line[0] == '#' {
+		i := 0
+		for i < len(line) && line[i] == '#' {
+			i++
+		}
+		return i <= 6 && i < len(line) && line[i] == ' ' && strings.TrimSpace(string(line[i:])) != ""
+	}
+	if len(line) > 80 || len(next) == 0 {
+		return false
+	}
+	words := len(strings.Fields(string(line)))
+	if words > 10 {
+		return false
+	}
+	switch line[len(line)-1] {
+	case '.', ',', ';', '!', '?', ':', ')', '"', '\'', '。', '！', '？':
+		return false
+	}
+	switch line[0] {
+	case '*', '-', '•', '●', '○', '–', '—':
+		return false // list items
+	}
+	if !unicode.IsUpper(line[0]) && !unicode.IsDigit(line[0]) {
+		return false
+	}
+	// The next paragraph must look like body text, not another short line of
+	// a list or a table.
+	nextWords := len(strings.Fields(string(next)))
+	last := next[len(next)-1]
+	return nextWords >= 2*words || strings.ContainsRune(".!?。！？", last)
+}
+
+// headingText is a heading without Markdown markers.
+func headingText(line []rune) string {
+	return strings.TrimSpace(strings.TrimLeft(string(line), "#"))
+}
+
+// sentences splits [s,e) after sentence-ending punctuation followed by white
+// space (or after CJK full stops), trimmed.
+func sentences(r []rune, s, e int) [][2]int {
+	var out [][2]int
+	start := s
+	for i := s; i < e; i++ {
+		end := -1
+		switch r[i] {
+		case '.', '!', '?':
+			if i+1 < e && unicode.IsSpace(r[i+1]) {
+				end = i + 1
+			}
+		case '。', '！', '？':
+			end = i + 1
+		}
+		if end > 0 {
+			if ts, te := trim(r, start, end); ts < te {
+				out = append(out, [2]int{ts, te})
+			}
+			start = end
+		}
+	}
+	if ts, te := trim(r, start, e); ts < te {
+		out = append(out, [2]int{ts, te})
+	}
+	return out
+}
+
+// splitByTokens cuts [s,e) into pieces of at most limit tokens, at white
+// space where possible, else between runes.
+func splitByTokens(r []rune, s, e, limit int) [][2]int {
+	// Cheap check first: a rune is at most a few tokens, bytes/3 over-estimates
+	// little for Latin text.
+	if e-s <= limit || tokens.Count(string(r[s:e])) <= limit {
+		return [][2]int{{s, e}}
+	}
+	var out [][2]int
+	for s < e {
+		// The longest prefix [s, end) within the limit, found by binary search
+		// on rune counts, then moved back to a word boundary when there is one.
+		lo, hi := s+1, e
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if tokens.Count(string(r[s:mid])) <= limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		end := lo
+		if end < e {
+			for k := end; k > s+1; k-- {
+				if unicode.IsSpace(r[k-1]) {
+					end = k
+					break
+				}
+			}
+		}
+		ps, pe := trim(r, s, end)
+		if ps < pe {
+			out = append(out, [2]int{ps, pe})
+		}
+		s = end
+	}
+	return out
+}
+
+// RuneLen is the length of s in runes (the unit of Chunk offsets).
+func RuneLen(s string) int { return utf8.RuneCountInString(s) }
