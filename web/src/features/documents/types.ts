@@ -1,6 +1,9 @@
 /** Entity "Document" of spec §3, as the documents service returns it (docs/documents.md). */
 export type SharingStatus = 'shared' | 'not_shared' | 'error';
 
+/** Where the service's Drive sync of a document stands (issue 13). */
+export type SyncState = 'queued' | 'syncing' | 'synced';
+
 export interface AgentDocument {
   id: string;
   agentId: string;
@@ -11,6 +14,21 @@ export interface AgentDocument {
   sharingStatus: SharingStatus | (string & {});
   createdAt: string;
   updatedAt: string;
+  /*
+   * Drive sync (issue 13). Optional: a service without sync omits them, and the UI then shows only
+   * `sharingStatus`. `sharingStatus` is the server's real check once a sync has run.
+   */
+  syncState?: SyncState | (string & {}) | null;
+  /** Why the last sync failed (`sharingStatus` 'error'), else null. */
+  syncError?: string | null;
+  /** The document's title in Google Docs (the creator's `name` stays the document's name). */
+  driveTitle?: string | null;
+  /** ISO time of the last successful read of the document. */
+  syncedAt?: string | null;
+  /** ISO `modifiedTime` of the document in Drive at the last sync. */
+  modifiedTime?: string | null;
+  /** Size of the agent's copy of the text, in tokens. */
+  tokenCount?: number | null;
 }
 
 /** POST /api/agents/{id}/documents body (spec §7); the web app always sends sharingStatus 'shared'. */
@@ -20,4 +38,25 @@ export interface NewDocumentPayload {
   driveFileId: string;
   labels: string[];
   sharingStatus: 'shared';
+}
+
+/** One passage of POST /api/agents/{id}/knowledge/search (issue 13 "Retrieval"). */
+export interface KnowledgePassage {
+  documentId: string;
+  documentName: string;
+  labels: string[];
+  text: string;
+  score: number;
+  /** Character offsets of the passage in the document's text. */
+  start: number;
+  end: number;
+  /** The Google Docs URL of the document. */
+  url: string;
+  tokenCount: number;
+}
+
+/** POST /api/agents/{id}/knowledge/search body. */
+export interface KnowledgeSearchRequest {
+  query: string;
+  limit?: number;
 }

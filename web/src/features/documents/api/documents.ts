@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authFetch } from '@/lib/api-client';
+import { isSyncing } from '../lib/sync-status';
 import type { AgentDocument, NewDocumentPayload } from '../types';
 
 /** Query key of one agent's documents; its first element is the GET path. */
@@ -60,13 +61,20 @@ export async function fetchDocuments(agentId: string, signal?: AbortSignal): Pro
   return Array.isArray(docs) ? docs.map(normalise) : [];
 }
 
-/** The agent's documents, oldest first (GET /api/agents/{id}/documents). */
+/** How often the list is re-read while a document is queued or syncing. */
+export const SYNC_POLL_INTERVAL_MS = 2000;
+
+/**
+ * The agent's documents, oldest first (GET /api/agents/{id}/documents). While any document is
+ * queued or syncing the list is polled every 2 s; polling stops once every sync has finished.
+ */
 export function useDocuments(agentId: string, enabled = true) {
   return useQuery({
     queryKey: documentsQueryKey(agentId),
     queryFn: ({ signal }) => fetchDocuments(agentId, signal),
     enabled,
     staleTime: 0,
+    refetchInterval: (query) => (query.state.data?.some(isSyncing) ? SYNC_POLL_INTERVAL_MS : false),
   });
 }
 
@@ -81,6 +89,12 @@ export function updateDocument(agentId: string, doc: AgentDocument): Promise<Age
 
 export function deleteDocument(agentId: string, documentId: string): Promise<void> {
   return request<void>(documentPath(agentId, documentId), { method: 'DELETE' });
+}
+
+/** POST …/documents/{id}/sync → 202 with the document, now queued (issue 13 "Sync now"). */
+export async function syncDocument(agentId: string, documentId: string): Promise<AgentDocument | undefined> {
+  const doc = await request<AgentDocument | undefined>(`${documentPath(agentId, documentId)}/sync`, { method: 'POST' });
+  return doc && typeof doc === 'object' ? normalise(doc) : undefined;
 }
 
 export function useAddDocument(agentId: string) {
@@ -106,5 +120,23 @@ export function useDeleteDocument(agentId: string) {
     mutationFn: (documentId: string) => deleteDocument(agentId, documentId),
     onError: (error) => console.error('Error deleting document:', error),
     onSettled: () => queryClient.invalidateQueries({ queryKey: documentsQueryKey(agentId) }),
+  });
+}
+
+/**
+ * Sync now: the returned (queued) document replaces its row at once, which starts the polling;
+ * the list is then re-read either way.
+ */
+export function useSyncDocument(agentId: string) {
+  const queryClient = useQueryClient();
+  const key = documentsQueryKey(agentId);
+  return useMutation({
+    mutationFn: (documentId: string) => syncDocument(agentId, documentId),
+    onSuccess: (doc, documentId) => {
+      queryClient.setQueryData<AgentDocument[]>(key, (docs) =>
+        docs?.map((d) => (d.id === documentId ? (doc ?? { ...d, syncState: 'queued' }) : d)),
+      );
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
 }

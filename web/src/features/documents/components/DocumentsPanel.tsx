@@ -1,7 +1,8 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { Button } from 'antd';
 import { useState } from 'react';
-import { useDeleteDocument } from '../api/documents';
+import { toast } from '@/components/toast';
+import { errorDescription, useDeleteDocument, useSyncDocument } from '../api/documents';
 import type { AgentDocument } from '../types';
 import { DocumentDialog } from './DocumentDialog';
 import { DocumentsTable } from './DocumentsTable';
@@ -15,11 +16,26 @@ interface DocumentsPanelProps {
   error: Error | null;
 }
 
-/** The Documents part of the tab: heading, Add Document, the sharing note, the table and the dialogs. */
+/**
+ * The Documents part of the tab: heading, Add Document, the sharing note, the table (with each
+ * document's sync status and Sync now) and the dialogs.
+ */
 export function DocumentsPanel({ agentId, agentEmail, documents, referenced, loading, error }: DocumentsPanelProps) {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<AgentDocument | null>(null);
   const remove = useDeleteDocument(agentId);
+  const sync = useSyncDocument(agentId);
+  const syncNow = (doc: AgentDocument) =>
+    sync.mutate(doc.id, {
+      onError: (err) => {
+        console.error('Error syncing document:', err);
+        toast({
+          title: 'Error syncing document',
+          description: errorDescription(err, 'Failed to sync the document. Please try again.'),
+          variant: 'destructive',
+        });
+      },
+    });
   const headingId = `agent-documents-heading-${agentId}`;
 
   return (
@@ -51,7 +67,10 @@ export function DocumentsPanel({ agentId, agentEmail, documents, referenced, loa
           referenced={referenced}
           onEdit={setEditing}
           onDelete={(doc) => remove.mutate(doc.id)}
+          onSync={syncNow}
           deletingId={remove.isPending ? remove.variables : null}
+          syncRequestId={sync.isPending ? sync.variables : null}
+          agentEmail={agentEmail}
         />
       )}
       <DocumentDialog mode="add" open={adding} agentId={agentId} agentEmail={agentEmail} onClose={() => setAdding(false)} />

@@ -5,6 +5,7 @@ import type { AgentDocument } from '../types';
 import '../documents.css';
 import { DocumentsPanel } from './DocumentsPanel';
 import { InstructionsEditor } from './InstructionsEditor';
+import { TestRetrieval } from './TestRetrieval';
 
 interface InstructionsAndDocumentsProps {
   agentId: string;
@@ -16,7 +17,10 @@ interface InstructionsAndDocumentsProps {
 
 const NO_DOCUMENTS: AgentDocument[] = [];
 
-/** The editor tab 'Instructions & Documents' (spec §2): documents + the instructions editor. */
+/**
+ * The editor tab 'Instructions & Documents' (spec §2): documents (with their sync status, issue 13),
+ * the Test retrieval box, then the instructions editor.
+ */
 export function InstructionsAndDocuments({ agentId, agentEmail, instructions, onInstructionsChange }: InstructionsAndDocumentsProps) {
   const { data, isPending, error } = useDocuments(agentId);
   const documents = data ?? NO_DOCUMENTS;
@@ -32,6 +36,7 @@ export function InstructionsAndDocuments({ agentId, agentEmail, instructions, on
         loading={isPending}
         error={error}
       />
+      <TestRetrieval agentId={agentId} />
       <InstructionsEditor
         id={`agent-instructions-${agentId}`}
         value={instructions}

@@ -1,0 +1,45 @@
+import { formatDistance } from 'date-fns';
+import type { AgentDocument } from '../types';
+
+/** What the Status column shows about the agent's access to a document (issue 13). */
+export type SyncDisplay = 'syncing' | 'shared' | 'not_shared' | 'error';
+
+/** A sync job is queued or running for this document (the list is polled meanwhile). */
+export function isSyncing(doc: Pick<AgentDocument, 'syncState'>): boolean {
+  return doc.syncState === 'queued' || doc.syncState === 'syncing';
+}
+
+/**
+ * 'syncing' while a sync is queued or running, else the server's sharing check. An unknown
+ * sharingStatus reads as 'error' (the service only sends the three of spec §3).
+ */
+export function syncDisplay(doc: Pick<AgentDocument, 'syncState' | 'sharingStatus'>): SyncDisplay {
+  if (isSyncing(doc)) return 'syncing';
+  if (doc.sharingStatus === 'shared') return 'shared';
+  if (doc.sharingStatus === 'not_shared') return 'not_shared';
+  return 'error';
+}
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** '1 token', '1,234 tokens'; null when the size is unknown. */
+export function formatTokenCount(count: number | null | undefined): string | null {
+  if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) return null;
+  return `${integer.format(count)} ${count === 1 ? 'token' : 'tokens'}`;
+}
+
+/** 'Synced 2 minutes ago' (date-fns distance wording, as the dashboard's activity feed); null if unknown. */
+export function formatSyncedAgo(syncedAt: string | null | undefined, now: Date | number = Date.now()): string | null {
+  if (!syncedAt) return null;
+  const then = new Date(syncedAt);
+  if (Number.isNaN(then.getTime())) return null;
+  // A server clock slightly ahead of ours must not read 'in a few seconds'.
+  const current = Math.max(typeof now === 'number' ? now : now.getTime(), then.getTime());
+  return `Synced ${formatDistance(then, current, { addSuffix: true })}`;
+}
+
+/** The Google Docs title when it is known and differs from the name the creator typed. */
+export function differingDriveTitle(doc: Pick<AgentDocument, 'name' | 'driveTitle'>): string | null {
+  const title = doc.driveTitle?.trim();
+  return title && title !== doc.name ? title : null;
+}
