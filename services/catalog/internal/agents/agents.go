@@ -125,6 +125,49 @@ func (s Subscriber) DisplayName() string {
 	return s.Email
 }
 
+// Roles of a user who may use (talk to) an agent.
+const (
+	RoleOwner      = "owner"
+	RoleSubscriber = "subscriber"
+)
+
+// Access answers "may this user use the agent, and who pays?".
+type Access struct {
+	Allowed bool
+	Role    string // RoleOwner | RoleSubscriber when allowed
+	// PayerUID is whose wallet pays for usage: always the owner's, because
+	// every agent is private for now (SPEC: usage costs on private agents are
+	// deducted from the creator's wallet).
+	PayerUID string
+	Agent    Agent // set when allowed
+}
+
+// SharedAgent is an agent as one of its active subscribers sees it.
+type SharedAgent struct {
+	// Agent with the owner-only fields withheld (see ForSubscriber).
+	Agent Agent
+	// OwnerName is the owner's displayName, else username, as learned from
+	// identity's user.onboarded events; "" when unknown.
+	OwnerName string
+	// SharedAt is when the subscription became active.
+	SharedAt time.Time
+	// Interactions counts the subscriber's own answers from this agent.
+	Interactions int64
+}
+
+// ForSubscriber withholds what only the owner may see: the instructions (the
+// owner's work, the agent's prompt), the agent's e-mail address (mail to it
+// would be answered at the owner's expense) and the owner's business figures
+// (how many people the agent is shared with, how much it is used). The
+// fields stay in the JSON with empty values so the shape matches GET /api/agents.
+func ForSubscriber(a Agent) Agent {
+	a.Instructions = ""
+	a.Email = ""
+	a.Subscribers = 0
+	a.TotalInteractions = 0
+	return a
+}
+
 // User is what the catalog knows about a user of the identity service.
 type User struct {
 	UID   string
@@ -351,6 +394,12 @@ type Store interface {
 	// else invited. ErrAlreadyInvited when the address is on the list.
 	AddSubscriber(ctx context.Context, owner, agentID, email string, user *User, at time.Time) (Subscriber, error)
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error
+	// Access returns the agent and uid's role on it ("" when none) in one
+	// indexed query; ErrNotFound for an unknown agent.
+	Access(ctx context.Context, agentID, uid string) (Agent, string, error)
+	// ListShared returns the agents uid is an active subscriber of (not
+	// redacted), newest subscription first, each agent once.
+	ListShared(ctx context.Context, uid string) ([]SharedAgent, error)
 }
 
 // Service is the catalog API.
@@ -369,6 +418,13 @@ type Service interface {
 	FindAgent(ctx context.Context, id string) (Agent, error)
 	// CheckOwnership reports whether the agent exists and whether uid owns it.
 	CheckOwnership(ctx context.Context, agentID, uid string) (owned, exists bool, err error)
+	// CheckAccess reports whether uid may use the agent (owner, or active
+	// subscriber) and who pays. No access and unknown agents are
+	// Access{Allowed: false}, not errors; empty arguments are a ValidationError.
+	CheckAccess(ctx context.Context, agentID, uid string) (Access, error)
+	// ListSharedAgents returns the agents uid is an active subscriber of,
+	// newest subscription first, with the owner-only fields withheld.
+	ListSharedAgents(ctx context.Context, uid string) ([]SharedAgent, error)
 }
 
 // Config configures the service.
@@ -578,4 +634,35 @@ func (s *service) CheckOwnership(ctx context.Context, agentID, uid string) (bool
 		return false, false, err
 	}
 	return a.OwnerUID == uid, true, nil
+}
+
+func (s *service) CheckAccess(ctx context.Context, agentID, uid string) (Access, error) {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(uid) == "" {
+		return Access{}, &ValidationError{Fields: []FieldError{{"agentId", "agent_id and uid are required"}}}
+	}
+	if !validID(agentID) {
+		return Access{}, nil
+	}
+	a, role, err := s.store.Access(ctx, agentID, uid)
+	if errors.Is(err, ErrNotFound) || (err == nil && role == "") {
+		return Access{}, nil
+	}
+	if err != nil {
+		return Access{}, err
+	}
+	return Access{Allowed: true, Role: role, PayerUID: a.OwnerUID, Agent: a}, nil
+}
+
+func (s *service) ListSharedAgents(ctx context.Context, uid string) ([]SharedAgent, error) {
+	if uid == "" {
+		return []SharedAgent{}, nil
+	}
+	list, err := s.store.ListShared(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		list[i].Agent = ForSubscriber(list[i].Agent)
+	}
+	return list, nil
 }

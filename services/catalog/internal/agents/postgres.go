@@ -32,11 +32,13 @@ const maxEmailAttempts = 20
 const agentColumns = `id::text, owner_uid, name, description, category, status, is_public, icon_name, icon_color,
 	instructions, tags, subscribers, total_interactions, email, created_at, updated_at`
 
-func scanAgent(row pgx.Row) (Agent, error) {
+// scanAgent scans agentColumns, then extra (columns selected after them).
+func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
 	var a Agent
-	err := row.Scan(&a.ID, &a.OwnerUID, &a.Name, &a.Description, &a.Category, &a.Status, &a.IsPublic,
+	dest := append([]any{&a.ID, &a.OwnerUID, &a.Name, &a.Description, &a.Category, &a.Status, &a.IsPublic,
 		&a.IconName, &a.IconColor, &a.Instructions, &a.Tags, &a.Subscribers, &a.TotalInteractions, &a.Email,
-		&a.CreatedAt, &a.UpdatedAt)
+		&a.CreatedAt, &a.UpdatedAt}, extra...)
+	err := row.Scan(dest...)
 	if a.Tags == nil {
 		a.Tags = []string{}
 	}
@@ -353,4 +355,121 @@ func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at 
 		}
 	}
 	return len(subs), nil
+}
+
+// agentColumnsAs is agentColumns qualified with a table alias, for queries
+// that join tables sharing column names (id, name, email, status).
+func agentColumnsAs(alias string) string {
+	cols := strings.Split(agentColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// Access implements Store. One query on the agents primary key plus an
+// EXISTS probe of subscribers_active_uid_idx: it runs on every chat message.
+func (s *PostgresStore) Access(ctx context.Context, agentID, uid string) (Agent, string, error) {
+	var role string
+	a, err := scanAgent(s.pool.QueryRow(ctx, `
+		SELECT `+agentColumns+`,
+			CASE WHEN owner_uid = $2 THEN 'owner'
+				WHEN EXISTS (SELECT 1 FROM subscribers s WHERE s.uid = $2 AND s.agent_id = agents.id AND s.status = 'active')
+				THEN 'subscriber'
+				ELSE '' END
+		FROM agents WHERE id = $1`, agentID, uid), &role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Agent{}, "", ErrNotFound
+	}
+	if err != nil {
+		return Agent{}, "", err
+	}
+	return a, role, nil
+}
+
+// ListShared implements Store: the caller's active subscriptions (by uid,
+// subscribers_active_uid_idx) with their agents and the owners' names from
+// known_users, newest activation first.
+func (s *PostgresStore) ListShared(ctx context.Context, uid string) ([]SharedAgent, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+agentColumnsAs("a")+`, COALESCE(k.name, ''), s.activated_at, s.interactions
+		FROM subscribers s
+		JOIN agents a ON a.id = s.agent_id
+		LEFT JOIN known_users k ON k.uid = a.owner_uid
+		WHERE s.uid = $1 AND s.status = 'active' AND a.owner_uid <> $1
+		ORDER BY s.activated_at DESC NULLS LAST, s.invited_at DESC, s.id DESC`, uid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []SharedAgent{}
+	seen := map[string]bool{}
+	for rows.Next() {
+		var (
+			sa        SharedAgent
+			activated *time.Time
+			err       error
+		)
+		if sa.Agent, err = scanAgent(rows, &sa.OwnerName, &activated, &sa.Interactions); err != nil {
+			return nil, err
+		}
+		a := &sa.Agent
+		// One user could hold two active subscriptions of one agent (two
+		// addresses that both resolved to the uid); show the agent once, with
+		// the newest subscription.
+		if seen[a.ID] {
+			continue
+		}
+		seen[a.ID] = true
+		if activated != nil {
+			sa.SharedAt = *activated
+		}
+		out = append(out, sa)
+	}
+	return out, rows.Err()
+}
+
+// RecordInteraction counts one answer of agentID within tx (the usage
+// consumer's transaction): the agent's total_interactions, and the asking
+// user's subscriber row when userUID is an active subscriber rather than the
+// owner. interactionID ("" = unknown) is remembered in counted_interactions
+// so the same answer is never counted twice, even under two event ids. It
+// reports whether anything was counted: false for an already counted
+// interaction or an unknown agent (nothing to count; not an error, so a usage
+// event for a deleted agent is not parked).
+func (s *PostgresStore) RecordInteraction(ctx context.Context, tx pgx.Tx, interactionID, agentID, userUID string, at time.Time) (bool, error) {
+	if !validID(agentID) {
+		return false, nil
+	}
+	if interactionID != "" {
+		tag, err := tx.Exec(ctx, `INSERT INTO counted_interactions (interaction_id, agent_id, counted_at) VALUES ($1, $2, $3)
+			ON CONFLICT (interaction_id) DO NOTHING`, interactionID, agentID, at)
+		if err != nil {
+			return false, fmt.Errorf("counted interaction: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return false, nil
+		}
+	}
+	// Agent row first, then the subscriber row: the lock order of every other
+	// transaction. updated_at is left alone (it tracks the owner's edits).
+	var owner string
+	err := tx.QueryRow(ctx, `UPDATE agents SET total_interactions = total_interactions + 1 WHERE id = $1 RETURNING owner_uid`, agentID).
+		Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("count agent interaction: %w", err)
+	}
+	if userUID == "" || userUID == owner {
+		return true, nil
+	}
+	if _, err := tx.Exec(ctx, `
+		UPDATE subscribers SET interactions = interactions + 1
+		WHERE id = (SELECT id FROM subscribers WHERE uid = $2 AND agent_id = $1 AND status = 'active'
+			ORDER BY activated_at DESC, id DESC LIMIT 1)`, agentID, userUID); err != nil {
+		return false, fmt.Errorf("count subscriber interaction: %w", err)
+	}
+	return true, nil
 }

@@ -115,3 +115,83 @@ func TestActivateUserIsIdempotent(t *testing.T) {
 		t.Fatalf("activated events = %d %v", n, err)
 	}
 }
+
+func TestAccessAndRecordInteraction(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-dddddd@x.test" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	if _, err := s.AddSubscriber(ctx, "owner", a.ID, "sam@example.org", &User{UID: "sam", Email: "sam@example.org"}, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddSubscriber(ctx, "owner", a.ID, "ivy@example.org", nil, at); err != nil {
+		t.Fatal(err)
+	}
+	for uid, want := range map[string]string{"owner": RoleOwner, "sam": RoleSubscriber, "ivy": "", "": ""} {
+		got, role, err := s.Access(ctx, a.ID, uid)
+		if err != nil || role != want || got.ID != a.ID {
+			t.Errorf("Access(%q) = %q %v %v", uid, role, got.ID, err)
+		}
+	}
+	if _, _, err := s.Access(ctx, "00000000-0000-7000-8000-000000000009", "owner"); err != ErrNotFound {
+		t.Errorf("unknown agent: %v", err)
+	}
+
+	record := func(interaction, agent, user string) bool {
+		t.Helper()
+		var counted bool
+		if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var err error
+			counted, err = s.RecordInteraction(ctx, tx, interaction, agent, user, time.Now().UTC())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return counted
+	}
+	steps := []struct {
+		interaction, agent, user string
+		counted                  bool
+	}{
+		{"i1", a.ID, "sam", true},
+		{"i1", a.ID, "sam", false},  // same interaction again
+		{"i2", a.ID, "owner", true}, // the owner's own chat: agent only
+		{"i3", a.ID, "ivy", true},   // invited, no uid yet: agent only
+		{"", a.ID, "sam", true},     // no interaction id: relies on the event dedupe
+		{"i4", "not-a-uuid", "sam", false},
+		{"i5", "00000000-0000-7000-8000-000000000009", "sam", false},
+	}
+	for _, st := range steps {
+		if got := record(st.interaction, st.agent, st.user); got != st.counted {
+			t.Errorf("record %+v = %v", st, got)
+		}
+	}
+	got, err := s.Get(ctx, "owner", a.ID)
+	if err != nil || got.TotalInteractions != 4 {
+		t.Fatalf("total = %d %v", got.TotalInteractions, err)
+	}
+	subs, err := s.ListSubscribers(ctx, "owner", a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range subs {
+		want := map[string]int64{"sam@example.org": 2, "ivy@example.org": 0}[sub.Email]
+		if sub.Interactions != want {
+			t.Errorf("%s interactions = %d, want %d", sub.Email, sub.Interactions, want)
+		}
+	}
+	// Counting never touches updatedAt (it tracks the owner's edits) nor emits events.
+	if !got.UpdatedAt.Equal(a.UpdatedAt) {
+		t.Errorf("updatedAt moved: %v → %v", a.UpdatedAt, got.UpdatedAt)
+	}
+	shared, err := s.ListShared(ctx, "sam")
+	if err != nil || len(shared) != 1 || shared[0].Agent.ID != a.ID || shared[0].Interactions != 2 || shared[0].SharedAt.IsZero() {
+		t.Fatalf("shared = %+v %v", shared, err)
+	}
+	if shared, err := s.ListShared(ctx, "ivy"); err != nil || len(shared) != 0 {
+		t.Fatalf("ivy shared = %+v %v", shared, err)
+	}
+}

@@ -1,6 +1,6 @@
 // Package app wires the catalog service: configuration, database and
-// migrations, outbox relay, identity event consumer, identity gRPC client,
-// endpoints, HTTP and gRPC transports.
+// migrations, outbox relay, identity and usage event consumers, identity gRPC
+// client, endpoints, HTTP and gRPC transports.
 package app
 
 import (
@@ -116,6 +116,14 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	usageConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.UsageConsumerGroup, Topics: []string{agents.UsageTopic},
+		Handler: agents.UsageEventHandler(store, nil), MaxWait: cfg.ConsumerMaxWait,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
 
 	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, Logger: logger}
 	if cfg.IdentityGRPCAddr != "" {
@@ -150,6 +158,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Workers: []server.Worker{
 			{Name: "outbox-relay", Run: relay.Run},
 			{Name: "identity-events", Run: consumer.Run},
+			{Name: "usage-events", Run: usageConsumer.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,

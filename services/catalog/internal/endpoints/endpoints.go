@@ -26,6 +26,8 @@ type Set struct {
 	RemoveSubscriber endpoint.Endpoint
 	FindAgent        endpoint.Endpoint
 	CheckOwnership   endpoint.Endpoint
+	CheckAccess      endpoint.Endpoint
+	ListSharedAgents endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller (HTTP routes).
@@ -56,6 +58,7 @@ type (
 	}
 	FindAgentRequest      struct{ AgentID string }
 	CheckOwnershipRequest struct{ AgentID, UID string }
+	CheckAccessRequest    struct{ AgentID, UID string }
 
 	AgentsResponse         struct{ Agents []agents.Agent }
 	AgentResponse          struct{ Agent agents.Agent }
@@ -63,6 +66,8 @@ type (
 	SubscriberResponse     struct{ Subscriber agents.Subscriber }
 	RemovedResponse        struct{}
 	CheckOwnershipResponse struct{ Owned, Exists bool }
+	CheckAccessResponse    struct{ Access agents.Access }
+	SharedAgentsResponse   struct{ Agents []agents.SharedAgent }
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -141,6 +146,21 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 				return nil, err
 			}
 			return CheckOwnershipResponse{Owned: owned, Exists: exists}, nil
+		}),
+		CheckAccess: wrap("CheckAccess", func(ctx context.Context, req any) (any, error) {
+			r := req.(CheckAccessRequest)
+			acc, err := svc.CheckAccess(ctx, r.AgentID, r.UID)
+			if err != nil {
+				return nil, err
+			}
+			return CheckAccessResponse{Access: acc}, nil
+		}),
+		ListSharedAgents: wrap("ListSharedAgents", func(ctx context.Context, req any) (any, error) {
+			as, err := svc.ListSharedAgents(ctx, req.(ListAgentsRequest).Claims.UID)
+			if err != nil {
+				return nil, err
+			}
+			return SharedAgentsResponse{Agents: as}, nil
 		}),
 	}
 }

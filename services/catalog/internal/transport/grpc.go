@@ -18,6 +18,7 @@ type grpcServer struct {
 	catalogv1.UnimplementedCatalogServiceServer
 	getAgent       grpctransport.Handler
 	checkOwnership grpctransport.Handler
+	checkAccess    grpctransport.Handler
 }
 
 // NewGRPCServer implements catalogv1.CatalogServiceServer on top of the endpoints.
@@ -39,6 +40,21 @@ func NewGRPCServer(set endpoints.Set) catalogv1.CatalogServiceServer {
 				r := resp.(endpoints.CheckOwnershipResponse)
 				return &catalogv1.CheckOwnershipResponse{Owned: r.Owned, Exists: r.Exists}, nil
 			}),
+		checkAccess: grpctransport.NewServer(set.CheckAccess,
+			func(_ context.Context, req any) (any, error) {
+				r := req.(*catalogv1.CheckAccessRequest)
+				return endpoints.CheckAccessRequest{AgentID: r.GetAgentId(), UID: r.GetUid()}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				acc := resp.(endpoints.CheckAccessResponse).Access
+				if !acc.Allowed {
+					// Nothing about an agent the caller may not use.
+					return &catalogv1.CheckAccessResponse{}, nil
+				}
+				return &catalogv1.CheckAccessResponse{
+					Allowed: true, Role: acc.Role, PayerUid: acc.PayerUID, Agent: AgentToProto(acc.Agent),
+				}, nil
+			}),
 	}
 }
 
@@ -56,6 +72,14 @@ func (s *grpcServer) CheckOwnership(ctx context.Context, req *catalogv1.CheckOwn
 		return nil, grpcError(err)
 	}
 	return resp.(*catalogv1.CheckOwnershipResponse), nil
+}
+
+func (s *grpcServer) CheckAccess(ctx context.Context, req *catalogv1.CheckAccessRequest) (*catalogv1.CheckAccessResponse, error) {
+	_, resp, err := s.checkAccess.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*catalogv1.CheckAccessResponse), nil
 }
 
 func grpcError(err error) error {

@@ -22,6 +22,7 @@ import (
 const (
 	PathAgents      = "/api/agents"
 	PathAgent       = "/api/agents/{id}"
+	PathShared      = "/api/agents/shared"
 	PathSubscribers = "/api/agents/{id}/subscribers"
 	PathSubscriber  = "/api/agents/{id}/subscribers/{subscriberId}"
 )
@@ -44,6 +45,20 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
 	route(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
 	route(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))
+
+	// GET /api/agents/shared: the literal path is more specific than
+	// "GET /api/agents/{id}", so the mux prefers it. server.Route cannot be
+	// used here: its any-method 405 fallback for this path would conflict
+	// with "GET /api/agents/{id}" (net/http panics on such overlaps), so the
+	// other methods get explicit 405s instead of reaching the {id} routes.
+	mux.Handle(http.MethodGet+" "+PathShared,
+		protect(httptransport.NewServer(set.ListSharedAgents, decodeListAgents, encodeJSON(http.StatusOK), opts...)))
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		mux.HandleFunc(m+" "+PathShared, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Allow", http.MethodGet)
+			server.WriteError(w, server.ErrMethodNotAllowed)
+		})
+	}
 }
 
 // AgentJSON is an agent as the HTTP API shows it.
@@ -79,6 +94,24 @@ func AgentToJSON(a agents.Agent) AgentJSON {
 		TotalInteractions: a.TotalInteractions, Email: a.Email,
 		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 	}
+}
+
+// SharedAgentJSON is an agent in GET /api/agents/shared: the AgentJSON shape
+// (owner-only fields withheld with empty values, see agents.ForSubscriber)
+// plus who shares it and the caller's own subscription.
+type SharedAgentJSON struct {
+	AgentJSON
+	// OwnerName is omitted when the catalog does not know the owner's name.
+	OwnerName string `json:"ownerName,omitempty"`
+	// SharedAt is when the caller's subscription became active.
+	SharedAt time.Time `json:"sharedAt"`
+	// Interactions counts the caller's own answers from this agent.
+	Interactions int64 `json:"interactions"`
+}
+
+// SharedAgentToJSON converts a shared agent.
+func SharedAgentToJSON(s agents.SharedAgent) SharedAgentJSON {
+	return SharedAgentJSON{AgentJSON: AgentToJSON(s.Agent), OwnerName: s.OwnerName, SharedAt: s.SharedAt.UTC(), Interactions: s.Interactions}
 }
 
 // SubscriberJSON is a subscriber as the HTTP API shows it.
@@ -196,6 +229,12 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 			out := make([]AgentJSON, len(r.Agents))
 			for i, a := range r.Agents {
 				out[i] = AgentToJSON(a)
+			}
+			server.WriteJSON(w, status, out)
+		case endpoints.SharedAgentsResponse:
+			out := make([]SharedAgentJSON, len(r.Agents))
+			for i, a := range r.Agents {
+				out[i] = SharedAgentToJSON(a)
 			}
 			server.WriteJSON(w, status, out)
 		case endpoints.AgentResponse:
