@@ -87,6 +87,12 @@ for i in $(seq 1 50); do
 done
 expect "$(call GET /api/agents/$id "$owner")" 200 '.subscribers == 2' >/dev/null
 
+echo "== shared with me"
+expect "$(call GET /api/agents/shared "$friend")" 200 \
+  "length == 1 and .[0].id == \"$id\" and .[0].ownerName == \"owner$run\" and .[0].instructions == \"\" and .[0].email == \"\"" >/dev/null
+expect "$(call GET /api/agents/shared "$other")" 200 'length == 0' >/dev/null
+expect "$(call GET /api/agents/$id "$friend")" 404 '.error == "not_found"' >/dev/null
+
 echo "== remove"
 sid=$(echo "$subs" | jq -r ".[] | select(.email == \"$late_email\") | .id")
 expect "$(call DELETE /api/agents/$id/subscribers/$sid "$owner")" 204 >/dev/null
