@@ -6,6 +6,7 @@
 //	DRIVE_SIM_DATA  JSON file the documents persist in (default .data/drivesim.json,
 //	                relative to the working directory; set but empty = memory only)
 //	DRIVE_SIM_SEED  add the sample documents when the store is empty (default true)
+//	DRIVE_SIM_DRIVE_LIKE_EXPORT  export text as Drive does: BOM + CRLF (default false)
 package main
 
 import (
@@ -32,12 +33,14 @@ func main() {
 	if !set {
 		data = ".data/drivesim.json"
 	}
-	seed, err := config.Bool("DRIVE_SIM_SEED", true)
-	if err != nil {
+	var l config.Loader
+	seed := l.Bool("DRIVE_SIM_SEED", true)
+	driveLike := l.Bool("DRIVE_SIM_DRIVE_LIKE_EXPORT", false)
+	if err := l.Err(); err != nil {
 		logger.Error("drive simulator: bad configuration", "error", err)
 		os.Exit(2)
 	}
-	sim, err := drivesim.New(drivesim.Config{DataFile: data, Seed: seed, Logger: logger})
+	sim, err := drivesim.New(drivesim.Config{DataFile: data, Seed: seed, Logger: logger, DriveLikeExport: driveLike})
 	if err != nil {
 		logger.Error("drive simulator: cannot load its documents", "error", err)
 		os.Exit(1)

@@ -177,8 +177,16 @@ func (s *Server) filesExport(w http.ResponseWriter, r *http.Request, caller stri
 		driveErrorAt(w, http.StatusBadRequest, "badRequest", "The requested conversion is not supported.", "mimeType", "parameter")
 		return
 	}
+	text := f.Text
+	if s.cfg.DriveLikeExport {
+		text = "\ufeff" + strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
+	}
+	if len(text) > exportLimit {
+		driveError(w, http.StatusForbidden, "exportSizeLimitExceeded", "This file is too large to be exported.")
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = io.WriteString(w, f.Text)
+	_, _ = io.WriteString(w, text)
 }
 
 func driveUser(u User, caller string) map[string]any {

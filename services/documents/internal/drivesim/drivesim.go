@@ -41,6 +41,10 @@ type Config struct {
 	Seed bool
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// DriveLikeExport makes text/plain exports look exactly like Drive's: a
+	// UTF-8 byte order mark first and CRLF line endings. Off by default, so
+	// that export returns the stored text as is.
+	DriveLikeExport bool
 }
 
 // File is a simulated Drive file. Documents are Google Docs unless MimeType
@@ -311,7 +315,11 @@ func validMimeType(m string) bool {
 
 const (
 	maxTitle = 500
-	maxText  = 10 << 20 // Drive's export limit is 10 MB
+	// maxText is above Drive's 10 MB export limit so that the limit's error
+	// (exportSizeLimitExceeded) can be produced.
+	maxText = 16 << 20
+	// exportLimit is Drive's limit on exported content.
+	exportLimit = 10 << 20
 )
 
 func validateTitle(t string) error {

@@ -479,3 +479,50 @@ func TestSeed(t *testing.T) {
 		t.Fatalf("algebra syllabus = %q", f.Title)
 	}
 }
+
+func TestExportLimitAndDriveLikeExport(t *testing.T) {
+	sim, hs := newSim(t, Config{DriveLikeExport: true})
+	f, _ := sim.CreateFile(File{Title: "Doc", Text: "Title\nline é\n", AnyoneWithLink: true})
+	svc := client(t, hs, "agent@x")
+	if text, _, err := export(t, svc, f.ID); err != nil || text != "\ufeffTitle\r\nline é\r\n" {
+		t.Fatalf("Drive-like export = %q, %v", text, err)
+	}
+
+	big, err := sim.CreateFile(File{Title: "Big", Text: strings.Repeat("a", exportLimit+1), AnyoneWithLink: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = export(t, svc, big.ID)
+	if ge := apiErr(t, err); ge.Code != 403 || ge.Errors[0].Reason != "exportSizeLimitExceeded" {
+		t.Fatalf("export over 10 MB = %+v", ge)
+	}
+	if _, err := sim.CreateFile(File{Title: "Huge", Text: strings.Repeat("a", maxText+1)}); err == nil {
+		t.Fatal("text over the simulator's limit accepted")
+	}
+}
+
+// Concurrent edits and reads keep versions consistent (run with -race).
+func TestConcurrentEditsAndReads(t *testing.T) {
+	sim, hs := newSim(t, Config{DataFile: t.TempDir() + "/d.json"})
+	f, _ := sim.CreateFile(File{Title: "Doc", Text: "0", AnyoneWithLink: true})
+	svc := client(t, hs, "agent@x")
+	done := make(chan error, 20)
+	for i := 0; i < 10; i++ {
+		go func() {
+			_, err := sim.UpdateText(f.ID, "edit")
+			done <- err
+		}()
+		go func() {
+			_, err := svc.Files.Get(f.ID).Fields("version").Do()
+			done <- err
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := sim.GetFile(f.ID); got.Version != 11 {
+		t.Fatalf("version after 10 concurrent edits = %d, want 11", got.Version)
+	}
+}
