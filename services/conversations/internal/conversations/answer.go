@@ -1,0 +1,523 @@
+package conversations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/conversations/internal/llm"
+	"github.com/agentic-app/agentic/services/conversations/internal/metering"
+	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/conversations/internal/prompt"
+)
+
+// ErrKnowledgeNotServed: the documents service does not serve
+// KnowledgeService (gRPC UNIMPLEMENTED, e.g. an older deployment). Answers
+// are then given from the instructions alone rather than refused.
+var ErrKnowledgeNotServed = errors.New("knowledge service not served")
+
+// AnswerRequest is one user message to answer.
+type AnswerRequest struct {
+	UID             string
+	ConversationID  string
+	Content         string
+	ClientMessageID string
+	// Channel is where the message came from (default chat).
+	Channel string
+	// Received is when the message arrived (default: when Answer starts);
+	// time to first token is measured from it.
+	Received time.Time
+}
+
+// StartInfo is sent once, just before the first piece of the answer.
+type StartInfo struct {
+	UserMessageID      string
+	AssistantMessageID string
+	Model              string
+	Simulated          bool
+}
+
+// Sink receives a streamed answer. Start is called once before the first
+// Delta, only when the model produced output: until then the caller can
+// still answer with an error status. An error from either stops the model
+// (the client went away) and what was generated so far is charged.
+type Sink interface {
+	Start(StartInfo) error
+	Delta(text string) error
+}
+
+// Discard is a Sink that keeps nothing (JSON responses, tests).
+type Discard struct{}
+
+// Start implements Sink.
+func (Discard) Start(StartInfo) error { return nil }
+
+// Delta implements Sink.
+func (Discard) Delta(string) error { return nil }
+
+// ReserveInputTokens is the input token count the worst case reserves for
+// a prompt counted at n tokens: n plus 5% and 32 tokens, because a real
+// provider's chat framing and tokenizer may count a little more than ours
+// (llm.PromptTokens is exact for the simulator). A capture never exceeds
+// the hold, so this margin is what keeps a real provider's count payable.
+func ReserveInputTokens(n int) int64 { return int64(n) + int64(n)/20 + 32 }
+
+// Answer answers one user message: the one metering path of every channel.
+//
+//	validate → conversation → access (catalog) → idempotency (clientMessageId)
+//	→ rate limit → knowledge + prompt → record the turn and its charge
+//	→ Reserve(worst case) → model, streamed to sink → record the answer and
+//	what to capture → Capture(actual) → mark paid + InteractionRecorded.
+//
+// Refusals (validation, 404, 409 in progress, 429, 402, 502 before any
+// output, 503 dependency down) return an error before sink.Start, and
+// nothing is charged. A retry with the same clientMessageId returns the
+// stored turn (Replayed) without calling the model or the wallet. When the
+// answer stops after some output (stream cut, client gone, Stop), the
+// partial answer is kept, charged for what was generated, and returned with
+// an error wrapping ErrInterrupted.
+func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (turn Turn, err error) {
+	if req.Channel == "" {
+		req.Channel = ChannelChat
+	}
+	if req.Received.IsZero() {
+		req.Received = s.cfg.Now()
+	}
+	if sink == nil {
+		sink = Discard{}
+	}
+	defer func() { s.m.answers.WithLabelValues(req.Channel, s.outcome(turn, err)).Inc() }()
+
+	if !validChannel(req.Channel) {
+		return Turn{}, fmt.Errorf("unknown channel %q", req.Channel)
+	}
+	clientID, err := ValidateMessage(req.Content, req.ClientMessageID)
+	if err != nil {
+		// 404 before 400: validation never reveals whether a conversation exists.
+		if _, nf := s.conversation(ctx, req.UID, req.ConversationID); nf != nil {
+			return Turn{}, nf
+		}
+		return Turn{}, err
+	}
+	conv, err := s.conversation(ctx, req.UID, req.ConversationID)
+	if err != nil {
+		return Turn{}, err
+	}
+	access, err := s.authorize(ctx, req.UID, conv.AgentID)
+	if err != nil {
+		return Turn{}, err
+	}
+	if t, ok, err := s.store.FindTurn(ctx, conv.ID, clientID); err != nil {
+		return Turn{}, err
+	} else if ok {
+		return s.replay(t)
+	}
+	if ok, retry := s.limiter.Allow(ctx, req.UID); !ok {
+		return Turn{}, &RateLimitedError{RetryAfter: retry}
+	}
+
+	model := s.cfg.Model
+	price, err := s.cfg.Prices.Lookup(model)
+	if err != nil {
+		return Turn{}, err // configuration fault: LoadConfig refuses an unpriced model
+	}
+	history, err := s.store.History(ctx, conv.ID, s.cfg.HistoryTurns)
+	if err != nil {
+		return Turn{}, err
+	}
+	built, err := s.buildPrompt(ctx, access.Agent, history, req.Content)
+	if err != nil {
+		return Turn{}, err
+	}
+	worst := pricing.WorstCase(price, ReserveInputTokens(built.InputTokens), int64(s.cfg.MaxOutputTokens))
+
+	// Record the turn and its charge before anything is reserved: from here
+	// on every step leaves a record the reconciler can finish.
+	now := s.cfg.Now().UTC()
+	user := Message{ID: newID(), ConversationID: conv.ID, Role: RoleUser, Content: req.Content,
+		Status: StatusComplete, ClientMessageID: clientID, CreatedAt: now, UpdatedAt: now}
+	asst := Message{ID: newID(), ConversationID: conv.ID, Role: RoleAssistant, Status: StatusPending,
+		ReplyTo: user.ID, Citations: []Citation{}, CreatedAt: now, UpdatedAt: now}
+	reserveMeta := map[string]string{
+		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": model, "channel": req.Channel,
+	}
+	charge := Charge{
+		MessageID: asst.ID, ConversationID: conv.ID, AgentID: conv.AgentID, UserUID: req.UID, PayerUID: access.PayerUID,
+		Channel: req.Channel, Key: "msg:" + asst.ID, ReserveMicros: worst, ReserveMeta: reserveMeta, State: ChargeReserving,
+		LeaseUntil: now.Add(s.cfg.AnswerTimeout + s.cfg.LeaseMargin), CreatedAt: now, UpdatedAt: now,
+	}
+	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
+	if err != nil {
+		return Turn{}, err
+	}
+	if !created {
+		return s.replay(t) // a concurrent send with the same clientMessageId won the race
+	}
+
+	// The wallet and the bookkeeping run to the end even if the client goes
+	// away: a reserve whose outcome we do not know, or a capture not
+	// recorded, is exactly what must not happen.
+	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
+	defer cancelW()
+	hold, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
+	switch {
+	case errors.Is(err, metering.ErrInsufficientFunds):
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "insufficient_funds"})
+		return Turn{}, &InsufficientFundsError{Role: access.Role}
+	case err != nil:
+		// Unknown outcome: a hold may exist. The reconciler reserves again
+		// with the same key (getting that hold back) and releases it.
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()})
+		return Turn{}, errors.Join(ErrWalletUnavailable, err)
+	}
+	if ok, err := s.store.UpdateCharge(wctx, asst.ID, []string{ChargeReserving}, ChargeUpdate{State: ChargeHeld, HoldID: hold.ID}, KeepTurn); err != nil || !ok {
+		// The hold exists but is not recorded: give it back now (if this
+		// fails too, the hold expires on its own).
+		_ = s.meter.Release(wctx, hold.ID)
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "hold not recorded"})
+		if err == nil {
+			err = errors.New("charge was taken over before its hold was recorded")
+		}
+		return Turn{}, err
+	}
+
+	// The model, streamed.
+	start := StartInfo{UserMessageID: user.ID, AssistantMessageID: asst.ID, Model: model, Simulated: s.cfg.Simulated}
+	mctx, cancelM := context.WithTimeout(ctx, s.cfg.AnswerTimeout)
+	defer cancelM()
+	started := false
+	modelStart := time.Now()
+	res, genErr := s.provider.Complete(mctx, llm.Request{
+		Model: model, Messages: built.Messages, MaxTokens: s.cfg.MaxOutputTokens, User: req.UID,
+	}, func(text string) error {
+		if !started {
+			started = true
+			first := time.Now()
+			ttft := first.Sub(req.Received)
+			s.m.ttft.Observe(ttft.Seconds())
+			s.m.platform.Observe(max(0, ttft-first.Sub(modelStart)).Seconds())
+			if err := sink.Start(start); err != nil {
+				return err
+			}
+		}
+		return sink.Delta(text)
+	})
+	generated := res.Text != "" || res.Usage.OutputTokens > 0
+	if genErr != nil && !generated {
+		// Nothing generated: give the money back and forget the turn.
+		if err := s.meter.Release(wctx, hold.ID); err != nil {
+			s.log.WarnContext(ctx, "release failed, the reconciler will retry", "message_id", asst.ID, "error", err)
+			s.closeRefused(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()})
+		} else {
+			s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "model: " + genErr.Error()})
+		}
+		if ctx.Err() != nil {
+			return Turn{}, ctx.Err()
+		}
+		return Turn{}, errors.Join(ErrModelUnavailable, genErr)
+	}
+
+	// Price what was generated (the provider's usage; our own count when
+	// it sent none).
+	usage := Usage{Model: model, InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, Estimated: res.Usage.Estimated}
+	if res.Model != "" {
+		usage.Model = res.Model
+	}
+	if usage.InputTokens == 0 && usage.OutputTokens == 0 {
+		usage.InputTokens, usage.OutputTokens, usage.Estimated = int64(built.InputTokens), int64(llm.CompletionTokens(res.Text)), true
+	}
+	amounts := pricing.Quote(price, usage.InputTokens, usage.OutputTokens)
+	usage.CostMicros, usage.FeeMicros, usage.TotalMicros = amounts.CostMicros, amounts.FeeMicros, amounts.TotalMicros
+	if usage.TotalMicros > worst {
+		// Never capture more than the hold: the provider counted beyond our
+		// margin. The answer is billed at the hold; cost and fee are scaled
+		// into it so that cost + fee is what was paid.
+		s.log.WarnContext(ctx, "answer cost above its reservation, capped", "message_id", asst.ID,
+			"total_micros", usage.TotalMicros, "reserved_micros", worst)
+		usage.TotalMicros = worst
+		usage.FeeMicros = min(usage.FeeMicros, worst)
+		usage.CostMicros = worst - usage.FeeMicros
+	}
+	s.m.tokens.WithLabelValues("input").Add(float64(usage.InputTokens))
+	s.m.tokens.WithLabelValues("output").Add(float64(usage.OutputTokens))
+
+	asst.Content = res.Text
+	asst.Citations = citations(prompt.CitedPassages(res.Text, built.Passages))
+	asst.Usage = &usage
+	asst.Status = StatusComplete
+	if genErr != nil {
+		asst.Status = StatusPartial
+	}
+	asst.HoldID = hold.ID
+	asst.UpdatedAt = s.cfg.Now().UTC()
+	description := fmt.Sprintf("%s · %d tokens", agentLabel(access.Agent), usage.InputTokens+usage.OutputTokens)
+	captureMeta := map[string]string{
+		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": usage.Model,
+		"inputTokens": strconv.FormatInt(usage.InputTokens, 10), "outputTokens": strconv.FormatInt(usage.OutputTokens, 10),
+		"costMicros": strconv.FormatInt(usage.CostMicros, 10), "feeMicros": strconv.FormatInt(usage.FeeMicros, 10),
+		"channel": req.Channel,
+	}
+	payload, err := protojson.Marshal(&eventsv1.InteractionRecorded{
+		InteractionId: asst.ID, AgentId: conv.AgentID, OwnerUid: access.Agent.OwnerUID, AgentName: access.Agent.Name,
+		IconColor: access.Agent.IconColor, DocumentReferences: citationNames(asst.Citations),
+		OccurredAt: timestamppb.New(asst.UpdatedAt), UserUid: req.UID, PayerUid: access.PayerUID, Channel: req.Channel,
+		ConversationId: conv.ID, Model: usage.Model, InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
+		CostMicros: usage.CostMicros, FeeMicros: usage.FeeMicros, TotalMicros: usage.TotalMicros,
+	})
+	if err != nil {
+		return Turn{}, err
+	}
+	ok, err := s.store.BeginCapture(wctx, asst.ID, Capture{
+		Assistant: asst, CaptureMicros: usage.TotalMicros, Description: description, Metadata: captureMeta,
+		Event: payload, LeaseUntil: s.cfg.Now().Add(s.cfg.WalletTimeout + s.cfg.LeaseMargin),
+	})
+	if err != nil {
+		// Still held: the reconciler releases the hold once the lease ends.
+		return Turn{}, fmt.Errorf("record answer: %w", err)
+	}
+	if !ok {
+		return Turn{}, errors.New("record answer: the charge was taken over by the reconciler")
+	}
+
+	settled, err := s.meter.Settle(wctx, metering.Settlement{
+		HoldID: hold.ID, Payer: access.PayerUID, Key: charge.Key, AmountMicros: usage.TotalMicros,
+		Description: description, Metadata: captureMeta,
+	})
+	if err != nil {
+		// The answer stands; the reconciler finishes the capture with the
+		// same hold and amount once the wallet answers again.
+		s.m.unsettle.Inc()
+		s.log.WarnContext(ctx, "capture deferred to the reconciler", "message_id", asst.ID, "error", err)
+		if _, uerr := s.store.UpdateCharge(wctx, asst.ID, []string{ChargeCapturing},
+			ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now().Add(s.cfg.RetryDelay), CountAttempt: true}, KeepTurn); uerr != nil {
+			s.log.ErrorContext(ctx, "could not record the deferred capture", "message_id", asst.ID, "error", uerr)
+		}
+	} else {
+		if _, err := s.store.FinishCharge(wctx, asst.ID, settled.Outcome, settled.TransferID, s.cfg.Now().UTC()); err != nil {
+			// Captured but not recorded: the reconciler captures again
+			// (idempotent, same amount) and records it.
+			s.log.ErrorContext(ctx, "could not record the capture", "message_id", asst.ID, "error", err)
+		}
+		if settled.Outcome != metering.Unbilled {
+			asst.TransferID = settled.TransferID
+		}
+	}
+
+	turn = Turn{User: t.User, Assistant: asst, Model: usage.Model, Simulated: s.cfg.Simulated}
+	if genErr != nil {
+		return turn, errors.Join(ErrInterrupted, genErr)
+	}
+	return turn, nil
+}
+
+// closeRefused records the end of a turn that produced nothing: the charge
+// takes u (from reserving or held) and the turn is deleted.
+func (s *Service) closeRefused(ctx context.Context, messageID string, u ChargeUpdate) {
+	if _, err := s.store.UpdateCharge(ctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn); err != nil {
+		s.log.ErrorContext(ctx, "could not close a refused turn", "message_id", messageID, "error", err)
+	}
+}
+
+// replay returns a stored turn for a repeated clientMessageId.
+func (s *Service) replay(t Turn) (Turn, error) {
+	if t.Assistant.Status == StatusPending {
+		return Turn{}, ErrInProgress
+	}
+	t.Replayed = true
+	t.Model = s.cfg.Model
+	if t.Assistant.Usage != nil && t.Assistant.Usage.Model != "" {
+		t.Model = t.Assistant.Usage.Model
+	}
+	t.Simulated = s.cfg.Simulated
+	return t, nil
+}
+
+func (s *Service) outcome(t Turn, err error) string {
+	var (
+		ve *ValidationError
+		rl *RateLimitedError
+		in *InsufficientFundsError
+	)
+	switch {
+	case err == nil && t.Replayed:
+		return OutcomeReplayed
+	case err == nil:
+		return OutcomeComplete
+	case errors.Is(err, ErrInterrupted):
+		return OutcomePartial
+	case errors.As(err, &ve):
+		return OutcomeInvalid
+	case errors.Is(err, ErrConversationNotFound), errors.Is(err, ErrAgentNotFound):
+		return OutcomeNotFound
+	case errors.Is(err, ErrInProgress):
+		return OutcomeInProgress
+	case errors.As(err, &rl):
+		return OutcomeRateLimited
+	case errors.As(err, &in):
+		return OutcomeInsufficientFunds
+	case errors.Is(err, ErrModelUnavailable):
+		return OutcomeModelUnavailable
+	case errors.Is(err, ErrCatalogUnavailable), errors.Is(err, ErrWalletUnavailable), errors.Is(err, ErrKnowledgeUnavailable):
+		return OutcomeUnavailable
+	case errors.Is(err, context.Canceled):
+		return OutcomeCanceled
+	default:
+		return OutcomeError
+	}
+}
+
+func agentLabel(a Agent) string {
+	if n := strings.TrimSpace(a.Name); n != "" {
+		return n
+	}
+	return "Agent"
+}
+
+// buildPrompt gathers the agent's knowledge for the message (referenced
+// documents and labels, passages retrieved for the message, in parallel)
+// and assembles the prompt.
+func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Message, message string) (prompt.Output, error) {
+	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
+	defer cancel()
+
+	var docs []DocumentRef
+	if s.directory != nil && strings.ContainsAny(agent.Instructions, "@#") {
+		var err error
+		if docs, err = s.directory.AgentDocuments(kctx, agent.ID); err != nil {
+			return prompt.Output{}, fmt.Errorf("document directory: %w", err)
+		}
+	}
+	docIDs, labels := resolveReferences(agent.Instructions, docs)
+
+	var (
+		wg                        sync.WaitGroup
+		mu                        sync.Mutex
+		firstErr                  error
+		byDoc, byLabel, retrieved []prompt.Passage
+	)
+	run := func(dst *[]prompt.Passage, f func() ([]prompt.Passage, error)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ps, err := f()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			*dst = ps
+		}()
+	}
+	if len(docIDs) > 0 {
+		run(&byDoc, func() ([]prompt.Passage, error) {
+			return s.knowledge.GetPassages(kctx, agent.ID, docIDs, s.cfg.ReferenceTokenBudget)
+		})
+	}
+	if len(labels) > 0 {
+		run(&byLabel, func() ([]prompt.Passage, error) {
+			return s.knowledge.Search(kctx, SearchQuery{AgentID: agent.ID, Query: message, Labels: labels,
+				Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.ReferenceTokenBudget})
+		})
+	}
+	run(&retrieved, func() ([]prompt.Passage, error) {
+		return s.knowledge.Search(kctx, SearchQuery{AgentID: agent.ID, Query: message,
+			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})
+	})
+	wg.Wait()
+	switch {
+	case errors.Is(firstErr, ErrKnowledgeNotServed):
+		s.m.dropped.Inc()
+		s.log.WarnContext(ctx, "knowledge service not served, answering from the instructions alone")
+		byDoc, byLabel, retrieved = nil, nil, nil
+	case firstErr != nil:
+		return prompt.Output{}, errors.Join(ErrKnowledgeUnavailable, firstErr)
+	}
+
+	hist := make([]llm.Message, 0, len(history))
+	for _, m := range history {
+		hist = append(hist, llm.Message{Role: m.Role, Content: m.Content})
+	}
+	out, err := prompt.Build(prompt.Input{
+		AgentName: agent.Name, Instructions: agent.Instructions,
+		Referenced: append(byDoc, byLabel...), Retrieved: retrieved,
+		History: hist, Message: message,
+		ContextWindow: s.cfg.ContextWindow, MaxOutputTokens: s.cfg.MaxOutputTokens,
+	})
+	if errors.Is(err, prompt.ErrTooLong) {
+		return prompt.Output{}, errors.Join(ErrTooLong, err)
+	}
+	return out, err
+}
+
+// resolveReferences returns the ids of the documents the instructions name
+// with @Document (resolved case-insensitively against the agent's
+// documents, trailing punctuation as the editor treats it) and the labels
+// they name with #label.
+func resolveReferences(instructions string, docs []DocumentRef) (ids, labels []string) {
+	if !strings.ContainsAny(instructions, "@#") {
+		return nil, nil
+	}
+	names := make([]string, 0, len(docs))
+	byName := map[string]string{}
+	var known []string
+	for _, d := range docs {
+		names = append(names, d.Name)
+		byName[strings.ToLower(d.Name)] = d.ID
+		known = append(known, d.Labels...)
+	}
+	seenID, seenLabel := map[string]bool{}, map[string]bool{}
+	for _, r := range prompt.FindReferences(instructions, names, known) {
+		key := strings.ToLower(r.Name)
+		if r.Label {
+			if !seenLabel[key] {
+				seenLabel[key] = true
+				labels = append(labels, r.Name)
+			}
+			continue
+		}
+		if id, ok := byName[key]; ok && !seenID[id] {
+			seenID[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, labels
+}
+
+// citations turns cited passages into one citation per document, in order
+// of first citation.
+func citations(ps []prompt.Passage) []Citation {
+	out := []Citation{}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		key := p.DocumentID
+		if key == "" {
+			key = "name:" + p.DocumentName
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		labels := p.Labels
+		if labels == nil {
+			labels = []string{}
+		}
+		out = append(out, Citation{DocumentID: p.DocumentID, DocumentName: p.DocumentName, URL: p.URL, Labels: labels})
+	}
+	return out
+}
+
+func citationNames(cs []Citation) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.DocumentName)
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+// Package conversations is the conversations service's domain: users'
+// conversations with agents, their messages, and the one answering path
+// (Answer) every channel goes through: access, idempotency, rate limit,
+// prompt assembly, reserve, model, capture, persist + event. Store persists
+// conversations, messages and the charges (metering records) and enqueues
+// events in the same transactions.
+package conversations
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Migrations holds the service's SQL migrations (dir "migrations").
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Channels an answer can come through.
+const (
+	ChannelChat        = "chat"
+	ChannelEmail       = "email"
+	ChannelDocsComment = "docs_comment"
+	ChannelAPI         = "api"
+)
+
+// Roles of a message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message statuses. Pending is internal: the assistant message of a turn
+// being answered, never shown.
+const (
+	StatusPending  = "pending"
+	StatusComplete = "complete"
+	StatusPartial  = "partial"
+	StatusFailed   = "failed"
+)
+
+// Access roles (catalog CheckAccess).
+const (
+	AccessOwner      = "owner"
+	AccessSubscriber = "subscriber"
+)
+
+// Limits (characters).
+const (
+	MaxTitle           = 200
+	MaxContent         = 8000
+	MaxClientMessageID = 100
+	DefaultTitle       = "New conversation"
+)
+
+// Messages of the errors the API shows.
+const (
+	MsgNotFound             = "Not found"
+	MsgConversationNotFound = "Conversation not found"
+	MsgAgentNotFound        = "Agent not found"
+	MsgInvalidTitle         = "Title must be 1 to 200 characters without control characters."
+	MsgInvalidContent       = "Message must be 1 to 8,000 characters."
+	MsgInvalidClientID      = "clientMessageId must be 1 to 100 characters."
+	MsgInsufficientOwner    = "Insufficient funds: add funds to your wallet to keep talking to this agent."
+	MsgInsufficientOther    = "This agent is unavailable right now."
+	MsgRateLimited          = "Too many messages. Please wait a moment and try again."
+	MsgModelUnavailable     = "The model is unavailable right now. Nothing was charged."
+	MsgInterrupted          = "The answer was interrupted. You were charged only for what was generated."
+	MsgInProgress           = "This message is still being answered."
+	MsgCatalogDown          = "The agent service is unavailable. Please try again."
+	MsgWalletDown           = "The wallet is unavailable right now. Nothing was charged."
+	MsgKnowledgeDown        = "The agent's documents are unavailable right now. Nothing was charged."
+	MsgTooLong              = "The agent's instructions and this message are too long for the model."
+)
+
+// Citation is a document an answer cites.
+type Citation struct {
+	DocumentID   string   `json:"documentId"`
+	DocumentName string   `json:"documentName"`
+	URL          string   `json:"url"`
+	Labels       []string `json:"labels"`
+}
+
+// Usage is what an answer used and cost.
+type Usage struct {
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	CostMicros   int64
+	FeeMicros    int64
+	TotalMicros  int64
+	// Estimated: the provider sent no usage (stream cut) and the tokens were
+	// counted by the service.
+	Estimated bool
+}
+
+// Conversation is one user's conversation with an agent.
+type Conversation struct {
+	ID            string
+	AgentID       string
+	UserUID       string
+	Title         string
+	Channel       string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	LastMessageAt *time.Time
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	ID              string
+	ConversationID  string
+	Role            string
+	Content         string
+	Citations       []Citation
+	Usage           *Usage // assistant messages with an answer
+	Status          string
+	ClientMessageID string // user messages
+	ReplyTo         string // assistant messages: the user message answered
+	HoldID          string
+	TransferID      string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// ConversationWithMessages is a conversation and its shown messages, oldest first.
+type ConversationWithMessages struct {
+	Conversation
+	Messages []Message
+}
+
+// Errors.
+var (
+	ErrConversationNotFound = errors.New("conversation not found")
+	ErrAgentNotFound        = errors.New("agent not found")
+	// ErrInProgress: the turn with this clientMessageId is being answered.
+	ErrInProgress = errors.New("message in progress")
+	// ErrModelUnavailable: the model failed before any output; nothing was charged.
+	ErrModelUnavailable = errors.New("model unavailable")
+	// ErrCatalogUnavailable: access could not be checked.
+	ErrCatalogUnavailable = errors.New("catalog unavailable")
+	// ErrWalletUnavailable: the wallet could not reserve (nothing charged).
+	ErrWalletUnavailable = errors.New("wallet unavailable")
+	// ErrKnowledgeUnavailable: the documents service could not be searched.
+	ErrKnowledgeUnavailable = errors.New("knowledge unavailable")
+	// ErrTooLong: instructions + message do not fit the model's context window.
+	ErrTooLong = errors.New("prompt too long")
+	// ErrInterrupted: the answer stopped after partial output (it is kept
+	// and charged for what was generated).
+	ErrInterrupted = errors.New("answer interrupted")
+)
+
+// ValidationError is a 400 with a machine code (invalid_title,
+// invalid_content, invalid_client_message_id).
+type ValidationError struct {
+	Code    string
+	Message string
+}
+
+func (e *ValidationError) Error() string { return e.Code + ": " + e.Message }
+
+// InsufficientFundsError: the payer's wallet cannot cover the worst case of
+// the answer (402). Role tells who asked: the owner is told to add funds, a
+// subscriber only that the agent is unavailable.
+type InsufficientFundsError struct{ Role string }
+
+func (e *InsufficientFundsError) Error() string { return "insufficient funds (" + e.Role + ")" }
+
+// Message is what the caller is told.
+func (e *InsufficientFundsError) Message() string {
+	if e.Role == AccessOwner {
+		return MsgInsufficientOwner
+	}
+	return MsgInsufficientOther
+}
+
+// RateLimitedError: the caller sent too many messages (429).
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("rate limited (retry after %s)", e.RetryAfter)
+}
+
+// validID reports whether id is a UUID (anything else cannot exist).
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// NormalizeTitle trims a title and checks it: 1–200 characters, no control
+// characters. An empty title is invalid (callers decide about defaults).
+func NormalizeTitle(title string) (string, error) {
+	t := strings.TrimSpace(title)
+	if t == "" || utf8.RuneCountInString(t) > MaxTitle || hasControl(t) {
+		return "", &ValidationError{Code: "invalid_title", Message: MsgInvalidTitle}
+	}
+	return t, nil
+}
+
+// ValidateMessage checks a message's content (1–8,000 characters, not only
+// white space; kept as sent) and clientMessageId (1–100 characters after
+// trimming, no control characters).
+func ValidateMessage(content, clientMessageID string) (string, error) {
+	if strings.TrimSpace(content) == "" || utf8.RuneCountInString(content) > MaxContent || !utf8.ValidString(content) {
+		return "", &ValidationError{Code: "invalid_content", Message: MsgInvalidContent}
+	}
+	id := strings.TrimSpace(clientMessageID)
+	if id == "" || utf8.RuneCountInString(id) > MaxClientMessageID || hasControl(id) {
+		return "", &ValidationError{Code: "invalid_client_message_id", Message: MsgInvalidClientID}
+	}
+	return id, nil
+}
+
+func validChannel(c string) bool {
+	switch c {
+	case ChannelChat, ChannelEmail, ChannelDocsComment, ChannelAPI:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,34 @@
+package conversations
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// Event constants.
+const (
+	Topic  = "agentic.usage.v1"
+	Source = "/agentic/conversations"
+
+	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
+)
+
+// interactionEvent builds the outbox event of a paid answer from the
+// payload stored with its charge, with the wallet's transfer id filled in.
+// Keyed by agent (one agent's interactions stay in order), subject = the
+// interaction (the assistant message).
+func interactionEvent(payload []byte, transferID string) (events.Event, error) {
+	var m eventsv1.InteractionRecorded
+	if err := protojson.Unmarshal(payload, &m); err != nil {
+		return events.Event{}, fmt.Errorf("interaction payload: %w", err)
+	}
+	m.TransferId = transferID
+	return events.Event{
+		Topic: Topic, Key: m.GetAgentId(), Subject: m.GetInteractionId(), Type: TypeInteractionRecorded,
+		Payload: &m, Time: m.GetOccurredAt().AsTime(),
+	}, nil
+}

@@ -1,0 +1,66 @@
+package conversations
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentic-app/agentic/services/platform/observability"
+)
+
+// Answer outcomes (the "outcome" label of conversations_answers_total).
+const (
+	OutcomeComplete          = "complete"
+	OutcomePartial           = "partial"
+	OutcomeReplayed          = "replayed"
+	OutcomeInvalid           = "invalid"
+	OutcomeNotFound          = "not_found"
+	OutcomeInProgress        = "in_progress"
+	OutcomeRateLimited       = "rate_limited"
+	OutcomeInsufficientFunds = "insufficient_funds"
+	OutcomeModelUnavailable  = "model_unavailable"
+	OutcomeUnavailable       = "dependency_unavailable"
+	OutcomeCanceled          = "canceled"
+	OutcomeError             = "error"
+)
+
+type metrics struct {
+	answers  *prometheus.CounterVec
+	ttft     prometheus.Histogram
+	platform prometheus.Histogram
+	tokens   *prometheus.CounterVec
+	unsettle prometheus.Counter
+	dropped  prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) metrics {
+	m := metrics{
+		answers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "conversations_answers_total", Help: "Messages answered (or refused) by channel and outcome.",
+		}, []string{"channel", "outcome"}),
+		ttft: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "conversations_time_to_first_token_seconds", Help: "From receiving a message to its first streamed token.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2, 4, 8, 15, 30},
+		}),
+		platform: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "conversations_platform_latency_seconds", Help: "Time to first token minus the model's own: what the platform adds (access, rate limit, knowledge, prompt, reserve).",
+			Buckets: []float64{.001, .0025, .005, .01, .015, .02, .025, .05, .1, .25, .5, 1},
+		}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "conversations_tokens_total", Help: "Tokens metered, by kind (input, output).",
+		}, []string{"kind"}),
+		unsettle: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "conversations_charges_deferred_total", Help: "Answers whose capture was left to the reconciler (wallet unavailable).",
+		}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "conversations_knowledge_degraded_total", Help: "Answers given without knowledge because the knowledge service is not available.",
+		}),
+	}
+	if reg != nil {
+		m.answers = observability.Register(reg, m.answers)
+		m.ttft = observability.Register(reg, m.ttft)
+		m.platform = observability.Register(reg, m.platform)
+		m.tokens = observability.Register(reg, m.tokens)
+		m.unsettle = observability.Register(reg, m.unsettle)
+		m.dropped = observability.Register(reg, m.dropped)
+	}
+	return m
+}

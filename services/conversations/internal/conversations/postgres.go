@@ -1,0 +1,464 @@
+package conversations
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentic-app/agentic/services/platform/events"
+)
+
+// PostgresStore is the Store backed by PostgreSQL and the platform outbox.
+type PostgresStore struct {
+	pool   *pgxpool.Pool
+	outbox *events.Outbox
+}
+
+// NewPostgresStore returns a Store using pool; events go to the outbox table
+// of the same database.
+func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
+	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+const conversationColumns = `id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at`
+
+func scanConversation(row pgx.Row) (Conversation, error) {
+	var c Conversation
+	err := row.Scan(&c.ID, &c.AgentID, &c.UserUID, &c.Title, &c.Channel, &c.CreatedAt, &c.UpdatedAt, &c.LastMessageAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Conversation{}, ErrConversationNotFound
+	}
+	return c, err
+}
+
+// CreateConversation implements Store.
+func (s *PostgresStore) CreateConversation(ctx context.Context, c Conversation) (Conversation, error) {
+	return scanConversation(s.pool.QueryRow(ctx, `
+		INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		RETURNING `+conversationColumns,
+		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt))
+}
+
+// ListConversations implements Store.
+func (s *PostgresStore) ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+conversationColumns+` FROM conversations
+		WHERE user_uid = $1 AND agent_id = $2 AND deleted_at IS NULL
+		ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC`, uid, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Conversation{}
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// GetConversation implements Store.
+func (s *PostgresStore) GetConversation(ctx context.Context, uid, id string) (Conversation, error) {
+	return scanConversation(s.pool.QueryRow(ctx, `SELECT `+conversationColumns+` FROM conversations
+		WHERE id = $1 AND user_uid = $2 AND deleted_at IS NULL`, id, uid))
+}
+
+// RenameConversation implements Store. A title that does not change keeps updatedAt.
+func (s *PostgresStore) RenameConversation(ctx context.Context, uid, id, title string, at time.Time) (Conversation, error) {
+	return scanConversation(s.pool.QueryRow(ctx, `
+		UPDATE conversations SET title = $3, updated_at = CASE WHEN title = $3 THEN updated_at ELSE $4 END
+		WHERE id = $1 AND user_uid = $2 AND deleted_at IS NULL
+		RETURNING `+conversationColumns, id, uid, title, at))
+}
+
+// DeleteConversation implements Store.
+func (s *PostgresStore) DeleteConversation(ctx context.Context, uid, id string, at time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE conversations SET deleted_at = $3
+		WHERE id = $1 AND user_uid = $2 AND deleted_at IS NULL`, id, uid, at)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrConversationNotFound
+	}
+	return nil
+}
+
+const messageColumns = `id::text, conversation_id::text, role, content, citations, status, COALESCE(client_message_id, ''),
+	COALESCE(reply_to::text, ''), model, input_tokens, output_tokens, cost_micros, fee_micros, total_micros, usage_estimated,
+	COALESCE(hold_id, ''), COALESCE(transfer_id, ''), created_at, updated_at`
+
+func scanMessage(row pgx.Row) (Message, error) {
+	var (
+		m         Message
+		citations []byte
+		model     *string
+		in, out   *int64
+		cost, fee *int64
+		total     *int64
+		estimated bool
+	)
+	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &citations, &m.Status, &m.ClientMessageID,
+		&m.ReplyTo, &model, &in, &out, &cost, &fee, &total, &estimated, &m.HoldID, &m.TransferID, &m.CreatedAt, &m.UpdatedAt)
+	if err != nil {
+		return Message{}, err
+	}
+	m.Citations = []Citation{}
+	if len(citations) > 0 {
+		if err := json.Unmarshal(citations, &m.Citations); err != nil {
+			return Message{}, fmt.Errorf("message %s citations: %w", m.ID, err)
+		}
+	}
+	if model != nil && in != nil && out != nil && cost != nil && fee != nil && total != nil {
+		m.Usage = &Usage{Model: *model, InputTokens: *in, OutputTokens: *out, CostMicros: *cost, FeeMicros: *fee,
+			TotalMicros: *total, Estimated: estimated}
+	}
+	return m, nil
+}
+
+func collectMessages(rows pgx.Rows) ([]Message, error) {
+	defer rows.Close()
+	out := []Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Messages implements Store.
+func (s *PostgresStore) Messages(ctx context.Context, conversationID string) ([]Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE conversation_id = $1 AND status <> 'pending' ORDER BY seq`, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	return collectMessages(rows)
+}
+
+// History implements Store.
+func (s *PostgresStore) History(ctx context.Context, conversationID string, maxTurns int) ([]Message, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT u.content, a.content FROM messages a JOIN messages u ON u.id = a.reply_to
+		WHERE a.conversation_id = $1 AND a.status IN ('complete', 'partial')
+		ORDER BY u.seq DESC LIMIT $2`, conversationID, maxTurns)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var turns [][2]string
+	for rows.Next() {
+		var q, a string
+		if err := rows.Scan(&q, &a); err != nil {
+			return nil, err
+		}
+		turns = append(turns, [2]string{q, a})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, 2*len(turns))
+	for i := len(turns) - 1; i >= 0; i-- {
+		out = append(out, Message{Role: RoleUser, Content: turns[i][0]}, Message{Role: RoleAssistant, Content: turns[i][1]})
+	}
+	return out, nil
+}
+
+func findTurn(ctx context.Context, q querier, conversationID, clientMessageID string) (Turn, bool, error) {
+	rows, err := q.Query(ctx, `
+		SELECT `+messageColumns+` FROM messages
+		WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
+		   OR reply_to = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
+		ORDER BY seq`, conversationID, clientMessageID)
+	if err != nil {
+		return Turn{}, false, err
+	}
+	msgs, err := collectMessages(rows)
+	if err != nil || len(msgs) == 0 {
+		return Turn{}, false, err
+	}
+	var t Turn
+	for _, m := range msgs {
+		if m.Role == RoleUser {
+			t.User = m
+		} else {
+			t.Assistant = m
+		}
+	}
+	if t.Assistant.ID == "" {
+		// Cannot happen (a turn is inserted whole); treat as still in progress.
+		t.Assistant = Message{Role: RoleAssistant, Status: StatusPending}
+	}
+	return t, true, nil
+}
+
+// FindTurn implements Store.
+func (s *PostgresStore) FindTurn(ctx context.Context, conversationID, clientMessageID string) (Turn, bool, error) {
+	return findTurn(ctx, s.pool, conversationID, clientMessageID)
+}
+
+func jsonOf(v any) ([]byte, error) {
+	if v == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(v)
+}
+
+// BeginTurn implements Store.
+func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Charge) (Turn, bool, error) {
+	var (
+		out     Turn
+		created bool
+	)
+	reserveMeta, err := jsonOf(c.ReserveMeta)
+	if err != nil {
+		return Turn{}, false, err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The lock serialises turns of one conversation, so a turn's two
+		// messages get adjacent seq numbers and a duplicate clientMessageId
+		// waits for the first insert and then sees it.
+		var id string
+		err := tx.QueryRow(ctx, `SELECT id::text FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
+			user.ConversationID).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrConversationNotFound
+		}
+		if err != nil {
+			return err
+		}
+		t, ok, err := findTurn(ctx, tx, user.ConversationID, user.ClientMessageID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = t
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO messages (id, conversation_id, role, content, status, client_message_id, created_at, updated_at)
+			VALUES ($1, $2, 'user', $3, $4, $5, $6, $6)`,
+			user.ID, user.ConversationID, user.Content, user.Status, user.ClientMessageID, user.CreatedAt); err != nil {
+			return fmt.Errorf("insert user message: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO messages (id, conversation_id, role, status, reply_to, created_at, updated_at)
+			VALUES ($1, $2, 'assistant', 'pending', $3, $4, $4)`,
+			asst.ID, asst.ConversationID, user.ID, asst.CreatedAt); err != nil {
+			return fmt.Errorf("insert assistant message: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO charges (message_id, conversation_id, agent_id, user_uid, payer_uid, channel, idempotency_key,
+				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11)`,
+			c.MessageID, c.ConversationID, c.AgentID, c.UserUID, c.PayerUID, c.Channel, c.Key,
+			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt); err != nil {
+			return fmt.Errorf("insert charge: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1`,
+			user.ConversationID, user.CreatedAt); err != nil {
+			return err
+		}
+		created = true
+		out = Turn{User: user, Assistant: asst}
+		return nil
+	})
+	if err != nil {
+		return Turn{}, false, err
+	}
+	return out, created, nil
+}
+
+// UpdateCharge implements Store.
+func (s *PostgresStore) UpdateCharge(ctx context.Context, messageID string, from []string, u ChargeUpdate, act TurnAction) (bool, error) {
+	var ok bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var lease *time.Time
+		if !u.LeaseUntil.IsZero() {
+			lease = &u.LeaseUntil
+		}
+		tag, err := tx.Exec(ctx, `
+			UPDATE charges SET
+				state = COALESCE(NULLIF($3, ''), state),
+				hold_id = COALESCE(NULLIF($4, ''), hold_id),
+				last_error = COALESCE(NULLIF($5, ''), last_error),
+				lease_until = COALESCE($6, lease_until),
+				attempts = attempts + CASE WHEN $7 THEN 1 ELSE 0 END,
+				updated_at = now()
+			WHERE message_id = $1 AND state = ANY($2)`,
+			messageID, from, u.State, u.HoldID, u.LastError, lease, u.CountAttempt)
+		if err != nil {
+			return fmt.Errorf("update charge: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		ok = true
+		switch act {
+		case DropTurn:
+			// The user message goes with its pending answer (ON DELETE CASCADE).
+			_, err = tx.Exec(ctx, `DELETE FROM messages WHERE id = (SELECT reply_to FROM messages WHERE id = $1 AND status = 'pending')`, messageID)
+		case FailTurn:
+			_, err = tx.Exec(ctx, `UPDATE messages SET status = 'failed', error = $2, updated_at = now()
+				WHERE id = $1 AND status = 'pending'`, messageID, u.LastError)
+		}
+		return err
+	})
+	return ok, err
+}
+
+// BeginCapture implements Store.
+func (s *PostgresStore) BeginCapture(ctx context.Context, messageID string, c Capture) (bool, error) {
+	citations, err := json.Marshal(c.Assistant.Citations)
+	if err != nil {
+		return false, err
+	}
+	meta, err := jsonOf(c.Metadata)
+	if err != nil {
+		return false, err
+	}
+	u := c.Assistant.Usage
+	if u == nil {
+		return false, errors.New("BeginCapture: answer without usage")
+	}
+	var ok bool
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			UPDATE charges SET state = 'capturing', capture_micros = $2, description = $3, capture_meta = $4, event = $5,
+				lease_until = $6, updated_at = now()
+			WHERE message_id = $1 AND state = 'held'`,
+			messageID, c.CaptureMicros, c.Description, meta, c.Event, c.LeaseUntil)
+		if err != nil {
+			return fmt.Errorf("charge capturing: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		ok = true
+		_, err = tx.Exec(ctx, `
+			UPDATE messages SET content = $2, citations = $3, status = $4, model = $5, input_tokens = $6, output_tokens = $7,
+				cost_micros = $8, fee_micros = $9, total_micros = $10, usage_estimated = $11, hold_id = $12, updated_at = $13
+			WHERE id = $1`,
+			messageID, c.Assistant.Content, citations, c.Assistant.Status, u.Model, u.InputTokens, u.OutputTokens,
+			u.CostMicros, u.FeeMicros, u.TotalMicros, u.Estimated, c.Assistant.HoldID, c.Assistant.UpdatedAt)
+		if err != nil {
+			return fmt.Errorf("store answer: %w", err)
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// FinishCharge implements Store.
+func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, transferID string, at time.Time) (bool, error) {
+	state := ChargeCaptured
+	if outcome == "unbilled" {
+		state = ChargeUnbilled
+	}
+	var ok bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var payload []byte
+		err := tx.QueryRow(ctx, `
+			UPDATE charges SET state = $2, outcome = $3, transfer_id = NULLIF($4, ''), updated_at = $5
+			WHERE message_id = $1 AND state = 'capturing'
+			RETURNING event`, messageID, state, outcome, transferID, at).Scan(&payload)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("finish charge: %w", err)
+		}
+		ok = true
+		if state == ChargeUnbilled {
+			return nil // not paid: no transfer, no interaction event
+		}
+		if _, err := tx.Exec(ctx, `UPDATE messages SET transfer_id = NULLIF($2, '') WHERE id = $1`, messageID, transferID); err != nil {
+			return err
+		}
+		ev, err := interactionEvent(payload, transferID)
+		if err != nil {
+			return err
+		}
+		_, err = s.outbox.Enqueue(ctx, tx, ev)
+		return err
+	})
+	return ok, err
+}
+
+const chargeColumns = `message_id::text, conversation_id::text, agent_id::text, user_uid, payer_uid, channel, idempotency_key,
+	reserve_micros, reserve_meta, COALESCE(hold_id, ''), state, COALESCE(capture_micros, 0), COALESCE(description, ''),
+	capture_meta, event, COALESCE(outcome, ''), COALESCE(transfer_id, ''), attempts, COALESCE(last_error, ''),
+	lease_until, created_at, updated_at`
+
+func scanCharge(row pgx.Row) (Charge, error) {
+	var (
+		c                 Charge
+		reserveMeta, meta []byte
+	)
+	err := row.Scan(&c.MessageID, &c.ConversationID, &c.AgentID, &c.UserUID, &c.PayerUID, &c.Channel, &c.Key,
+		&c.ReserveMicros, &reserveMeta, &c.HoldID, &c.State, &c.CaptureMicros, &c.Description, &meta, &c.Event,
+		&c.Outcome, &c.TransferID, &c.Attempts, &c.LastError, &c.LeaseUntil, &c.CreatedAt, &c.UpdatedAt)
+	if err != nil {
+		return Charge{}, err
+	}
+	if len(reserveMeta) > 0 {
+		if err := json.Unmarshal(reserveMeta, &c.ReserveMeta); err != nil {
+			return Charge{}, err
+		}
+	}
+	if len(meta) > 0 {
+		if err := json.Unmarshal(meta, &c.CaptureMeta); err != nil {
+			return Charge{}, err
+		}
+	}
+	return c, nil
+}
+
+// ClaimCharges implements Store.
+func (s *PostgresStore) ClaimCharges(ctx context.Context, now, until time.Time, limit int) ([]Charge, error) {
+	rows, err := s.pool.Query(ctx, `
+		UPDATE charges SET lease_until = $2, attempts = attempts + 1, updated_at = now()
+		WHERE message_id IN (
+			SELECT message_id FROM charges
+			WHERE state IN ('reserving', 'held', 'capturing') AND lease_until < $1
+			ORDER BY lease_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING `+chargeColumns, now, until, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Charge
+	for rows.Next() {
+		c, err := scanCharge(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// GetCharge implements Store.
+func (s *PostgresStore) GetCharge(ctx context.Context, messageID string) (Charge, error) {
+	c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeColumns+` FROM charges WHERE message_id = $1`, messageID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Charge{}, fmt.Errorf("charge %s: %w", messageID, pgx.ErrNoRows)
+	}
+	return c, err
+}

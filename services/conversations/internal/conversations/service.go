@@ -1,0 +1,309 @@
+package conversations
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/llm"
+	"github.com/agentic-app/agentic/services/conversations/internal/metering"
+	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/conversations/internal/prompt"
+)
+
+// Agent is what the service needs of an agent (from the catalog).
+type Agent struct {
+	ID           string
+	OwnerUID     string
+	Name         string
+	IconColor    string
+	Instructions string
+}
+
+// Access is the catalog's answer to "may uid talk to this agent, who pays?".
+type Access struct {
+	Allowed  bool
+	Role     string // AccessOwner or AccessSubscriber
+	PayerUID string
+	Agent    Agent
+}
+
+// AccessChecker asks the catalog (CheckAccess). An error means the catalog
+// could not answer.
+type AccessChecker interface {
+	CheckAccess(ctx context.Context, agentID, uid string) (Access, error)
+}
+
+// SearchQuery is a KnowledgeService.Search request.
+type SearchQuery struct {
+	AgentID     string
+	Query       string
+	Limit       int
+	TokenBudget int
+	DocumentIDs []string
+	Labels      []string
+}
+
+// Knowledge is the documents service's KnowledgeService. An error means it
+// could not answer.
+type Knowledge interface {
+	Search(ctx context.Context, q SearchQuery) ([]prompt.Passage, error)
+	GetPassages(ctx context.Context, agentID string, documentIDs []string, tokenBudget int) ([]prompt.Passage, error)
+}
+
+// DocumentRef is a document of an agent by name (for @Document references).
+type DocumentRef struct {
+	ID     string
+	Name   string
+	Labels []string
+}
+
+// Directory lists an agent's documents by name, so that the instructions'
+// @Document references can be resolved to document ids (KnowledgeService
+// takes ids; names are what the owner writes).
+type Directory interface {
+	AgentDocuments(ctx context.Context, agentID string) ([]DocumentRef, error)
+}
+
+// RateLimiter limits messages per user. When it refuses, retryAfter says
+// when the next message is allowed.
+type RateLimiter interface {
+	Allow(ctx context.Context, uid string) (ok bool, retryAfter time.Duration)
+}
+
+// Config configures the Service.
+type Config struct {
+	// Model is the model answers are asked of (LLM_MODEL); Simulated marks
+	// the LLM simulator, which the UI names as such.
+	Model     string
+	Simulated bool
+	Prices    pricing.Table
+	// ContextWindow is the model's context size in tokens; MaxOutputTokens
+	// bounds each answer (and is what the worst case reserves for).
+	ContextWindow   int
+	MaxOutputTokens int
+	// RetrievalLimit is the number of passages searched for the message;
+	// RetrievalTokenBudget and ReferenceTokenBudget bound the retrieved and
+	// the referenced (@Document, #label) passages in tokens.
+	RetrievalLimit       int
+	RetrievalTokenBudget int
+	ReferenceTokenBudget int
+	// HistoryTurns is the most turns loaded as history (the prompt keeps
+	// what fits the context window).
+	HistoryTurns int
+	// AnswerTimeout bounds the model call of one answer.
+	AnswerTimeout time.Duration
+	// LeaseMargin is how long after AnswerTimeout an abandoned charge is
+	// taken over by the reconciler.
+	LeaseMargin time.Duration
+	// KnowledgeTimeout bounds the knowledge look-ups of one answer.
+	KnowledgeTimeout time.Duration
+	// WalletTimeout bounds the wallet and database work after the model
+	// (done even when the client went away).
+	WalletTimeout time.Duration
+	// RetryDelay is the wait before the reconciler retries a charge the
+	// wallet could not settle.
+	RetryDelay time.Duration
+
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	Now        func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.Model == "" {
+		c.Model = pricing.SimModel
+	}
+	if c.Prices == nil {
+		c.Prices = pricing.Default
+	}
+	if c.ContextWindow <= 0 {
+		c.ContextWindow = 16384
+	}
+	if c.MaxOutputTokens <= 0 {
+		c.MaxOutputTokens = 1024
+	}
+	if c.RetrievalLimit <= 0 {
+		c.RetrievalLimit = 8
+	}
+	if c.RetrievalTokenBudget <= 0 {
+		c.RetrievalTokenBudget = 3000
+	}
+	if c.ReferenceTokenBudget <= 0 {
+		c.ReferenceTokenBudget = 4000
+	}
+	if c.HistoryTurns <= 0 {
+		c.HistoryTurns = 50
+	}
+	if c.AnswerTimeout <= 0 {
+		c.AnswerTimeout = 3 * time.Minute
+	}
+	if c.LeaseMargin <= 0 {
+		c.LeaseMargin = time.Minute
+	}
+	if c.KnowledgeTimeout <= 0 {
+		c.KnowledgeTimeout = 5 * time.Second
+	}
+	if c.WalletTimeout <= 0 {
+		c.WalletTimeout = 15 * time.Second
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = 10 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Deps are the Service's collaborators.
+type Deps struct {
+	Store     Store
+	Access    AccessChecker
+	Knowledge Knowledge
+	// Directory may be nil: @Document references then stay unresolved.
+	Directory Directory
+	Limiter   RateLimiter
+	Meter     *metering.Meter
+	Provider  llm.Provider
+}
+
+// Service is the conversations API. uid is always the verified caller.
+type Service struct {
+	store     Store
+	access    AccessChecker
+	knowledge Knowledge
+	directory Directory
+	limiter   RateLimiter
+	meter     *metering.Meter
+	provider  llm.Provider
+	cfg       Config
+	log       *slog.Logger
+	m         metrics
+}
+
+// NewService returns the Service.
+func NewService(d Deps, cfg Config) *Service {
+	cfg.defaults()
+	return &Service{
+		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
+		meter: d.Meter, provider: d.Provider, cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+	}
+}
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// authorize returns the caller's access to agentID: an invalid id, an
+// unknown agent and an agent the caller may not use are all ErrAgentNotFound.
+func (s *Service) authorize(ctx context.Context, uid, agentID string) (Access, error) {
+	if uid == "" || !validID(agentID) {
+		return Access{}, ErrAgentNotFound
+	}
+	a, err := s.access.CheckAccess(ctx, strings.ToLower(agentID), uid)
+	if err != nil {
+		return Access{}, errors.Join(ErrCatalogUnavailable, err)
+	}
+	if !a.Allowed {
+		return Access{}, ErrAgentNotFound
+	}
+	return a, nil
+}
+
+// conversation returns the caller's conversation (ErrConversationNotFound
+// for an invalid id, another user's or a deleted one).
+func (s *Service) conversation(ctx context.Context, uid, id string) (Conversation, error) {
+	if uid == "" || !validID(id) {
+		return Conversation{}, ErrConversationNotFound
+	}
+	return s.store.GetConversation(ctx, uid, strings.ToLower(id))
+}
+
+// CreateConversation starts a conversation with an agent the caller may use.
+// An absent or blank title is DefaultTitle.
+func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, title *string) (Conversation, error) {
+	if _, err := s.authorize(ctx, uid, agentID); err != nil {
+		return Conversation{}, err
+	}
+	t := DefaultTitle
+	if title != nil && strings.TrimSpace(*title) != "" {
+		var err error
+		if t, err = NormalizeTitle(*title); err != nil {
+			return Conversation{}, err
+		}
+	}
+	now := s.cfg.Now().UTC()
+	return s.store.CreateConversation(ctx, Conversation{
+		ID: newID(), AgentID: strings.ToLower(agentID), UserUID: uid, Title: t, Channel: ChannelChat,
+		CreatedAt: now, UpdatedAt: now,
+	})
+}
+
+// ListConversations returns the caller's conversations with an agent they
+// may use, newest activity first.
+func (s *Service) ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error) {
+	if _, err := s.authorize(ctx, uid, agentID); err != nil {
+		return nil, err
+	}
+	return s.store.ListConversations(ctx, uid, strings.ToLower(agentID))
+}
+
+// GetConversation returns the caller's conversation with its messages.
+// Reading one's own past conversations needs no current access to the agent.
+func (s *Service) GetConversation(ctx context.Context, uid, id string) (ConversationWithMessages, error) {
+	c, err := s.conversation(ctx, uid, id)
+	if err != nil {
+		return ConversationWithMessages{}, err
+	}
+	msgs, err := s.store.Messages(ctx, c.ID)
+	if err != nil {
+		return ConversationWithMessages{}, err
+	}
+	return ConversationWithMessages{Conversation: c, Messages: msgs}, nil
+}
+
+// RenameConversation changes the title (400 invalid_title when blank or too long).
+func (s *Service) RenameConversation(ctx context.Context, uid, id, title string) (Conversation, error) {
+	if uid == "" || !validID(id) {
+		return Conversation{}, ErrConversationNotFound
+	}
+	t, err := NormalizeTitle(title)
+	if err != nil {
+		// 404 before 400: a foreign conversation is not revealed by validation.
+		if _, nf := s.conversation(ctx, uid, id); nf != nil {
+			return Conversation{}, nf
+		}
+		return Conversation{}, err
+	}
+	return s.store.RenameConversation(ctx, uid, strings.ToLower(id), t, s.cfg.Now().UTC())
+}
+
+// DeleteConversation hides the conversation for good.
+func (s *Service) DeleteConversation(ctx context.Context, uid, id string) error {
+	if uid == "" || !validID(id) {
+		return ErrConversationNotFound
+	}
+	return s.store.DeleteConversation(ctx, uid, strings.ToLower(id), s.cfg.Now().UTC())
+}
+
+// ChatInfo is what the chat UI shows about the model.
+type ChatInfo struct {
+	Model     string
+	Simulated bool
+	Role      string
+}
+
+// ChatInfo returns the model the agent answers with and the caller's role.
+func (s *Service) ChatInfo(ctx context.Context, uid, agentID string) (ChatInfo, error) {
+	a, err := s.authorize(ctx, uid, agentID)
+	if err != nil {
+		return ChatInfo{}, err
+	}
+	return ChatInfo{Model: s.cfg.Model, Simulated: s.cfg.Simulated, Role: a.Role}, nil
+}

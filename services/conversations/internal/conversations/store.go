@@ -1,0 +1,140 @@
+package conversations
+
+import (
+	"context"
+	"time"
+)
+
+// Charge states (see the charges table in migrations/00001_conversations.sql).
+const (
+	ChargeReserving = "reserving"
+	ChargeHeld      = "held"
+	ChargeCapturing = "capturing"
+	ChargeCaptured  = "captured"
+	ChargeReleased  = "released"
+	ChargeUnbilled  = "unbilled"
+)
+
+// Charge is the metering record of one answer (keyed by the assistant
+// message id): written before the wallet is asked to reserve, advanced after
+// every wallet call, so a crash is finished with the same key and amounts.
+type Charge struct {
+	MessageID      string
+	ConversationID string
+	AgentID        string
+	UserUID        string
+	PayerUID       string
+	Channel        string
+	// Key is the reserve's idempotency key: "msg:" + MessageID.
+	Key           string
+	ReserveMicros int64
+	ReserveMeta   map[string]string
+	HoldID        string
+	State         string
+	// Set from capturing on.
+	CaptureMicros int64
+	Description   string
+	CaptureMeta   map[string]string
+	// Event is the InteractionRecorded payload (protobuf JSON) emitted once
+	// the answer is paid; its transfer id is filled in then.
+	Event      []byte
+	Outcome    string
+	TransferID string
+	Attempts   int
+	LastError  string
+	LeaseUntil time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Turn is a user message and its answer.
+type Turn struct {
+	User      Message
+	Assistant Message
+	// Replayed: the turn already existed (same clientMessageId); nothing was
+	// generated or charged by this call.
+	Replayed bool
+	// Model and Simulated describe the model (for a stream's start event).
+	Model     string
+	Simulated bool
+}
+
+// TurnAction is what UpdateCharge does to the charge's turn.
+type TurnAction int
+
+const (
+	// KeepTurn leaves the messages alone.
+	KeepTurn TurnAction = iota
+	// DropTurn deletes the turn (user message and pending answer): the
+	// message was refused or nothing was generated, so a retry with the
+	// same clientMessageId starts afresh.
+	DropTurn
+	// FailTurn marks a pending answer failed (kept, with no content): the
+	// answering process died mid-way.
+	FailTurn
+)
+
+// ChargeUpdate is a change to a charge. Zero fields are left unchanged.
+type ChargeUpdate struct {
+	State      string
+	HoldID     string
+	LastError  string
+	LeaseUntil time.Time
+	// CountAttempt increments attempts.
+	CountAttempt bool
+}
+
+// Capture is what BeginCapture records: the finished answer and exactly
+// what to capture for it.
+type Capture struct {
+	Assistant     Message // content, citations, usage, status
+	CaptureMicros int64
+	Description   string
+	Metadata      map[string]string
+	Event         []byte
+	LeaseUntil    time.Time
+}
+
+// Store persists conversations, messages and charges.
+type Store interface {
+	CreateConversation(ctx context.Context, c Conversation) (Conversation, error)
+	// ListConversations: the user's live conversations with the agent,
+	// newest activity (last message, else creation) first.
+	ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error)
+	// GetConversation: the user's live conversation; ErrConversationNotFound otherwise.
+	GetConversation(ctx context.Context, uid, id string) (Conversation, error)
+	RenameConversation(ctx context.Context, uid, id, title string, at time.Time) (Conversation, error)
+	DeleteConversation(ctx context.Context, uid, id string, at time.Time) error
+	// Messages returns the conversation's shown messages (all but pending
+	// answers), oldest first.
+	Messages(ctx context.Context, conversationID string) ([]Message, error)
+	// History returns the last turns (at most maxTurns) whose answer is
+	// complete or partial, as alternating user/assistant messages, oldest first.
+	History(ctx context.Context, conversationID string, maxTurns int) ([]Message, error)
+	// FindTurn returns the turn of a clientMessageId, if any.
+	FindTurn(ctx context.Context, conversationID, clientMessageID string) (Turn, bool, error)
+	// BeginTurn inserts the user message, the pending answer and the charge
+	// (state reserving) in one transaction, under a lock on the
+	// conversation. When the clientMessageId exists already it inserts
+	// nothing and returns the existing turn with created = false.
+	// ErrConversationNotFound when the conversation was deleted meanwhile.
+	BeginTurn(ctx context.Context, user, assistant Message, c Charge) (t Turn, created bool, err error)
+	// UpdateCharge applies u to the charge when its state is one of from
+	// (false when it is not), and act to its turn, in one transaction.
+	UpdateCharge(ctx context.Context, messageID string, from []string, u ChargeUpdate, act TurnAction) (bool, error)
+	// BeginCapture moves a held charge to capturing and stores the answer,
+	// in one transaction (false when the charge is no longer held).
+	BeginCapture(ctx context.Context, messageID string, c Capture) (bool, error)
+	// FinishCharge closes a capturing charge with the wallet's outcome
+	// ("captured", "charged" or "unbilled") and, when the answer was paid,
+	// records the transfer on the message and enqueues the
+	// InteractionRecorded event, in one transaction (false when the charge
+	// was no longer capturing: someone else finished it).
+	FinishCharge(ctx context.Context, messageID, outcome, transferID string, at time.Time) (bool, error)
+	// ClaimCharges takes up to limit open charges whose lease ended before
+	// now, extending their lease to until (so one reconciler works on each)
+	// and counting an attempt.
+	ClaimCharges(ctx context.Context, now, until time.Time, limit int) ([]Charge, error)
+	// GetCharge returns a charge (tests, diagnostics).
+	GetCharge(ctx context.Context, messageID string) (Charge, error)
+}
