@@ -340,7 +340,8 @@ func validateText(t string) error {
 }
 
 // CreateFile adds a file. An empty ID gets a generated Docs-like id; an empty
-// MimeType means a Google Doc; Version starts at 1; zero times mean now.
+// MimeType means a Google Doc; Version starts at 1; zero times mean now;
+// Comments are ignored (add them with AddComment).
 func (s *Server) CreateFile(f File) (File, error) {
 	if err := validateTitle(f.Title); err != nil {
 		return File{}, err

@@ -1,6 +1,7 @@
 package drivesim
 
 import (
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -80,9 +81,10 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request, anchor string, err
 	target := "/"
 	if err != nil {
 		var msg string
-		if ie, ok := err.(*InputError); ok {
+		var ie *InputError
+		if errors.As(err, &ie) {
 			msg = ie.Msg
-		} else if err == ErrNotFound || err == ErrExists || err == ErrCommentNotFound {
+		} else if errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) || errors.Is(err, ErrCommentNotFound) {
 			msg = strings.TrimPrefix(err.Error(), "drivesim: ")
 		} else {
 			s.log.Error("drive simulator: form", "error", err)
@@ -254,6 +256,6 @@ file id <input type="text" name="fileId" placeholder="any">
 Retry-After <input type="text" name="retryAfter" size="4">
 <button>Inject</button></form>
 <form method="post" action="/ui/faults/clear"><button>Clear faults</button></form>
-<p class="muted">Drive API calls served: {{range $op, $n := .Requests}}{{$op}} {{$n}} · {{end}}</p>
+<p class="muted">Drive API calls received: {{range $op, $n := .Requests}}{{$op}} {{$n}} · {{end}}</p>
 </body></html>
 `))
