@@ -55,7 +55,7 @@ export function TestRetrieval({ agentId }: { agentId: string }) {
 
   return (
     <section className="retrieval">
-      <form role="search" aria-labelledby={labelId} className="retrieval__form" noValidate onSubmit={onSubmit}>
+      <form role="search" className="retrieval__form" noValidate onSubmit={onSubmit}>
         <label id={labelId} htmlFor={inputId} className="retrieval__label">
           Test retrieval
         </label>

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { differingDriveTitle, formatSyncedAgo, formatTokenCount, isSyncing, syncDisplay } from './sync-status';
+
+describe('sync status', () => {
+  it('is syncing while queued or syncing, else shows the sharing check', () => {
+    expect(isSyncing({ syncState: 'queued' })).toBe(true);
+    expect(isSyncing({ syncState: 'syncing' })).toBe(true);
+    expect(isSyncing({ syncState: 'synced' })).toBe(false);
+    expect(isSyncing({})).toBe(false);
+    expect(syncDisplay({ syncState: 'syncing', sharingStatus: 'shared' })).toBe('syncing');
+    expect(syncDisplay({ syncState: 'synced', sharingStatus: 'shared' })).toBe('shared');
+    expect(syncDisplay({ syncState: 'synced', sharingStatus: 'not_shared' })).toBe('not_shared');
+    expect(syncDisplay({ syncState: 'synced', sharingStatus: 'error' })).toBe('error');
+    expect(syncDisplay({ sharingStatus: 'weird' })).toBe('error');
+  });
+
+  it('formats token counts', () => {
+    expect(formatTokenCount(0)).toBe('0 tokens');
+    expect(formatTokenCount(1)).toBe('1 token');
+    expect(formatTokenCount(1234)).toBe('1,234 tokens');
+    expect(formatTokenCount(1_234_567)).toBe('1,234,567 tokens');
+    expect(formatTokenCount(null)).toBeNull();
+    expect(formatTokenCount(undefined)).toBeNull();
+    expect(formatTokenCount(Number.NaN)).toBeNull();
+  });
+
+  it('formats the last sync relative to now', () => {
+    const now = Date.parse('2026-03-01T12:00:00Z');
+    expect(formatSyncedAgo('2026-03-01T11:57:55Z', now)).toBe('Synced 2 minutes ago');
+    expect(formatSyncedAgo('2026-03-01T11:59:50Z', now)).toBe('Synced less than a minute ago');
+    expect(formatSyncedAgo('2026-03-01T10:59:00Z', now)).toBe('Synced about 1 hour ago');
+    // A server clock a little ahead never reads as the future.
+    expect(formatSyncedAgo('2026-03-01T12:00:03Z', now)).toBe('Synced less than a minute ago');
+    expect(formatSyncedAgo(null, now)).toBeNull();
+    expect(formatSyncedAgo('not a date', now)).toBeNull();
+  });
+
+  it('shows the Drive title only when it differs from the name', () => {
+    expect(differingDriveTitle({ name: 'Syllabus', driveTitle: 'CS101 Syllabus' })).toBe('CS101 Syllabus');
+    expect(differingDriveTitle({ name: 'Syllabus', driveTitle: 'Syllabus' })).toBeNull();
+    expect(differingDriveTitle({ name: 'Syllabus', driveTitle: '  ' })).toBeNull();
+    expect(differingDriveTitle({ name: 'Syllabus', driveTitle: null })).toBeNull();
+    expect(differingDriveTitle({ name: 'Syllabus' })).toBeNull();
+  });
+});
