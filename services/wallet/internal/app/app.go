@@ -47,6 +47,8 @@ type Config struct {
 	// CheckoutRateLimit checkout sessions per CheckoutRateWindow per user.
 	CheckoutRateLimit  int
 	CheckoutRateWindow time.Duration
+	// HoldSweepInterval is how often the sweeper releases expired holds.
+	HoldSweepInterval time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -78,6 +80,10 @@ func LoadConfig() (Config, error) {
 		AppBaseURL:           l.String("APP_BASE_URL", "http://localhost:8080"),
 		CheckoutRateLimit:    l.Int("CHECKOUT_RATE_LIMIT", 5),
 		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
+		HoldSweepInterval:    l.Duration("HOLD_SWEEP_INTERVAL", 15*time.Second),
+	}
+	if c.HoldSweepInterval <= 0 {
+		return c, fmt.Errorf("HOLD_SWEEP_INTERVAL: must be greater than 0")
 	}
 	if c.CheckoutRateLimit < 1 {
 		return c, fmt.Errorf("CHECKOUT_RATE_LIMIT: must be at least 1")
@@ -139,9 +145,14 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		cache.New(rdb, logger, reg),
 		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
 		payments,
-		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger})
+		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg})
 	set := endpoints.New(svc, logger, reg)
-	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL)
+	sweepInterval := cfg.HoldSweepInterval
+	if sweepInterval <= 0 {
+		sweepInterval = 15 * time.Second
+	}
+	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
+		"hold_sweep_interval", sweepInterval.String())
 
 	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
 	mux := server.NewMux(reg,
@@ -153,6 +164,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	grpcSrv, health := server.NewGRPCServer(logger)
 	walletv1.RegisterWalletServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
+	workers := []server.Worker{
+		{Name: "outbox-relay", Run: relay.Run},
+		// Every replica sweeps; they take different holds (SKIP LOCKED).
+		{Name: "hold-sweeper", Run: func(ctx context.Context) error {
+			return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
+		}},
+	}
 	return server.Run(ctx, server.RunConfig{
 		Logger:          logger,
 		HTTPAddr:        cfg.HTTPAddr,
@@ -162,7 +180,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCListener:    cfg.GRPCListener,
 		GRPCServer:      grpcSrv,
 		GRPCHealth:      health,
-		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}},
+		Workers:         workers,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,
 	})

@@ -22,12 +22,15 @@ type Set struct {
 	Charge                endpoint.Endpoint
 	Credit                endpoint.Endpoint
 	GetBalance            endpoint.Endpoint
+	Reserve               endpoint.Endpoint
+	Capture               endpoint.Endpoint
+	Release               endpoint.Endpoint
 }
 
 // Requests and responses.
 type (
 	BalanceRequest      struct{ UID string }
-	BalanceResponse     struct{ BalanceMicros int64 }
+	BalanceResponse     struct{ Balance wallet.Balance }
 	TransactionsRequest struct {
 		UID   string
 		Query wallet.PageQuery
@@ -42,6 +45,10 @@ type (
 	WebhookResponse  struct{ Result wallet.WebhookResult }
 	TransferRequest  struct{ Request wallet.TransferRequest }
 	TransferResponse struct{ Result wallet.PostResult }
+	ReserveRequest   struct{ Request wallet.ReserveRequest }
+	CaptureRequest   struct{ Request wallet.CaptureRequest }
+	ReleaseRequest   struct{ HoldID string }
+	HoldResponse     struct{ Result wallet.HoldResult }
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -57,7 +64,7 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			if err != nil {
 				return nil, err
 			}
-			return BalanceResponse{BalanceMicros: b}, nil
+			return BalanceResponse{Balance: b}, nil
 		}),
 		Transactions: wrap("Transactions", func(ctx context.Context, req any) (any, error) {
 			r := req.(TransactionsRequest)
@@ -101,7 +108,28 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			if err != nil {
 				return nil, err
 			}
-			return BalanceResponse{BalanceMicros: b}, nil
+			return BalanceResponse{Balance: b}, nil
+		}),
+		Reserve: wrap("Reserve", func(ctx context.Context, req any) (any, error) {
+			res, err := svc.Reserve(ctx, req.(ReserveRequest).Request)
+			if err != nil {
+				return nil, err
+			}
+			return HoldResponse{Result: res}, nil
+		}),
+		Capture: wrap("Capture", func(ctx context.Context, req any) (any, error) {
+			res, err := svc.Capture(ctx, req.(CaptureRequest).Request)
+			if err != nil {
+				return nil, err
+			}
+			return HoldResponse{Result: res}, nil
+		}),
+		Release: wrap("Release", func(ctx context.Context, req any) (any, error) {
+			res, err := svc.Release(ctx, req.(ReleaseRequest).HoldID)
+			if err != nil {
+				return nil, err
+			}
+			return HoldResponse{Result: res}, nil
 		}),
 	}
 }

@@ -3,8 +3,10 @@ package transport
 import (
 	"context"
 	"errors"
+	"time"
 
 	grpctransport "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -19,6 +21,9 @@ type grpcServer struct {
 	charge     grpctransport.Handler
 	credit     grpctransport.Handler
 	getBalance grpctransport.Handler
+	reserve    grpctransport.Handler
+	capture    grpctransport.Handler
+	release    grpctransport.Handler
 }
 
 // NewGRPCServer implements walletv1.WalletServiceServer on top of the endpoints.
@@ -26,6 +31,11 @@ func NewGRPCServer(set endpoints.Set) walletv1.WalletServiceServer {
 	encodeTransfer := func(_ context.Context, resp any) (any, error) {
 		r := resp.(endpoints.TransferResponse).Result
 		return &walletv1.TransferResponse{Transfer: ToProto(r.Transfer), Replayed: r.Replayed, BalanceMicros: r.BalanceMicros}, nil
+	}
+	encodeHold := func(_ context.Context, resp any) (any, error) {
+		r := resp.(endpoints.HoldResponse).Result
+		return &walletv1.HoldResponse{Hold: HoldToProto(r.Hold), Replayed: r.Replayed,
+			BalanceMicros: r.Balance.Micros, HeldMicros: r.Balance.HeldMicros}, nil
 	}
 	return &grpcServer{
 		charge: grpctransport.NewServer(set.Charge,
@@ -49,9 +59,57 @@ func NewGRPCServer(set endpoints.Set) walletv1.WalletServiceServer {
 				return endpoints.BalanceRequest{UID: req.(*walletv1.GetBalanceRequest).GetUid()}, nil
 			},
 			func(_ context.Context, resp any) (any, error) {
-				return &walletv1.GetBalanceResponse{BalanceMicros: resp.(endpoints.BalanceResponse).BalanceMicros}, nil
+				b := resp.(endpoints.BalanceResponse).Balance
+				return &walletv1.GetBalanceResponse{BalanceMicros: b.Micros, HeldMicros: b.HeldMicros}, nil
 			}),
+		reserve: grpctransport.NewServer(set.Reserve,
+			func(_ context.Context, req any) (any, error) {
+				r := req.(*walletv1.ReserveRequest)
+				if r.GetTtlSeconds() > int64(wallet.MaxHoldTTL/time.Second) {
+					// Checked here too: a huge value would overflow the Duration.
+					return nil, &wallet.ValidationError{Message: "ttl_seconds must be at most 3600 (1 hour)"}
+				}
+				return endpoints.ReserveRequest{Request: wallet.ReserveRequest{
+					UID: r.GetUid(), AmountMicros: r.GetAmountMicros(), IdempotencyKey: r.GetIdempotencyKey(),
+					TTL: time.Duration(r.GetTtlSeconds()) * time.Second, Metadata: r.GetMetadata(),
+				}}, nil
+			}, encodeHold),
+		capture: grpctransport.NewServer(set.Capture,
+			func(_ context.Context, req any) (any, error) {
+				r := req.(*walletv1.CaptureRequest)
+				return endpoints.CaptureRequest{Request: wallet.CaptureRequest{
+					HoldID: r.GetHoldId(), AmountMicros: r.GetAmountMicros(), Description: r.GetDescription(), Metadata: r.GetMetadata(),
+				}}, nil
+			}, encodeHold),
+		release: grpctransport.NewServer(set.Release,
+			func(_ context.Context, req any) (any, error) {
+				return endpoints.ReleaseRequest{HoldID: req.(*walletv1.ReleaseRequest).GetHoldId()}, nil
+			}, encodeHold),
 	}
+}
+
+func (s *grpcServer) Reserve(ctx context.Context, req *walletv1.ReserveRequest) (*walletv1.HoldResponse, error) {
+	_, resp, err := s.reserve.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*walletv1.HoldResponse), nil
+}
+
+func (s *grpcServer) Capture(ctx context.Context, req *walletv1.CaptureRequest) (*walletv1.HoldResponse, error) {
+	_, resp, err := s.capture.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*walletv1.HoldResponse), nil
+}
+
+func (s *grpcServer) Release(ctx context.Context, req *walletv1.ReleaseRequest) (*walletv1.HoldResponse, error) {
+	_, resp, err := s.release.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*walletv1.HoldResponse), nil
 }
 
 func (s *grpcServer) Charge(ctx context.Context, req *walletv1.ChargeRequest) (*walletv1.TransferResponse, error) {
@@ -78,13 +136,47 @@ func (s *grpcServer) GetBalance(ctx context.Context, req *walletv1.GetBalanceReq
 	return resp.(*walletv1.GetBalanceResponse), nil
 }
 
+// ErrorDomain is the ErrorInfo domain of the wallet's gRPC errors.
+const ErrorDomain = "wallet.agentic"
+
+// Reasons (google.rpc.ErrorInfo.reason) that let a caller tell the
+// FAILED_PRECONDITION / NOT_FOUND / ALREADY_EXISTS cases apart.
+const (
+	ReasonInsufficientFunds   = "insufficient_funds"
+	ReasonHoldExpired         = "hold_expired"
+	ReasonHoldReleased        = "hold_released"
+	ReasonHoldCaptured        = "hold_captured"
+	ReasonHoldNotFound        = "hold_not_found"
+	ReasonIdempotencyConflict = "idempotency_conflict"
+)
+
+// withReason builds a status whose message is msg and whose details carry an
+// ErrorInfo with reason.
+func withReason(code codes.Code, msg, reason string) error {
+	st := status.New(code, msg)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
 func grpcError(err error) error {
 	var ve *wallet.ValidationError
 	switch {
 	case errors.Is(err, wallet.ErrInsufficientFunds):
-		return status.Error(codes.FailedPrecondition, "insufficient funds")
+		// Reserve and Charge alike: the message is the reason itself, so a
+		// caller can match it without decoding the details.
+		return withReason(codes.FailedPrecondition, ReasonInsufficientFunds, ReasonInsufficientFunds)
 	case errors.Is(err, wallet.ErrIdempotencyConflict):
-		return status.Error(codes.AlreadyExists, "idempotency key already used with different parameters")
+		return withReason(codes.AlreadyExists, "idempotency key already used with different parameters", ReasonIdempotencyConflict)
+	case errors.Is(err, wallet.ErrHoldNotFound):
+		return withReason(codes.NotFound, ReasonHoldNotFound, ReasonHoldNotFound)
+	case errors.Is(err, wallet.ErrHoldExpired):
+		return withReason(codes.FailedPrecondition, ReasonHoldExpired, ReasonHoldExpired)
+	case errors.Is(err, wallet.ErrHoldReleased):
+		return withReason(codes.FailedPrecondition, ReasonHoldReleased, ReasonHoldReleased)
+	case errors.Is(err, wallet.ErrHoldCaptured):
+		return withReason(codes.FailedPrecondition, ReasonHoldCaptured, ReasonHoldCaptured)
 	case errors.As(err, &ve):
 		return status.Error(codes.InvalidArgument, ve.Message)
 	case errors.Is(err, context.Canceled):
@@ -93,6 +185,15 @@ func grpcError(err error) error {
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	default:
 		return status.Error(codes.Internal, "internal server error")
+	}
+}
+
+// HoldToProto converts a hold.
+func HoldToProto(h wallet.Hold) *walletv1.Hold {
+	return &walletv1.Hold{
+		Id: h.ID, Uid: h.UID, AmountMicros: h.AmountMicros, Status: string(h.Status),
+		CapturedMicros: h.CapturedMicros, TransferId: h.TransferID, IdempotencyKey: h.IdempotencyKey,
+		ExpiresAt: timestamppb.New(h.ExpiresAt), CreatedAt: timestamppb.New(h.CreatedAt),
 	}
 }
 

@@ -70,11 +70,19 @@ func decodeBalanceRequest(ctx context.Context, _ *http.Request) (any, error) {
 }
 
 func encodeBalanceResponse(_ context.Context, w http.ResponseWriter, resp any) error {
-	r := resp.(endpoints.BalanceResponse)
+	b := resp.(endpoints.BalanceResponse).Balance
 	w.Header().Set("Cache-Control", "no-store")
+	// balance is the spec's data.balance (what the history adds up to, money
+	// on hold included); held is on open holds (answers in progress) and
+	// available = balance − held is what a new answer can use. Each is
+	// converted from integer micro-dollars on its own (no float subtraction).
 	server.WriteJSON(w, http.StatusOK, map[string]any{
 		"success": true,
-		"data":    map[string]any{"balance": Dollars(r.BalanceMicros)},
+		"data": map[string]any{
+			"balance":   Dollars(b.Micros),
+			"held":      Dollars(b.HeldMicros),
+			"available": Dollars(b.AvailableMicros()),
+		},
 	})
 	return nil
 }

@@ -82,12 +82,85 @@ func (s *PostgresStore) replay(ctx context.Context, q querier, p Posting) (PostR
 	if !p.Matches(t) {
 		return PostResult{}, ErrIdempotencyConflict
 	}
-	var bal int64
-	if err := q.QueryRow(ctx, `SELECT COALESCE((SELECT balance_micros FROM accounts WHERE id = $1), 0)`,
-		UserAccount(p.UID)).Scan(&bal); err != nil {
+	bal, err := userBalance(ctx, q, p.UID)
+	if err != nil {
 		return PostResult{}, err
 	}
-	return PostResult{Transfer: t, Replayed: true, BalanceMicros: bal}, nil
+	return PostResult{Transfer: t, Replayed: true, BalanceMicros: bal.Micros}, nil
+}
+
+// balanceSQL reads a user's balance (wallet + holds) and held amount in one
+// statement (one snapshot). Inside a transaction that holds the wallet lock
+// it is exact: the holds account only changes under that lock.
+const balanceSQL = `SELECT COALESCE(sum(balance_micros), 0)::bigint,
+	COALESCE(sum(balance_micros) FILTER (WHERE kind = 'user_holds'), 0)::bigint
+	FROM accounts WHERE id IN ($1, $2)`
+
+func userBalance(ctx context.Context, q querier, uid string) (Balance, error) {
+	var b Balance
+	if err := q.QueryRow(ctx, balanceSQL, UserAccount(uid), HoldsAccount(uid)).Scan(&b.Micros, &b.HeldMicros); err != nil {
+		return Balance{}, fmt.Errorf("read balance: %w", err)
+	}
+	return b, nil
+}
+
+// transferRow is a transfer to insert.
+type transferRow struct {
+	key           string
+	debit, credit string
+	amount        int64
+	typ           TransferType
+	uid           string
+	description   string
+	provider      string
+	metadata      map[string]string
+}
+
+// insertTransfer inserts one immutable transfer (a fresh UUIDv7, seq drawn
+// now, so callers hold the user's wallet lock). errKeyRace when a concurrent
+// transaction committed the same idempotency key first.
+func insertTransfer(ctx context.Context, tx pgx.Tx, r transferRow) (Transfer, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Transfer{}, err
+	}
+	meta := r.metadata
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return Transfer{}, err
+	}
+	t, err := scanTransfer(tx.QueryRow(ctx, `
+		INSERT INTO transfers (id, idempotency_key, debit_account, credit_account, amount_micros, type, uid,
+			description, provider, metadata)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (idempotency_key) DO NOTHING
+		RETURNING `+transferColumns,
+		id, r.key, r.debit, r.credit, r.amount, string(r.typ), r.uid, r.description, r.provider, metaJSON))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Transfer{}, errKeyRace
+	}
+	if err != nil {
+		return Transfer{}, fmt.Errorf("insert transfer: %w", err)
+	}
+	return t, nil
+}
+
+// addBalance adds delta to an existing account and returns its new balance;
+// the accounts' CHECK constraints refuse a negative user account here.
+func addBalance(ctx context.Context, tx pgx.Tx, account string, delta int64) (int64, error) {
+	var bal int64
+	err := tx.QueryRow(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now()
+		WHERE id = $1 RETURNING balance_micros`, account, delta).Scan(&bal)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("account %s missing", account)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("update %s: %w", account, err)
+	}
+	return bal, nil
 }
 
 // post runs a posting inside tx. Lock order: the user wallet first, then the
@@ -95,6 +168,9 @@ func (s *PostgresStore) replay(ctx context.Context, q querier, p Posting) (PostR
 func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostResult, error) {
 	if p.AmountMicros <= 0 {
 		return PostResult{}, &ValidationError{Message: "amount must be greater than 0"}
+	}
+	if !p.Type.Visible() {
+		return PostResult{}, fmt.Errorf("post: transfer type %q is for holds only", p.Type)
 	}
 	debit, credit, err := p.Type.Accounts(p.UID)
 	if err != nil {
@@ -134,12 +210,17 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 		if !p.Matches(existing) {
 			return PostResult{}, ErrIdempotencyConflict
 		}
-		return PostResult{Transfer: existing, Replayed: true, BalanceMicros: balance}, nil
+		bal, err := userBalance(ctx, tx, p.UID)
+		if err != nil {
+			return PostResult{}, err
+		}
+		return PostResult{Transfer: existing, Replayed: true, BalanceMicros: bal.Micros}, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return PostResult{}, fmt.Errorf("read transfer by key: %w", err)
 	}
 
-	// 3. Funds.
+	// 3. Funds. The wallet account holds the available balance (money on
+	// hold has left it), so Charge cannot spend held money.
 	delta := p.AmountMicros
 	if p.Type == TypeExpense {
 		if !walletExists || balance < p.AmountMicros {
@@ -147,78 +228,65 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 		}
 		delta = -p.AmountMicros
 	}
-	if err := tx.QueryRow(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now()
-		WHERE id = $1 RETURNING balance_micros`, user, delta).Scan(&balance); err != nil {
+	if balance, err = addBalance(ctx, tx, user, delta); err != nil {
 		return PostResult{}, fmt.Errorf("update wallet: %w", err)
 	}
 
 	// 4. The transfer (seq drawn now, under the wallet lock).
-	id, err := uuid.NewV7()
+	t, err := insertTransfer(ctx, tx, transferRow{key: p.IdempotencyKey, debit: debit, credit: credit,
+		amount: p.AmountMicros, typ: p.Type, uid: p.UID, description: p.Description, provider: p.Provider, metadata: p.Metadata})
 	if err != nil {
 		return PostResult{}, err
-	}
-	meta := p.Metadata
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	metaJSON, err := json.Marshal(meta)
-	if err != nil {
-		return PostResult{}, err
-	}
-	t, err := scanTransfer(tx.QueryRow(ctx, `
-		INSERT INTO transfers (id, idempotency_key, debit_account, credit_account, amount_micros, type, uid,
-			description, provider, metadata)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (idempotency_key) DO NOTHING
-		RETURNING `+transferColumns,
-		id, p.IdempotencyKey, debit, credit, p.AmountMicros, string(p.Type), p.UID, p.Description, p.Provider, metaJSON))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return PostResult{}, errKeyRace
-	}
-	if err != nil {
-		return PostResult{}, fmt.Errorf("insert transfer: %w", err)
 	}
 
 	// 5. The system side, last (shortest hold of the shared row lock).
-	tag, err := tx.Exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now() WHERE id = $1`,
-		system, -delta)
-	if err != nil {
-		return PostResult{}, fmt.Errorf("update %s: %w", system, err)
-	}
-	if tag.RowsAffected() != 1 {
-		return PostResult{}, fmt.Errorf("system account %s missing", system)
+	if _, err := addBalance(ctx, tx, system, -delta); err != nil {
+		return PostResult{}, err
 	}
 
+	// The user's balance includes money on hold (read under the wallet lock:
+	// exact).
+	var held int64
+	if err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT balance_micros FROM accounts WHERE id = $1), 0)`,
+		HoldsAccount(p.UID)).Scan(&held); err != nil {
+		return PostResult{}, fmt.Errorf("read holds: %w", err)
+	}
+	total := balance + held
+
 	if p.Events != nil {
-		for _, ev := range p.Events(t, balance) {
+		for _, ev := range p.Events(t, total) {
 			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
 				return PostResult{}, err
 			}
 		}
 	}
-	return PostResult{Transfer: t, BalanceMicros: balance}, nil
+	return PostResult{Transfer: t, BalanceMicros: total}, nil
 }
 
 // Balance implements Store.
-func (s *PostgresStore) Balance(ctx context.Context, uid string) (int64, error) {
-	var b int64
-	err := s.pool.QueryRow(ctx, `SELECT COALESCE((SELECT balance_micros FROM accounts WHERE id = $1), 0)`, UserAccount(uid)).Scan(&b)
-	return b, err
+func (s *PostgresStore) Balance(ctx context.Context, uid string) (Balance, error) {
+	return userBalance(ctx, s.pool, uid)
 }
 
-// Transfers implements Store. Without a snapshot it uses the user's highest
-// visible seq: every transfer of the user with a lower seq has committed
-// (seq is drawn under the wallet lock), so the set "seq <= snapshot" never
-// changes and later pages neither repeat nor skip items.
+// visibleTypes is the history's filter; it matches the predicate of the
+// partial index transfers_uid_seq_visible_idx (keep them identical).
+const visibleTypes = `type IN ('deposit', 'income', 'expense')`
+
+// Transfers implements Store: the user's history, without the hold and
+// hold_release transfers (only a capture's expense is shown). Without a
+// snapshot it uses the user's highest visible seq: every transfer of the user
+// with a lower seq has committed (seq is drawn under the wallet lock), so the
+// set "seq <= snapshot" never changes and later pages neither repeat nor skip
+// items.
 func (s *PostgresStore) Transfers(ctx context.Context, uid string, q PageQuery) (Page, error) {
 	var snapshot int64
 	if q.Snapshot != nil {
 		snapshot = *q.Snapshot
-	} else if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM transfers WHERE uid = $1`, uid).Scan(&snapshot); err != nil {
+	} else if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM transfers WHERE uid = $1 AND `+visibleTypes, uid).Scan(&snapshot); err != nil {
 		return Page{}, fmt.Errorf("snapshot: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+transferColumns+` FROM transfers
-		WHERE uid = $1 AND seq <= $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`, uid, snapshot, q.Limit+1, q.Offset)
+		WHERE uid = $1 AND `+visibleTypes+` AND seq <= $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`, uid, snapshot, q.Limit+1, q.Offset)
 	if err != nil {
 		return Page{}, err
 	}
@@ -360,11 +428,28 @@ func (e *InvariantViolation) Error() string {
 
 // CheckInvariants verifies, in one REPEATABLE READ snapshot, that the sum of
 // all debits equals the sum of all credits (the balances sum to zero), that
-// every account's stored balance equals its credits minus its debits, and
-// that no user wallet is negative. It returns an *InvariantViolation listing
+// every account's stored balance equals its credits minus its debits, that no
+// user account (wallet or holds) is negative, that every holds account equals
+// its user's open holds and that every settled hold's captured and returned
+// transfers add up to the hold. It returns an *InvariantViolation listing
 // the problems.
 func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 	var problems []string
+	// report runs a query whose rows (three columns) each describe a problem.
+	report := func(tx pgx.Tx, format, sql string) error {
+		rows, err := tx.Query(ctx, sql)
+		if err != nil {
+			return err
+		}
+		found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+			var id string
+			var a, b int64
+			err := r.Scan(&id, &a, &b)
+			return fmt.Sprintf(format, id, a, b), err
+		})
+		problems = append(problems, found...)
+		return err
+	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var debits, credits, balances int64
 		if err := tx.QueryRow(ctx, `SELECT
@@ -376,30 +461,37 @@ func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 		if debits != credits || balances != 0 {
 			problems = append(problems, fmt.Sprintf("debits %d, credits %d, sum of balances %d", debits, credits, balances))
 		}
-		rows, err := tx.Query(ctx, `
+		if err := report(tx, "account %s: stored %d, from transfers %d", `
 			WITH movements AS (
 				SELECT credit_account AS account, amount_micros AS delta FROM transfers
 				UNION ALL
 				SELECT debit_account, -amount_micros FROM transfers
 			)
-			SELECT a.id, a.balance_micros, COALESCE(sum(m.delta), 0)
+			SELECT a.id, a.balance_micros, COALESCE(sum(m.delta), 0)::bigint
 			FROM accounts a LEFT JOIN movements m ON m.account = a.id
-			GROUP BY a.id, a.balance_micros
+			GROUP BY a.id, a.balance_micros, a.kind
 			HAVING a.balance_micros <> COALESCE(sum(m.delta), 0)
-			    OR (a.kind = 'user_wallet' AND a.balance_micros < 0)`)
-		if err != nil {
+			    OR (a.kind <> 'system' AND a.balance_micros < 0)`); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var stored, computed int64
-			if err := rows.Scan(&id, &stored, &computed); err != nil {
-				return err
-			}
-			problems = append(problems, fmt.Sprintf("account %s: stored %d, from transfers %d", id, stored, computed))
+		// Every holds account carries exactly its user's open holds.
+		if err := report(tx, "holds of %s: account %d, open holds %d", `
+			WITH open AS (SELECT uid, sum(amount_micros) AS held FROM holds WHERE status = 'held' GROUP BY uid),
+			     acc AS (SELECT uid, balance_micros FROM accounts WHERE kind = 'user_holds')
+			SELECT COALESCE(acc.uid, open.uid), COALESCE(acc.balance_micros, 0), COALESCE(open.held, 0)::bigint
+			FROM acc FULL JOIN open ON open.uid = acc.uid
+			WHERE COALESCE(acc.balance_micros, 0) <> COALESCE(open.held, 0)`); err != nil {
+			return err
 		}
-		return rows.Err()
+		// A settled hold's expense and returned parts add up to the hold.
+		return report(tx, "hold %s: captured + returned %d, held %d", `
+			SELECT h.id::text, COALESCE(c.amount_micros, 0) + COALESCE(r.amount_micros, 0), h.amount_micros
+			FROM holds h
+			LEFT JOIN transfers c ON c.id = h.capture_transfer_id
+			LEFT JOIN transfers r ON r.id = h.release_transfer_id
+			WHERE h.status <> 'held'
+			  AND (h.captured_micros <> COALESCE(c.amount_micros, 0)
+			    OR h.amount_micros <> COALESCE(c.amount_micros, 0) + COALESCE(r.amount_micros, 0))`)
 	})
 	if err != nil {
 		return err

@@ -140,7 +140,7 @@ func TestLedgerProperty(t *testing.T) {
 		}
 		for _, u := range uids {
 			b, err := s.Balance(ctx, u)
-			if err != nil || b != model[u] || b < 0 {
+			if err != nil || b.Micros != model[u] || b.Micros < 0 {
 				t.Fatalf("step %d: balance(%s) = %d, %v; model %d", step, u, b, err, model[u])
 			}
 		}
@@ -176,7 +176,7 @@ func TestConcurrentChargesNeverOverdraw(t *testing.T) {
 	}
 	wg.Wait()
 	b, _ := s.Balance(ctx, "alice")
-	if ok.Load() != 20 || insufficient.Load() != 30 || b != 0 {
+	if ok.Load() != 20 || insufficient.Load() != 30 || b.Micros != 0 {
 		t.Fatalf("ok %d insufficient %d balance %d", ok.Load(), insufficient.Load(), b)
 	}
 	mustInvariants(t, s)
@@ -209,7 +209,7 @@ func TestConcurrentChargesNeverOverdraw(t *testing.T) {
 			t.Fatalf("different transfers for one key: %s %s", first, id)
 		}
 	}
-	if b, _ := s.Balance(ctx, "bob"); b != 2*MicrosPerDollar {
+	if b, _ := s.Balance(ctx, "bob"); b.Micros != 2*MicrosPerDollar {
 		t.Fatalf("bob balance %d", b)
 	}
 	// Same key, another user: conflict (not a second transfer).
@@ -225,7 +225,7 @@ func TestLedgerGuards(t *testing.T) {
 	if _, err := s.Post(ctx, posting("nobody", TypeExpense, 1, "x")); !errors.Is(err, ErrInsufficientFunds) {
 		t.Fatalf("charge without wallet: %v", err)
 	}
-	if b, err := s.Balance(ctx, "nobody"); err != nil || b != 0 {
+	if b, err := s.Balance(ctx, "nobody"); err != nil || b != (Balance{}) {
 		t.Fatalf("balance without wallet: %d %v", b, err)
 	}
 	res, err := s.Post(ctx, posting("dan", TypeDeposit, 10, "d"))

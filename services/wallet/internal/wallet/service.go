@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
@@ -26,9 +27,9 @@ const (
 
 // Service is the wallet service API.
 type Service interface {
-	// Balance is the caller's balance in micro-dollars, served from the cache
-	// when possible (0 without a wallet).
-	Balance(ctx context.Context, uid string) (int64, error)
+	// Balance is the caller's balance and the part of it on hold, served
+	// from the cache when possible (0 without a wallet).
+	Balance(ctx context.Context, uid string) (Balance, error)
 	// Transactions is a page of the caller's transfers, newest first.
 	Transactions(ctx context.Context, uid string, q PageQuery) (Page, error)
 	// CreateCheckoutSession validates the top-up, rate-limits the caller,
@@ -41,7 +42,34 @@ type Service interface {
 	// Credit credits income to uid's wallet (idempotent by key).
 	Credit(ctx context.Context, req TransferRequest) (PostResult, error)
 	// GetBalance is the exact balance (never cached), for other services.
-	GetBalance(ctx context.Context, uid string) (int64, error)
+	GetBalance(ctx context.Context, uid string) (Balance, error)
+	// Reserve puts money on hold (idempotent by key).
+	Reserve(ctx context.Context, req ReserveRequest) (HoldResult, error)
+	// Capture turns (part of) a hold into an expense and returns the rest.
+	Capture(ctx context.Context, req CaptureRequest) (HoldResult, error)
+	// Release returns a hold to the wallet.
+	Release(ctx context.Context, holdID string) (HoldResult, error)
+	// SweepExpiredHolds expires holds past their expiry (one round of the
+	// sweeper) and returns how many it expired.
+	SweepExpiredHolds(ctx context.Context) (int, error)
+}
+
+// ReserveRequest is a gRPC Reserve.
+type ReserveRequest struct {
+	UID            string
+	AmountMicros   int64
+	IdempotencyKey string
+	// TTL 0 means DefaultHoldTTL.
+	TTL      time.Duration
+	Metadata map[string]string
+}
+
+// CaptureRequest is a gRPC Capture.
+type CaptureRequest struct {
+	HoldID       string
+	AmountMicros int64
+	Description  string
+	Metadata     map[string]string
 }
 
 // CheckoutRequest is a top-up request of the signed-in user.
@@ -75,6 +103,10 @@ type Config struct {
 	Logger     *slog.Logger
 	// Now replaces time.Now (tests).
 	Now func() time.Time
+	// Registerer receives the hold metrics (nil: not registered).
+	Registerer prometheus.Registerer
+	// SweepBatch bounds the holds one sweeper round expires (default 500).
+	SweepBatch int
 }
 
 type service struct {
@@ -84,6 +116,7 @@ type service struct {
 	payments Payments
 	cfg      Config
 	log      *slog.Logger
+	metrics  holdMetrics
 }
 
 // NewService returns the Service. cache and limiter may be nil (no caching,
@@ -98,8 +131,12 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 	if cache == nil {
 		cache = noCache{}
 	}
+	if cfg.SweepBatch <= 0 {
+		cfg.SweepBatch = 500
+	}
 	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
-	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger}
+	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger,
+		metrics: newHoldMetrics(cfg.Registerer)}
 }
 
 type noCache struct{}
@@ -115,28 +152,34 @@ func requireUID(uid string) error {
 	return nil
 }
 
-func (s *service) Balance(ctx context.Context, uid string) (int64, error) {
+func (s *service) Balance(ctx context.Context, uid string) (Balance, error) {
 	if err := requireUID(uid); err != nil {
-		return 0, err
+		return Balance{}, err
 	}
-	const key = "balance"
+	// "balance:v2" holds "<balance>:<held>" (the old "balance" key held the
+	// balance alone; a new name keeps a rolling deploy from misreading it).
+	const key = "balance:v2"
 	raw, gen, hit := s.cache.Lookup(ctx, uid, key)
 	if hit {
-		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			return v, nil
+		if total, held, ok := strings.Cut(string(raw), ":"); ok {
+			t, err1 := strconv.ParseInt(total, 10, 64)
+			h, err2 := strconv.ParseInt(held, 10, 64)
+			if err1 == nil && err2 == nil {
+				return Balance{Micros: t, HeldMicros: h}, nil
+			}
 		}
 	}
 	v, err := s.store.Balance(ctx, uid)
 	if err != nil {
-		return 0, err
+		return Balance{}, err
 	}
-	s.cache.Put(ctx, uid, gen, key, []byte(strconv.FormatInt(v, 10)), BalanceTTL)
+	s.cache.Put(ctx, uid, gen, key, []byte(strconv.FormatInt(v.Micros, 10)+":"+strconv.FormatInt(v.HeldMicros, 10)), BalanceTTL)
 	return v, nil
 }
 
-func (s *service) GetBalance(ctx context.Context, uid string) (int64, error) {
+func (s *service) GetBalance(ctx context.Context, uid string) (Balance, error) {
 	if err := requireUID(uid); err != nil {
-		return 0, err
+		return Balance{}, err
 	}
 	return s.store.Balance(ctx, uid)
 }
@@ -316,6 +359,8 @@ func ValidateTransfer(req TransferRequest) error {
 		return &ValidationError{Message: "idempotency_key must be at most 255 bytes"}
 	case strings.HasPrefix(req.IdempotencyKey, "stripe:"):
 		return &ValidationError{Message: "idempotency_key must not start with \"stripe:\" (reserved)"}
+	case strings.HasPrefix(req.IdempotencyKey, "hold:"):
+		return &ValidationError{Message: "idempotency_key must not start with \"hold:\" (reserved)"}
 	case utf8.RuneCountInString(req.Description) > MaxDescriptionLen:
 		return &ValidationError{Message: "description must be at most 500 characters"}
 	case len(req.Metadata) > MaxMetadataEntries:
@@ -365,5 +410,6 @@ func (s *service) post(ctx context.Context, req TransferRequest, typ TransferTyp
 func IsClientError(err error) bool {
 	var ve *ValidationError
 	return errors.As(err, &ve) || errors.Is(err, ErrInsufficientFunds) || errors.Is(err, ErrIdempotencyConflict) ||
-		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature)
+		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrHoldNotFound) ||
+		errors.Is(err, ErrHoldExpired) || errors.Is(err, ErrHoldReleased) || errors.Is(err, ErrHoldCaptured)
 }

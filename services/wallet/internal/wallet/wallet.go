@@ -1,8 +1,9 @@
 // Package wallet is the wallet service's domain: a double-entry ledger of
 // integer micro-dollars, the user-facing balance and transaction history,
 // Stripe Checkout top-ups (session creation and webhook crediting) and the
-// internal Charge/Credit API. Service holds the rules; Store persists the
-// ledger (PostgresStore) and enqueues events in the same transaction; Cache,
+// internal Charge/Credit API and holds (Reserve → Capture / Release, expiry
+// by a sweeper). Service holds the rules; Store persists the ledger
+// (PostgresStore) and enqueues events in the same transaction; Cache,
 // RateLimiter and Payments are adapters (Redis, Stripe).
 package wallet
 
@@ -39,6 +40,9 @@ const (
 	MaxMetadataEntries   = 50
 	DefaultPageLimit     = 20
 	MaxPageLimit         = 100
+	// DefaultHoldTTL and MaxHoldTTL bound how long a Reserve keeps money aside.
+	DefaultHoldTTL = 5 * time.Minute
+	MaxHoldTTL     = time.Hour
 )
 
 // Ledger accounts. A user's wallet is "user:<uid>".
@@ -48,19 +52,34 @@ const (
 	AccountPlatformPayouts = "system:platform_payouts"
 )
 
-// UserAccount is the ledger account id of uid's wallet.
+// UserAccount is the ledger account id of uid's wallet. Its balance is the
+// available balance: money on hold has already left it.
 func UserAccount(uid string) string { return "user:" + uid }
+
+// HoldsAccount is the ledger account id of uid's money on hold (created on
+// the first Reserve). The user's balance is UserAccount + HoldsAccount.
+func HoldsAccount(uid string) string { return "holds:" + uid }
 
 // TransferType is how a transfer affects the user's wallet.
 type TransferType string
 
 // Transfer types: deposit (Stripe top-up, stripe clearing → wallet), income
-// (platform payouts → wallet), expense (wallet → platform revenue).
+// (platform payouts → wallet), expense (wallet → platform revenue, or holds →
+// platform revenue for a capture); hold (wallet → holds) and hold_release
+// (holds → wallet) move money between two accounts of the same user and are
+// not part of the transaction history.
 const (
-	TypeDeposit TransferType = "deposit"
-	TypeIncome  TransferType = "income"
-	TypeExpense TransferType = "expense"
+	TypeDeposit     TransferType = "deposit"
+	TypeIncome      TransferType = "income"
+	TypeExpense     TransferType = "expense"
+	TypeHold        TransferType = "hold"
+	TypeHoldRelease TransferType = "hold_release"
 )
+
+// Visible reports whether transfers of type t appear in the user's history.
+func (t TransferType) Visible() bool {
+	return t == TypeDeposit || t == TypeIncome || t == TypeExpense
+}
 
 // Providers.
 const (
@@ -77,6 +96,10 @@ func (t TransferType) Accounts(uid string) (debit, credit string, err error) {
 		return AccountPlatformPayouts, UserAccount(uid), nil
 	case TypeExpense:
 		return UserAccount(uid), AccountPlatformRevenue, nil
+	case TypeHold:
+		return UserAccount(uid), HoldsAccount(uid), nil
+	case TypeHoldRelease:
+		return HoldsAccount(uid), UserAccount(uid), nil
 	}
 	return "", "", fmt.Errorf("unknown transfer type %q", t)
 }
@@ -128,7 +151,105 @@ func metadataEqual(a, b map[string]string) bool {
 type PostResult struct {
 	Transfer      Transfer
 	Replayed      bool  // the key had been used with the same parameters; no money moved
-	BalanceMicros int64 // the wallet balance after the call
+	BalanceMicros int64 // the user's balance (available + held) after the call
+}
+
+// Balance is a user's money: Micros is the balance the API and the history
+// show (deposits + income − expenses), HeldMicros the part of it on open
+// holds. The rest is available to Reserve and Charge.
+type Balance struct {
+	Micros     int64
+	HeldMicros int64
+}
+
+// AvailableMicros is Micros − HeldMicros (the wallet account's balance, never
+// negative: a database constraint).
+func (b Balance) AvailableMicros() int64 { return b.Micros - b.HeldMicros }
+
+// HoldStatus is the state of a hold: held → captured | released | expired.
+type HoldStatus string
+
+// Hold statuses.
+const (
+	HoldHeld     HoldStatus = "held"
+	HoldCaptured HoldStatus = "captured"
+	HoldReleased HoldStatus = "released"
+	HoldExpired  HoldStatus = "expired"
+)
+
+// Hold is money set aside (Reserve) for an answer in progress.
+type Hold struct {
+	ID             string
+	UID            string
+	AmountMicros   int64
+	Status         HoldStatus
+	CapturedMicros int64
+	// TransferID is the capture's expense transfer (captured, CapturedMicros > 0).
+	TransferID     string
+	IdempotencyKey string
+	Metadata       map[string]string
+	// CaptureDescription and CaptureMetadata are what Capture was called with.
+	CaptureDescription string
+	CaptureMetadata    map[string]string
+	ExpiresAt          time.Time
+	CreatedAt          time.Time
+}
+
+// HoldResult is the outcome of Reserve, Capture or Release.
+type HoldResult struct {
+	Hold Hold
+	// Replayed: this call moved no money (a repeated call, or the hold was
+	// already settled the same way).
+	Replayed bool
+	// Balance after the call.
+	Balance Balance
+	// Expired lists holds this call found past their expiry and returned to
+	// the wallet on the way (metrics).
+	Expired []SweptHold
+}
+
+// Reservation asks the store to put money on hold.
+type Reservation struct {
+	UID            string
+	AmountMicros   int64
+	IdempotencyKey string
+	TTL            time.Duration
+	Metadata       map[string]string
+}
+
+// Matches reports whether h is what r would have created (same key reuse check).
+func (r Reservation) Matches(h Hold) bool {
+	return h.UID == r.UID && h.AmountMicros == r.AmountMicros
+}
+
+// Capture asks the store to turn (part of) a hold into an expense.
+type Capture struct {
+	HoldID       string
+	AmountMicros int64
+	Description  string
+	Metadata     map[string]string
+	// Events returns the events to enqueue with the expense transfer (only
+	// when AmountMicros > 0 and money moves).
+	Events func(t Transfer, balanceMicros int64) []events.Event
+}
+
+// Matches reports whether the captured hold h was captured with c's parameters.
+func (c Capture) Matches(h Hold) bool {
+	return h.CapturedMicros == c.AmountMicros && h.CaptureDescription == c.Description &&
+		metadataEqual(h.CaptureMetadata, c.Metadata)
+}
+
+// SweptHold is a hold the sweeper expired.
+type SweptHold struct {
+	ID           string
+	UID          string
+	AmountMicros int64
+}
+
+// HoldStats is the state of all open holds (metrics).
+type HoldStats struct {
+	Open       int64
+	HeldMicros int64
 }
 
 // Page is one page of a user's transfers, newest first.
@@ -218,6 +339,10 @@ var (
 	ErrIdempotencyConflict = errors.New("idempotency key already used with different parameters")
 	ErrRateLimited         = errors.New("too many checkout sessions")
 	ErrBadSignature        = errors.New("invalid Stripe signature")
+	ErrHoldNotFound        = errors.New("hold not found")
+	ErrHoldExpired         = errors.New("hold expired")
+	ErrHoldReleased        = errors.New("hold released")
+	ErrHoldCaptured        = errors.New("hold captured")
 )
 
 // ValidationError is a caller mistake (HTTP 400 / gRPC InvalidArgument).
@@ -242,8 +367,8 @@ type Store interface {
 	// above the balance, inserts the transfer, updates both balances and
 	// enqueues p.Events.
 	Post(ctx context.Context, p Posting) (PostResult, error)
-	// Balance is the wallet balance of uid (0 without a wallet).
-	Balance(ctx context.Context, uid string) (int64, error)
+	// Balance is uid's balance and the part of it on hold (0 without a wallet).
+	Balance(ctx context.Context, uid string) (Balance, error)
 	// Transfers lists uid's transfers with seq <= snapshot, newest first.
 	Transfers(ctx context.Context, uid string, q PageQuery) (Page, error)
 	// CreateCheckoutSession records a session created at the provider.
@@ -252,6 +377,27 @@ type Store interface {
 	// transaction, crediting the recorded amount (deposit built by deposit)
 	// at most once per session.
 	ApplyWebhook(ctx context.Context, ev WebhookEvent, deposit func(CheckoutSession) Posting) (WebhookResult, error)
+
+	// Reserve puts r.AmountMicros on hold (wallet → holds) in one
+	// transaction: ErrInsufficientFunds when the available balance is lower,
+	// the existing hold (Replayed) for a reused key with the same uid and
+	// amount, else ErrIdempotencyConflict.
+	Reserve(ctx context.Context, r Reservation) (HoldResult, error)
+	// Capture settles an open hold: c.AmountMicros (≤ held) becomes an
+	// expense, the rest goes back to the wallet. A captured hold with the
+	// same parameters is Replayed, with others ErrIdempotencyConflict;
+	// ErrHoldNotFound, ErrHoldReleased, ErrHoldExpired (a hold past its
+	// expiry is expired here and now, its money returned).
+	Capture(ctx context.Context, c Capture) (HoldResult, error)
+	// Release returns an open hold to the wallet; released or expired holds
+	// are Replayed, captured ones ErrHoldCaptured.
+	Release(ctx context.Context, holdID string) (HoldResult, error)
+	// SweepExpiredHolds expires at most limit open holds past their expiry,
+	// returning their money, each in its own transaction; safe to run from
+	// several replicas at once (rows locked by others are skipped).
+	SweepExpiredHolds(ctx context.Context, limit int) ([]SweptHold, error)
+	// HoldStats counts the open holds.
+	HoldStats(ctx context.Context) (HoldStats, error)
 }
 
 // Cache caches read results per user. Implementations never fail: a broken

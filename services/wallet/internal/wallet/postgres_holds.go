@@ -1,0 +1,459 @@
+package wallet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Holds in the ledger (see migrations/00002_holds.sql): a hold is a transfer
+// wallet → holds:<uid>, so the wallet account's balance is the available
+// balance and its CHECK (>= 0) is what makes overdrawing impossible, whatever
+// the interleaving. Lock order everywhere: the user's wallet row, then the
+// hold row, then the holds account, then a system account (as Charge: wallet
+// then system), so holds, charges and the sweeper cannot deadlock.
+
+const holdColumns = `id::text, uid, amount_micros, status, captured_micros, COALESCE(capture_transfer_id::text, ''),
+	idempotency_key, metadata, capture_description, capture_metadata, expires_at, created_at`
+
+func scanHold(row pgx.Row, extra ...any) (Hold, error) {
+	var (
+		h                 Hold
+		status            string
+		meta, captureMeta []byte
+	)
+	dest := append([]any{&h.ID, &h.UID, &h.AmountMicros, &status, &h.CapturedMicros, &h.TransferID,
+		&h.IdempotencyKey, &meta, &h.CaptureDescription, &captureMeta, &h.ExpiresAt, &h.CreatedAt}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return Hold{}, err
+	}
+	h.Status = HoldStatus(status)
+	var err error
+	if h.Metadata, err = decodeMetadata(meta); err != nil {
+		return Hold{}, fmt.Errorf("hold %s metadata: %w", h.ID, err)
+	}
+	if h.CaptureMetadata, err = decodeMetadata(captureMeta); err != nil {
+		return Hold{}, fmt.Errorf("hold %s capture metadata: %w", h.ID, err)
+	}
+	return h, nil
+}
+
+func decodeMetadata(raw []byte) (map[string]string, error) {
+	var m map[string]string
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func encodeMetadata(m map[string]string) ([]byte, error) {
+	if m == nil {
+		m = map[string]string{}
+	}
+	return json.Marshal(m)
+}
+
+// Transfer keys of a hold's movements. They live in the transfers' key space;
+// Charge/Credit refuse keys starting with "hold:" so they cannot collide.
+func holdTransferKey(holdID, what string) string { return "hold:" + holdID + ":" + what }
+
+// Reserve implements Store.
+func (s *PostgresStore) Reserve(ctx context.Context, r Reservation) (HoldResult, error) {
+	if r.AmountMicros <= 0 {
+		return HoldResult{}, &ValidationError{Message: "amount must be greater than 0"}
+	}
+	if r.TTL <= 0 {
+		return HoldResult{}, &ValidationError{Message: "ttl must be greater than 0"}
+	}
+	var (
+		res   HoldResult
+		after error // returned after the commit (expired holds returned on the way are kept)
+	)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		res, after, err = s.reserve(ctx, tx, r)
+		return err
+	})
+	if errors.Is(err, errKeyRace) {
+		// A concurrent Reserve with the same key (for another user: the
+		// same user's would have waited on the wallet lock) committed first.
+		return s.replayReserve(ctx, r)
+	}
+	if err != nil {
+		return HoldResult{}, err
+	}
+	return res, after
+}
+
+func (s *PostgresStore) replayReserve(ctx context.Context, r Reservation) (HoldResult, error) {
+	h, err := scanHold(s.pool.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE idempotency_key = $1`, r.IdempotencyKey))
+	if err != nil {
+		return HoldResult{}, fmt.Errorf("read hold by key: %w", err)
+	}
+	if !r.Matches(h) {
+		return HoldResult{}, ErrIdempotencyConflict
+	}
+	bal, err := userBalance(ctx, s.pool, h.UID)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	return HoldResult{Hold: h, Replayed: true, Balance: bal}, nil
+}
+
+// reserve runs a Reserve inside tx. refusal (insufficient funds) is
+// returned after the commit; err rolls back.
+func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (res HoldResult, refusal error, err error) {
+	wallet, holds := UserAccount(r.UID), HoldsAccount(r.UID)
+
+	// 1. The wallet lock: every Reserve, Capture, Release, Charge and sweep of
+	// this user serialises here (and seq values are drawn under it).
+	var available int64
+	err = tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, wallet).Scan(&available)
+	walletExists := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return HoldResult{}, nil, fmt.Errorf("lock wallet: %w", err)
+	}
+
+	// 2. Idempotency: a same-key Reserve of this user has committed or not
+	// started; another user's is caught by the unique key at the insert.
+	h, err := scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE idempotency_key = $1`, r.IdempotencyKey))
+	switch {
+	case err == nil:
+		if !r.Matches(h) {
+			return HoldResult{}, nil, ErrIdempotencyConflict
+		}
+		bal, err := userBalance(ctx, tx, h.UID)
+		if err != nil {
+			return HoldResult{}, nil, err
+		}
+		return HoldResult{Hold: h, Replayed: true, Balance: bal}, nil, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return HoldResult{}, nil, fmt.Errorf("read hold by key: %w", err)
+	}
+
+	// 3. Funds. Expired holds the sweeper has not reached yet still sit in
+	// the holds account: return them now (under the wallet lock) before
+	// refusing, so that nobody is refused for money that is free. Those
+	// expiries are committed even when the Reserve is then refused.
+	var expired []SweptHold
+	if walletExists && available < r.AmountMicros {
+		if expired, err = s.expireUserHolds(ctx, tx, r.UID); err != nil {
+			return HoldResult{}, nil, err
+		}
+		if len(expired) > 0 {
+			if err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1`, wallet).Scan(&available); err != nil {
+				return HoldResult{}, nil, fmt.Errorf("read wallet: %w", err)
+			}
+		}
+	}
+	if !walletExists || available < r.AmountMicros {
+		return HoldResult{Expired: expired}, fmt.Errorf("%w: available %d, requested %d", ErrInsufficientFunds, max(available, 0), r.AmountMicros), nil
+	}
+	res, err = s.hold(ctx, tx, r, wallet, holds)
+	res.Expired = expired
+	return res, nil, err
+}
+
+// hold moves the money (wallet → holds) and records the hold. The caller
+// holds the wallet lock and has checked the funds; the wallet's CHECK is the
+// backstop if it ever had not.
+func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wallet, holds string) (HoldResult, error) {
+	available, err := addBalance(ctx, tx, wallet, -r.AmountMicros)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return HoldResult{}, err
+	}
+	// The holds account is created on the first Reserve (an upsert: one
+	// statement, under the wallet lock so never contended).
+	var held int64
+	if err := tx.QueryRow(ctx, `INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_holds', $2, $3)
+		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()
+		RETURNING balance_micros`, holds, r.UID, r.AmountMicros).Scan(&held); err != nil {
+		return HoldResult{}, fmt.Errorf("update holds account: %w", err)
+	}
+	t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(id.String(), "reserve"), debit: wallet, credit: holds,
+		amount: r.AmountMicros, typ: TypeHold, uid: r.UID, description: "Hold", provider: ProviderPlatform})
+	if err != nil {
+		return HoldResult{}, err
+	}
+	meta, err := encodeMetadata(r.Metadata)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	h, err := scanHold(tx.QueryRow(ctx, `
+		INSERT INTO holds (id, uid, idempotency_key, amount_micros, status, metadata, hold_transfer_id, expires_at)
+		VALUES ($1, $2, $3, $4, 'held', $5, $6, now() + $7 * interval '1 microsecond')
+		ON CONFLICT (idempotency_key) DO NOTHING
+		RETURNING `+holdColumns, id, r.UID, r.IdempotencyKey, r.AmountMicros, meta, t.ID, r.TTL.Microseconds()))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return HoldResult{}, errKeyRace
+	}
+	if err != nil {
+		return HoldResult{}, fmt.Errorf("insert hold: %w", err)
+	}
+	return HoldResult{Hold: h, Balance: Balance{Micros: available + held, HeldMicros: held}}, nil
+}
+
+// lockHold locks the wallet of the hold's owner, then the hold, and reports
+// whether the hold is past its expiry (database clock: one clock for every
+// replica).
+func lockHold(ctx context.Context, tx pgx.Tx, holdID string) (Hold, bool, error) {
+	if _, err := uuid.Parse(holdID); err != nil {
+		return Hold{}, false, ErrHoldNotFound
+	}
+	var uid string
+	err := tx.QueryRow(ctx, `SELECT uid FROM holds WHERE id = $1`, holdID).Scan(&uid) // uid never changes
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Hold{}, false, ErrHoldNotFound
+	}
+	if err != nil {
+		return Hold{}, false, fmt.Errorf("read hold: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, UserAccount(uid)); err != nil {
+		return Hold{}, false, fmt.Errorf("lock wallet: %w", err)
+	}
+	var pastExpiry bool
+	h, err := scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+`, expires_at <= now() FROM holds WHERE id = $1 FOR UPDATE`, holdID), &pastExpiry)
+	if err != nil {
+		return Hold{}, false, fmt.Errorf("lock hold: %w", err)
+	}
+	return h, pastExpiry, nil
+}
+
+// Capture implements Store.
+func (s *PostgresStore) Capture(ctx context.Context, c Capture) (HoldResult, error) {
+	if c.AmountMicros < 0 {
+		return HoldResult{}, &ValidationError{Message: "amount must not be negative"}
+	}
+	var (
+		res   HoldResult
+		after error
+	)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		res, after = HoldResult{}, nil
+		h, pastExpiry, err := lockHold(ctx, tx, c.HoldID)
+		if err != nil {
+			return err
+		}
+		switch h.Status {
+		case HoldCaptured:
+			if !c.Matches(h) {
+				return ErrIdempotencyConflict
+			}
+			bal, err := userBalance(ctx, tx, h.UID)
+			res = HoldResult{Hold: h, Replayed: true, Balance: bal}
+			return err
+		case HoldReleased:
+			return ErrHoldReleased
+		case HoldExpired:
+			return ErrHoldExpired
+		}
+		if pastExpiry {
+			// Too late to charge: expire it now (the money goes back at
+			// once, not at the next sweep), commit, and refuse.
+			res, err = s.settle(ctx, tx, h, HoldExpired, nil)
+			res.Expired = []SweptHold{{ID: h.ID, UID: h.UID, AmountMicros: h.AmountMicros}}
+			after = ErrHoldExpired
+			return err
+		}
+		if c.AmountMicros > h.AmountMicros {
+			return &ValidationError{Message: fmt.Sprintf("amount_micros %d exceeds the held amount %d", c.AmountMicros, h.AmountMicros)}
+		}
+		res, err = s.settle(ctx, tx, h, HoldCaptured, &c)
+		return err
+	})
+	if err != nil {
+		return HoldResult{}, err
+	}
+	return res, after
+}
+
+// Release implements Store.
+func (s *PostgresStore) Release(ctx context.Context, holdID string) (HoldResult, error) {
+	var res HoldResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		h, pastExpiry, err := lockHold(ctx, tx, holdID)
+		if err != nil {
+			return err
+		}
+		switch h.Status {
+		case HoldCaptured:
+			return ErrHoldCaptured
+		case HoldReleased, HoldExpired:
+			bal, err := userBalance(ctx, tx, h.UID)
+			res = HoldResult{Hold: h, Replayed: true, Balance: bal}
+			return err
+		}
+		// After its expiry a hold can only end as expired, whoever returns it.
+		to := HoldReleased
+		if pastExpiry {
+			to = HoldExpired
+		}
+		res, err = s.settle(ctx, tx, h, to, nil)
+		if to == HoldExpired {
+			res.Expired = []SweptHold{{ID: h.ID, UID: h.UID, AmountMicros: h.AmountMicros}}
+		}
+		return err
+	})
+	if err != nil {
+		return HoldResult{}, err
+	}
+	return res, nil
+}
+
+// settle closes an open hold h (wallet and hold locked by the caller): c's
+// amount (capture) becomes an expense holds → platform revenue, the rest
+// goes back holds → wallet. Without c (release, expiry) everything goes
+// back. Enqueues c.Events with the expense.
+func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldStatus, c *Capture) (HoldResult, error) {
+	wallet, holds := UserAccount(h.UID), HoldsAccount(h.UID)
+	var (
+		captured            int64
+		description         string
+		captureMeta         map[string]string
+		captureID, returnID *string
+		expense             Transfer
+	)
+	if c != nil {
+		captured, description, captureMeta = c.AmountMicros, c.Description, c.Metadata
+	}
+	rest := h.AmountMicros - captured
+
+	if captured > 0 {
+		t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(h.ID, "capture"), debit: holds,
+			credit: AccountPlatformRevenue, amount: captured, typ: TypeExpense, uid: h.UID,
+			description: description, provider: ProviderPlatform, metadata: captureMeta})
+		if err != nil {
+			return HoldResult{}, err
+		}
+		expense, captureID = t, &t.ID
+	}
+	if rest > 0 {
+		t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(h.ID, "release"), debit: holds, credit: wallet,
+			amount: rest, typ: TypeHoldRelease, uid: h.UID, description: "Hold " + string(to), provider: ProviderPlatform})
+		if err != nil {
+			return HoldResult{}, err
+		}
+		returnID = &t.ID
+	}
+	held, err := addBalance(ctx, tx, holds, -h.AmountMicros)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	available, err := addBalance(ctx, tx, wallet, rest)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	if captured > 0 {
+		// The shared row last: its lock is held for the shortest time.
+		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, captured); err != nil {
+			return HoldResult{}, err
+		}
+	}
+	metaJSON, err := encodeMetadata(captureMeta)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	settled, err := scanHold(tx.QueryRow(ctx, `UPDATE holds SET status = $2, captured_micros = $3, capture_description = $4,
+		capture_metadata = $5, capture_transfer_id = $6, release_transfer_id = $7, settled_at = now()
+		WHERE id = $1 AND status = 'held' RETURNING `+holdColumns,
+		h.ID, string(to), captured, description, metaJSON, captureID, returnID))
+	if err != nil {
+		return HoldResult{}, fmt.Errorf("settle hold %s: %w", h.ID, err)
+	}
+	bal := Balance{Micros: available + held, HeldMicros: held}
+	if captured > 0 && c.Events != nil {
+		for _, ev := range c.Events(expense, bal.Micros) {
+			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+				return HoldResult{}, err
+			}
+		}
+	}
+	return HoldResult{Hold: settled, Balance: bal}, nil
+}
+
+// expireUserHolds expires uid's open holds past their expiry; the caller
+// holds uid's wallet lock.
+func (s *PostgresStore) expireUserHolds(ctx context.Context, tx pgx.Tx, uid string) ([]SweptHold, error) {
+	rows, err := tx.Query(ctx, `SELECT `+holdColumns+` FROM holds
+		WHERE uid = $1 AND status = 'held' AND expires_at <= now() ORDER BY expires_at FOR UPDATE`, uid)
+	if err != nil {
+		return nil, fmt.Errorf("find expired holds: %w", err)
+	}
+	expired, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Hold, error) { return scanHold(r) })
+	if err != nil {
+		return nil, fmt.Errorf("find expired holds: %w", err)
+	}
+	var out []SweptHold
+	for _, h := range expired {
+		if _, err := s.settle(ctx, tx, h, HoldExpired, nil); err != nil {
+			return nil, err
+		}
+		out = append(out, SweptHold{ID: h.ID, UID: h.UID, AmountMicros: h.AmountMicros})
+	}
+	return out, nil
+}
+
+// SweepExpiredHolds implements Store. Each hold is claimed together with its
+// owner's wallet row by FOR UPDATE ... SKIP LOCKED, oldest expiry first, and
+// expired in its own short transaction: replicas sweeping at the same time
+// take different holds, a wallet busy with a charge is skipped until the
+// next round (never waited for), and the sweeper never waits on a lock, so
+// it cannot deadlock with the request path.
+func (s *PostgresStore) SweepExpiredHolds(ctx context.Context, limit int) ([]SweptHold, error) {
+	var out []SweptHold
+	for len(out) < limit {
+		var (
+			swept SweptHold
+			found bool
+		)
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			h, err := scanHold(tx.QueryRow(ctx, `SELECT h.id::text, h.uid, h.amount_micros, h.status, h.captured_micros,
+					COALESCE(h.capture_transfer_id::text, ''), h.idempotency_key, h.metadata, h.capture_description,
+					h.capture_metadata, h.expires_at, h.created_at
+				FROM holds h JOIN accounts w ON w.id = 'user:' || h.uid
+				WHERE h.status = 'held' AND h.expires_at <= now()
+				ORDER BY h.expires_at LIMIT 1
+				FOR UPDATE OF w, h SKIP LOCKED`))
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("claim expired hold: %w", err)
+			}
+			if _, err := s.settle(ctx, tx, h, HoldExpired, nil); err != nil {
+				return err
+			}
+			swept, found = SweptHold{ID: h.ID, UID: h.UID, AmountMicros: h.AmountMicros}, true
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		if !found {
+			break
+		}
+		out = append(out, swept)
+	}
+	return out, nil
+}
+
+// HoldStats implements Store (an index scan over the open holds only).
+func (s *PostgresStore) HoldStats(ctx context.Context) (HoldStats, error) {
+	var st HoldStats
+	err := s.pool.QueryRow(ctx, `SELECT count(*), COALESCE(sum(amount_micros), 0)::bigint FROM holds WHERE status = 'held'`).
+		Scan(&st.Open, &st.HeldMicros)
+	return st, err
+}
