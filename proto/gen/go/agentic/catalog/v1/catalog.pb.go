@@ -507,6 +507,50 @@ func (x *CheckAccessResponse) GetAgent() *Agent {
 	return nil
 }
 
+type FindAgentByEmailRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindAgentByEmailRequest) Reset() {
+	*x = FindAgentByEmailRequest{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindAgentByEmailRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindAgentByEmailRequest) ProtoMessage() {}
+
+func (x *FindAgentByEmailRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindAgentByEmailRequest.ProtoReflect.Descriptor instead.
+func (*FindAgentByEmailRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *FindAgentByEmailRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
 var File_agentic_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
@@ -550,11 +594,14 @@ const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
 	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x1b\n" +
 	"\tpayer_uid\x18\x03 \x01(\tR\bpayerUid\x12/\n" +
-	"\x05agent\x18\x04 \x01(\v2\x19.agentic.catalog.v1.AgentR\x05agent2\xb0\x02\n" +
+	"\x05agent\x18\x04 \x01(\v2\x19.agentic.catalog.v1.AgentR\x05agent\"/\n" +
+	"\x17FindAgentByEmailRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email2\x97\x03\n" +
 	"\x0eCatalogService\x12U\n" +
 	"\bGetAgent\x12#.agentic.catalog.v1.GetAgentRequest\x1a$.agentic.catalog.v1.GetAgentResponse\x12g\n" +
 	"\x0eCheckOwnership\x12).agentic.catalog.v1.CheckOwnershipRequest\x1a*.agentic.catalog.v1.CheckOwnershipResponse\x12^\n" +
-	"\vCheckAccess\x12&.agentic.catalog.v1.CheckAccessRequest\x1a'.agentic.catalog.v1.CheckAccessResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
+	"\vCheckAccess\x12&.agentic.catalog.v1.CheckAccessRequest\x1a'.agentic.catalog.v1.CheckAccessResponse\x12e\n" +
+	"\x10FindAgentByEmail\x12+.agentic.catalog.v1.FindAgentByEmailRequest\x1a$.agentic.catalog.v1.GetAgentResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_agentic_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -568,30 +615,33 @@ func file_agentic_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_agentic_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_agentic_catalog_v1_catalog_proto_goTypes = []any{
-	(*Agent)(nil),                  // 0: agentic.catalog.v1.Agent
-	(*GetAgentRequest)(nil),        // 1: agentic.catalog.v1.GetAgentRequest
-	(*GetAgentResponse)(nil),       // 2: agentic.catalog.v1.GetAgentResponse
-	(*CheckOwnershipRequest)(nil),  // 3: agentic.catalog.v1.CheckOwnershipRequest
-	(*CheckOwnershipResponse)(nil), // 4: agentic.catalog.v1.CheckOwnershipResponse
-	(*CheckAccessRequest)(nil),     // 5: agentic.catalog.v1.CheckAccessRequest
-	(*CheckAccessResponse)(nil),    // 6: agentic.catalog.v1.CheckAccessResponse
-	(*timestamppb.Timestamp)(nil),  // 7: google.protobuf.Timestamp
+	(*Agent)(nil),                   // 0: agentic.catalog.v1.Agent
+	(*GetAgentRequest)(nil),         // 1: agentic.catalog.v1.GetAgentRequest
+	(*GetAgentResponse)(nil),        // 2: agentic.catalog.v1.GetAgentResponse
+	(*CheckOwnershipRequest)(nil),   // 3: agentic.catalog.v1.CheckOwnershipRequest
+	(*CheckOwnershipResponse)(nil),  // 4: agentic.catalog.v1.CheckOwnershipResponse
+	(*CheckAccessRequest)(nil),      // 5: agentic.catalog.v1.CheckAccessRequest
+	(*CheckAccessResponse)(nil),     // 6: agentic.catalog.v1.CheckAccessResponse
+	(*FindAgentByEmailRequest)(nil), // 7: agentic.catalog.v1.FindAgentByEmailRequest
+	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
 }
 var file_agentic_catalog_v1_catalog_proto_depIdxs = []int32{
-	7, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
-	7, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
+	8, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
+	8, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
 	0, // 2: agentic.catalog.v1.GetAgentResponse.agent:type_name -> agentic.catalog.v1.Agent
 	0, // 3: agentic.catalog.v1.CheckAccessResponse.agent:type_name -> agentic.catalog.v1.Agent
 	1, // 4: agentic.catalog.v1.CatalogService.GetAgent:input_type -> agentic.catalog.v1.GetAgentRequest
 	3, // 5: agentic.catalog.v1.CatalogService.CheckOwnership:input_type -> agentic.catalog.v1.CheckOwnershipRequest
 	5, // 6: agentic.catalog.v1.CatalogService.CheckAccess:input_type -> agentic.catalog.v1.CheckAccessRequest
-	2, // 7: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
-	4, // 8: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
-	6, // 9: agentic.catalog.v1.CatalogService.CheckAccess:output_type -> agentic.catalog.v1.CheckAccessResponse
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
+	7, // 7: agentic.catalog.v1.CatalogService.FindAgentByEmail:input_type -> agentic.catalog.v1.FindAgentByEmailRequest
+	2, // 8: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
+	4, // 9: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
+	6, // 10: agentic.catalog.v1.CatalogService.CheckAccess:output_type -> agentic.catalog.v1.CheckAccessResponse
+	2, // 11: agentic.catalog.v1.CatalogService.FindAgentByEmail:output_type -> agentic.catalog.v1.GetAgentResponse
+	8, // [8:12] is the sub-list for method output_type
+	4, // [4:8] is the sub-list for method input_type
 	4, // [4:4] is the sub-list for extension type_name
 	4, // [4:4] is the sub-list for extension extendee
 	0, // [0:4] is the sub-list for field type_name
@@ -608,7 +658,7 @@ func file_agentic_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_catalog_v1_catalog_proto_rawDesc), len(file_agentic_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,9 +19,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CatalogService_GetAgent_FullMethodName       = "/agentic.catalog.v1.CatalogService/GetAgent"
-	CatalogService_CheckOwnership_FullMethodName = "/agentic.catalog.v1.CatalogService/CheckOwnership"
-	CatalogService_CheckAccess_FullMethodName    = "/agentic.catalog.v1.CatalogService/CheckAccess"
+	CatalogService_GetAgent_FullMethodName         = "/agentic.catalog.v1.CatalogService/GetAgent"
+	CatalogService_CheckOwnership_FullMethodName   = "/agentic.catalog.v1.CatalogService/CheckOwnership"
+	CatalogService_CheckAccess_FullMethodName      = "/agentic.catalog.v1.CatalogService/CheckAccess"
+	CatalogService_FindAgentByEmail_FullMethodName = "/agentic.catalog.v1.CatalogService/FindAgentByEmail"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -46,6 +47,10 @@ type CatalogServiceClient interface {
 	// NOT_FOUND), so callers answer 404 uniformly. INVALID_ARGUMENT when
 	// agent_id or uid is empty.
 	CheckAccess(ctx context.Context, in *CheckAccessRequest, opts ...grpc.CallOption) (*CheckAccessResponse, error)
+	// FindAgentByEmail returns the agent whose own e-mail address is email
+	// (case-insensitive); NOT_FOUND when no agent has it, INVALID_ARGUMENT when
+	// it is empty. The mail service routes inbound mail with it.
+	FindAgentByEmail(ctx context.Context, in *FindAgentByEmailRequest, opts ...grpc.CallOption) (*GetAgentResponse, error)
 }
 
 type catalogServiceClient struct {
@@ -86,6 +91,16 @@ func (c *catalogServiceClient) CheckAccess(ctx context.Context, in *CheckAccessR
 	return out, nil
 }
 
+func (c *catalogServiceClient) FindAgentByEmail(ctx context.Context, in *FindAgentByEmailRequest, opts ...grpc.CallOption) (*GetAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAgentResponse)
+	err := c.cc.Invoke(ctx, CatalogService_FindAgentByEmail_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -108,6 +123,10 @@ type CatalogServiceServer interface {
 	// NOT_FOUND), so callers answer 404 uniformly. INVALID_ARGUMENT when
 	// agent_id or uid is empty.
 	CheckAccess(context.Context, *CheckAccessRequest) (*CheckAccessResponse, error)
+	// FindAgentByEmail returns the agent whose own e-mail address is email
+	// (case-insensitive); NOT_FOUND when no agent has it, INVALID_ARGUMENT when
+	// it is empty. The mail service routes inbound mail with it.
+	FindAgentByEmail(context.Context, *FindAgentByEmailRequest) (*GetAgentResponse, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -126,6 +145,9 @@ func (UnimplementedCatalogServiceServer) CheckOwnership(context.Context, *CheckO
 }
 func (UnimplementedCatalogServiceServer) CheckAccess(context.Context, *CheckAccessRequest) (*CheckAccessResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckAccess not implemented")
+}
+func (UnimplementedCatalogServiceServer) FindAgentByEmail(context.Context, *FindAgentByEmailRequest) (*GetAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FindAgentByEmail not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -202,6 +224,24 @@ func _CatalogService_CheckAccess_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_FindAgentByEmail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FindAgentByEmailRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).FindAgentByEmail(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_FindAgentByEmail_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).FindAgentByEmail(ctx, req.(*FindAgentByEmailRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -220,6 +260,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckAccess",
 			Handler:    _CatalogService_CheckAccess_Handler,
+		},
+		{
+			MethodName: "FindAgentByEmail",
+			Handler:    _CatalogService_FindAgentByEmail_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
