@@ -56,7 +56,7 @@ func redisURL() string { return "redis://127.0.0.1:6379/0" }
 // uniq makes user ids unique per run (the Redis server is shared).
 func uniq(name string) string { return fmt.Sprintf("%s-%d", name, time.Now().UnixNano()) }
 
-func start(t *testing.T, redis string) running {
+func start(t *testing.T, redis string, opts ...func(*Config)) running {
 	t.Helper()
 	dbURL := dbtest.NewURL(t, "wallet")
 	brokers := eventstest.StartKafka(t)
@@ -77,7 +77,7 @@ func start(t *testing.T, redis string) running {
 	ready := make(chan [2]net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Config{
+		cfg := Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
 			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond,
@@ -85,7 +85,11 @@ func start(t *testing.T, redis string) running {
 			StripeWebhookSecret: webhookSecret, AppBaseURL: "http://localhost:8080",
 			CheckoutRateLimit: 5, CheckoutRateWindow: time.Minute,
 			Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
-		}, nil)
+		}
+		for _, o := range opts {
+			o(&cfg)
+		}
+		done <- Run(ctx, cfg, nil)
 	}()
 	var addrs [2]net.Addr
 	select {
