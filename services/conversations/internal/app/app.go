@@ -1,0 +1,303 @@
+// Package app wires the conversations service: configuration, database and
+// migrations, outbox relay, gRPC clients of the catalog, wallet and
+// documents, Redis rate limiter, the LLM provider, the metering
+// reconciler, endpoints, HTTP (JSON + SSE) and gRPC (health only) servers.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/clients"
+	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/conversations/internal/endpoints"
+	"github.com/agentic-app/agentic/services/conversations/internal/llm"
+	"github.com/agentic-app/agentic/services/conversations/internal/metering"
+	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/conversations/internal/ratelimit"
+	"github.com/agentic-app/agentic/services/conversations/internal/transport"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/config"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// ServiceName is used in logs, traces and metrics.
+const ServiceName = "conversations"
+
+// MaxHoldTTL is the longest hold the wallet grants.
+const MaxHoldTTL = time.Hour
+
+// Config is the service configuration (environment only).
+type Config struct {
+	HTTPAddr          string
+	GRPCAddr          string
+	DatabaseURL       string
+	DatabaseCreate    bool
+	KafkaBrokers      []string
+	FirebaseProjectID string
+	ShutdownTimeout   time.Duration
+	RedisURL          string
+
+	// Peers' gRPC addresses.
+	CatalogGRPCAddr   string
+	WalletGRPCAddr    string
+	DocumentsGRPCAddr string
+	// AccessCacheTTL is how long a positive CheckAccess answer is reused
+	// (negative disables the cache).
+	AccessCacheTTL time.Duration
+
+	// The model.
+	LLMBaseURL      string
+	LLMAPIKey       string
+	LLMModel        string
+	LLMSimulated    bool
+	Prices          pricing.Table
+	ContextWindow   int
+	MaxOutputTokens int
+	// AnswerTimeout bounds one model call (LLM_TIMEOUT).
+	AnswerTimeout time.Duration
+	// LLMRetryBaseDelay is the adapter's first back-off (tests shorten it).
+	LLMRetryBaseDelay time.Duration
+
+	// Metering.
+	HoldTTL           time.Duration
+	ReconcileInterval time.Duration
+	// Rate limit: ChatRateLimit messages per ChatRateWindow per user.
+	ChatRateLimit  int
+	ChatRateWindow time.Duration
+	// Knowledge.
+	RetrievalLimit       int
+	RetrievalTokenBudget int
+	ReferenceTokenBudget int
+
+	// Verifier replaces the Firebase verifier (tests).
+	Verifier auth.Verifier
+	// HTTPListener / GRPCListener replace the addresses (tests).
+	HTTPListener, GRPCListener net.Listener
+	// Ready is called once the servers listen (tests).
+	Ready func(httpAddr, grpcAddr net.Addr)
+	// RelayPollInterval overrides the relay's idle poll (tests).
+	RelayPollInterval time.Duration
+	// Now overrides the service clock (tests of the reconciler).
+	Now func() time.Time
+	// Service, when set, receives the built service (tests drive the
+	// reconciler and inspect charges through it).
+	Service func(*conversations.Service, conversations.Store)
+}
+
+// LoadConfig reads the configuration from the environment.
+func LoadConfig() (Config, error) {
+	var l config.Loader
+	c := Config{
+		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8106"),
+		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9106"),
+		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_conversations?sslmode=disable"),
+		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
+		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		RedisURL:          l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
+
+		CatalogGRPCAddr:   l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
+		WalletGRPCAddr:    l.String("WALLET_GRPC_ADDR", "127.0.0.1:9104"),
+		DocumentsGRPCAddr: l.String("DOCUMENTS_GRPC_ADDR", "127.0.0.1:9103"),
+		AccessCacheTTL:    l.Duration("ACCESS_CACHE_TTL", clients.DefaultAccessCacheTTL),
+
+		LLMBaseURL:      l.String("LLM_BASE_URL", "http://127.0.0.1:8112/v1"),
+		LLMAPIKey:       l.String("LLM_API_KEY", ""),
+		LLMModel:        l.String("LLM_MODEL", pricing.SimModel),
+		ContextWindow:   l.Int("LLM_CONTEXT_WINDOW", 16384),
+		MaxOutputTokens: l.Int("LLM_MAX_OUTPUT_TOKENS", 1024),
+		AnswerTimeout:   l.Duration("LLM_TIMEOUT", 3*time.Minute),
+
+		HoldTTL:           l.Duration("HOLD_TTL", 10*time.Minute),
+		ReconcileInterval: l.Duration("RECONCILE_INTERVAL", 5*time.Second),
+		ChatRateLimit:     l.Int("CHAT_RATE_LIMIT", 20),
+		ChatRateWindow:    l.Duration("CHAT_RATE_WINDOW", time.Minute),
+
+		RetrievalLimit:       l.Int("RETRIEVAL_LIMIT", 8),
+		RetrievalTokenBudget: l.Int("RETRIEVAL_TOKEN_BUDGET", 3000),
+		ReferenceTokenBudget: l.Int("REFERENCE_TOKEN_BUDGET", 4000),
+	}
+	// The simulator is named as such in the UI; a real model is not,
+	// unless LLM_SIMULATED says otherwise (e.g. a simulator behind a proxy).
+	c.LLMSimulated = l.Bool("LLM_SIMULATED", isSimModel(c.LLMModel))
+	if err := l.Err(); err != nil {
+		return c, err
+	}
+	prices, err := pricing.Load(config.String("LLM_PRICES", ""))
+	if err != nil {
+		return c, err
+	}
+	c.Prices = prices
+	return c, c.validate()
+}
+
+func isSimModel(model string) bool {
+	return model == pricing.SimModel || strings.HasPrefix(model, pricing.SimModel+"+") || strings.HasPrefix(model, pricing.SimModel+":")
+}
+
+// validate checks the settings that would make metering unsafe.
+func (c *Config) validate() error {
+	for name, v := range map[string]string{
+		"CATALOG_GRPC_ADDR": c.CatalogGRPCAddr, "WALLET_GRPC_ADDR": c.WalletGRPCAddr,
+		"DOCUMENTS_GRPC_ADDR": c.DocumentsGRPCAddr, "LLM_MODEL": c.LLMModel,
+	} {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("%s must not be empty", name)
+		}
+	}
+	if c.Prices == nil {
+		c.Prices = pricing.Default
+	}
+	if _, err := c.Prices.Lookup(c.LLMModel); err != nil {
+		return fmt.Errorf("LLM_MODEL: %w", err) // an unpriced model cannot be metered
+	}
+	if c.ContextWindow <= 0 || c.MaxOutputTokens <= 0 || c.MaxOutputTokens >= c.ContextWindow {
+		return errors.New("LLM_MAX_OUTPUT_TOKENS must be positive and smaller than LLM_CONTEXT_WINDOW")
+	}
+	if c.AnswerTimeout <= 0 {
+		return errors.New("LLM_TIMEOUT must be positive")
+	}
+	// A live answer's hold must outlive the answer and its capture, or a
+	// slow answer would find its hold expired.
+	if c.HoldTTL < c.AnswerTimeout+2*time.Minute || c.HoldTTL > MaxHoldTTL {
+		return fmt.Errorf("HOLD_TTL must be at least LLM_TIMEOUT + 2m (%s) and at most %s", c.AnswerTimeout+2*time.Minute, MaxHoldTTL)
+	}
+	if c.ChatRateWindow <= 0 {
+		return errors.New("CHAT_RATE_WINDOW must be positive")
+	}
+	if c.ReconcileInterval <= 0 {
+		return errors.New("RECONCILE_INTERVAL must be positive")
+	}
+	return nil
+}
+
+// Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if err := cfg.validate(); err != nil {
+		return fmt.Errorf("conversations: %w", err)
+	}
+	stopTracing, err := observability.StartTracing(ctx, ServiceName)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer stopTracing()
+	reg := observability.NewRegistry()
+
+	pool, err := database.Open(ctx, database.OpenConfig{
+		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
+		Migrations: conversations.Migrations,
+		Extra:      []database.MigrateFunc{events.Migrate},
+	})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
+	if err != nil {
+		return err
+	}
+
+	relay, err := events.NewRelay(events.RelayConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
+		PollInterval: cfg.RelayPollInterval,
+	})
+	if err != nil {
+		return err
+	}
+	defer relay.Close()
+
+	rdb, err := ratelimit.NewClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+
+	catalogConn, err := clients.Dial(cfg.CatalogGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer catalogConn.Close()
+	walletConn, err := clients.Dial(cfg.WalletGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer walletConn.Close()
+	documentsConn, err := clients.Dial(cfg.DocumentsGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer documentsConn.Close()
+
+	provider := llm.NewOpenAI(llm.OpenAIConfig{
+		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel,
+		RetryBaseDelay: cfg.LLMRetryBaseDelay, Logger: logger,
+	})
+	meter := metering.New(clients.NewWallet(walletConn, 0), metering.Config{
+		HoldTTL: cfg.HoldTTL, Logger: logger, Registerer: reg,
+	})
+	store := conversations.NewPostgresStore(pool)
+	svc := conversations.NewService(conversations.Deps{
+		Store:     store,
+		Access:    clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL}),
+		Knowledge: clients.NewKnowledge(documentsConn, 0),
+		Limiter: ratelimit.New(rdb, ratelimit.Config{
+			Name: "chat", Limit: cfg.ChatRateLimit, Window: cfg.ChatRateWindow, Logger: logger, Registerer: reg,
+		}),
+		Meter:    meter,
+		Provider: provider,
+	}, conversations.Config{
+		Model: cfg.LLMModel, Simulated: cfg.LLMSimulated, Prices: cfg.Prices,
+		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens,
+		RetrievalLimit: cfg.RetrievalLimit, RetrievalTokenBudget: cfg.RetrievalTokenBudget,
+		ReferenceTokenBudget: cfg.ReferenceTokenBudget, AnswerTimeout: cfg.AnswerTimeout,
+		Logger: logger, Registerer: reg, Now: cfg.Now,
+	})
+	if cfg.Service != nil {
+		cfg.Service(svc, store)
+	}
+	set := endpoints.New(svc, logger, reg)
+	logger.Info("conversations configured", "model", cfg.LLMModel, "simulated", cfg.LLMSimulated,
+		"llm_base_url", cfg.LLMBaseURL, "max_output_tokens", cfg.MaxOutputTokens, "context_window", cfg.ContextWindow)
+
+	// Peers and Redis are not readiness checks: without them messages are
+	// refused (or, for Redis, not rate limited) while reading still works.
+	mux := server.NewMux(reg,
+		server.Check{Name: "database", Fn: database.Check(pool)},
+		server.Check{Name: "kafka", Fn: relay.Check},
+	)
+	transport.RegisterHTTP(mux, set, verifier, logger)
+
+	// gRPC: only grpc.health.v1.Health for now (no internal API yet).
+	grpcSrv, health := server.NewGRPCServer(logger)
+
+	return server.Run(ctx, server.RunConfig{
+		Logger:       logger,
+		HTTPAddr:     cfg.HTTPAddr,
+		HTTPListener: cfg.HTTPListener,
+		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:     cfg.GRPCAddr,
+		GRPCListener: cfg.GRPCListener,
+		GRPCServer:   grpcSrv,
+		GRPCHealth:   health,
+		Workers: []server.Worker{
+			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
+		},
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Ready:           cfg.Ready,
+	})
+}

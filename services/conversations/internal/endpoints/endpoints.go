@@ -1,0 +1,173 @@
+// Package endpoints adapts the conversations Service to go-kit endpoints
+// and wraps them with logging, instrumenting and tracing middleware.
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/go-kit/kit/endpoint"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/endpointmw"
+)
+
+// Set holds one endpoint per service method.
+type Set struct {
+	CreateConversation endpoint.Endpoint
+	ListConversations  endpoint.Endpoint
+	GetConversation    endpoint.Endpoint
+	RenameConversation endpoint.Endpoint
+	DeleteConversation endpoint.Endpoint
+	SendMessage        endpoint.Endpoint
+	ChatInfo           endpoint.Endpoint
+}
+
+// Requests and responses. Claims are the verified caller.
+type (
+	CreateConversationRequest struct {
+		Claims  auth.Claims
+		AgentID string
+		Title   *string
+	}
+	ListConversationsRequest struct {
+		Claims  auth.Claims
+		AgentID string
+	}
+	GetConversationRequest struct {
+		Claims auth.Claims
+		ID     string
+	}
+	RenameConversationRequest struct {
+		Claims auth.Claims
+		ID     string
+		Title  string
+	}
+	DeleteConversationRequest struct {
+		Claims auth.Claims
+		ID     string
+	}
+	SendMessageRequest struct {
+		Claims  auth.Claims
+		Request conversations.AnswerRequest
+		// Sink receives the streamed answer (nil: not streamed).
+		Sink conversations.Sink
+	}
+	ChatInfoRequest struct {
+		Claims  auth.Claims
+		AgentID string
+	}
+
+	ConversationResponse             struct{ Conversation conversations.Conversation }
+	ConversationsResponse            struct{ Conversations []conversations.Conversation }
+	ConversationWithMessagesResponse struct {
+		Conversation conversations.ConversationWithMessages
+	}
+	DeletedResponse struct{}
+	// MessageResponse is an answered (or replayed) turn. Interrupted is set
+	// when the answer stopped after partial output: it was kept and charged
+	// for what was generated, so the call itself succeeded.
+	MessageResponse struct {
+		Turn        conversations.Turn
+		Interrupted error
+	}
+	ChatInfoResponse struct{ Info conversations.ChatInfo }
+)
+
+// New builds the endpoint set with middleware applied (tracing outermost,
+// then instrumenting, then logging).
+func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registerer) Set {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	wrap := endpointmw.Chain("conversations", logger, reg, Outcome)
+	return Set{
+		CreateConversation: wrap("CreateConversation", func(ctx context.Context, req any) (any, error) {
+			r := req.(CreateConversationRequest)
+			c, err := svc.CreateConversation(ctx, r.Claims.UID, r.AgentID, r.Title)
+			if err != nil {
+				return nil, err
+			}
+			return ConversationResponse{Conversation: c}, nil
+		}),
+		ListConversations: wrap("ListConversations", func(ctx context.Context, req any) (any, error) {
+			r := req.(ListConversationsRequest)
+			cs, err := svc.ListConversations(ctx, r.Claims.UID, r.AgentID)
+			if err != nil {
+				return nil, err
+			}
+			return ConversationsResponse{Conversations: cs}, nil
+		}),
+		GetConversation: wrap("GetConversation", func(ctx context.Context, req any) (any, error) {
+			r := req.(GetConversationRequest)
+			c, err := svc.GetConversation(ctx, r.Claims.UID, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			return ConversationWithMessagesResponse{Conversation: c}, nil
+		}),
+		RenameConversation: wrap("RenameConversation", func(ctx context.Context, req any) (any, error) {
+			r := req.(RenameConversationRequest)
+			c, err := svc.RenameConversation(ctx, r.Claims.UID, r.ID, r.Title)
+			if err != nil {
+				return nil, err
+			}
+			return ConversationResponse{Conversation: c}, nil
+		}),
+		DeleteConversation: wrap("DeleteConversation", func(ctx context.Context, req any) (any, error) {
+			r := req.(DeleteConversationRequest)
+			if err := svc.DeleteConversation(ctx, r.Claims.UID, r.ID); err != nil {
+				return nil, err
+			}
+			return DeletedResponse{}, nil
+		}),
+		SendMessage: wrap("SendMessage", func(ctx context.Context, req any) (any, error) {
+			r := req.(SendMessageRequest)
+			ar := r.Request
+			ar.UID = r.Claims.UID
+			t, err := svc.Answer(ctx, ar, r.Sink)
+			if err != nil && errors.Is(err, conversations.ErrInterrupted) {
+				return MessageResponse{Turn: t, Interrupted: err}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return MessageResponse{Turn: t}, nil
+		}),
+		ChatInfo: wrap("ChatInfo", func(ctx context.Context, req any) (any, error) {
+			r := req.(ChatInfoRequest)
+			info, err := svc.ChatInfo(ctx, r.Claims.UID, r.AgentID)
+			if err != nil {
+				return nil, err
+			}
+			return ChatInfoResponse{Info: info}, nil
+		}),
+	}
+}
+
+// Outcome classifies an endpoint result: "success", "client_error" (the
+// caller's fault or state: validation, not found, in progress, rate
+// limited, insufficient funds), "unavailable" (the catalog, wallet,
+// knowledge or model could not answer; logged at warn), "canceled" or "error".
+func Outcome(err error) string { return outcome(err) }
+
+var outcome = endpointmw.Default(func(err error) string {
+	var (
+		ve *conversations.ValidationError
+		rl *conversations.RateLimitedError
+		in *conversations.InsufficientFundsError
+	)
+	switch {
+	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in),
+		errors.Is(err, conversations.ErrConversationNotFound), errors.Is(err, conversations.ErrAgentNotFound),
+		errors.Is(err, conversations.ErrInProgress), errors.Is(err, conversations.ErrTooLong):
+		return endpointmw.OutcomeClientError
+	case errors.Is(err, conversations.ErrCatalogUnavailable), errors.Is(err, conversations.ErrWalletUnavailable),
+		errors.Is(err, conversations.ErrKnowledgeUnavailable), errors.Is(err, conversations.ErrModelUnavailable):
+		return endpointmw.OutcomeUnavailable
+	}
+	return ""
+})
