@@ -385,6 +385,9 @@ type Store interface {
 	Create(ctx context.Context, a Agent, newEmail func() string) (Agent, error)
 	// Get returns the agent; owner "" means any owner. ErrNotFound otherwise.
 	Get(ctx context.Context, owner, id string) (Agent, error)
+	// GetByEmail returns the agent whose own address is email (compared in
+	// lower case, as addresses are stored); ErrNotFound otherwise.
+	GetByEmail(ctx context.Context, email string) (Agent, error)
 	// Update locks the owner's agent, applies fn and saves the result (and
 	// fn's events) when fn reports a change.
 	Update(ctx context.Context, owner, id string, fn func(cur Agent) (next Agent, changed []string, err error)) (Agent, error)
@@ -416,6 +419,10 @@ type Service interface {
 
 	// FindAgent returns any agent by id (internal gRPC).
 	FindAgent(ctx context.Context, id string) (Agent, error)
+	// FindAgentByEmail returns the agent whose own e-mail address is email,
+	// case-insensitively (internal gRPC: the mail service routes inbound mail
+	// with it). ErrNotFound when no agent has it; a ValidationError when empty.
+	FindAgentByEmail(ctx context.Context, email string) (Agent, error)
 	// CheckOwnership reports whether the agent exists and whether uid owns it.
 	CheckOwnership(ctx context.Context, agentID, uid string) (owned, exists bool, err error)
 	// CheckAccess reports whether uid may use the agent (owner, or active
@@ -617,6 +624,17 @@ func (s *service) FindAgent(ctx context.Context, id string) (Agent, error) {
 		return Agent{}, ErrNotFound
 	}
 	return s.store.Get(ctx, "", id)
+}
+
+func (s *service) FindAgentByEmail(ctx context.Context, email string) (Agent, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" {
+		return Agent{}, &ValidationError{Fields: []FieldError{{"email", "email is required"}}}
+	}
+	if chars(email) > MaxEmail || !strings.Contains(email, "@") {
+		return Agent{}, ErrNotFound // cannot be an issued address
+	}
+	return s.store.GetByEmail(ctx, email)
 }
 
 func (s *service) CheckOwnership(ctx context.Context, agentID, uid string) (bool, bool, error) {

@@ -127,6 +127,16 @@ func (s *PostgresStore) Get(ctx context.Context, owner, id string) (Agent, error
 	return getAgent(ctx, s.pool, owner, id, false)
 }
 
+// GetByEmail implements Store. Addresses are stored in lower case (Create
+// lower-cases them), so the UNIQUE index on agents.email serves the lookup.
+func (s *PostgresStore) GetByEmail(ctx context.Context, email string) (Agent, error) {
+	a, err := scanAgent(s.pool.QueryRow(ctx, `SELECT `+agentColumns+` FROM agents WHERE email = lower($1)`, email))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Agent{}, ErrNotFound
+	}
+	return a, err
+}
+
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }

@@ -170,6 +170,34 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 		}
 	}
 
+	// --- gRPC FindAgentByEmail (the mail service's inbound routing) ---
+	a1Email := do(t, "GET", base+"/api/agents/"+a1, "token-alice", "").obj()["email"].(string)
+	b1Email := do(t, "GET", base+"/api/agents/"+b1, "token-bob", "").obj()["email"].(string)
+	for _, c := range []struct{ email, want string }{
+		{a1Email, a1},
+		{strings.ToUpper(a1Email), a1}, // addresses are case-insensitive
+		{"  " + b1Email + " ", b1},
+	} {
+		res, err := cl.FindAgentByEmail(ctx, &catalogv1.FindAgentByEmailRequest{Email: c.email})
+		if err != nil || res.GetAgent().GetId() != c.want || res.GetAgent().GetEmail() != strings.ToLower(strings.TrimSpace(c.email)) {
+			t.Errorf("FindAgentByEmail(%q) = %v, %v; want agent %s", c.email, res, err, c.want)
+		}
+	}
+	// The complete agent (the mail service checks its owner and status).
+	if res, _ := cl.FindAgentByEmail(ctx, &catalogv1.FindAgentByEmailRequest{Email: a1Email}); res.GetAgent().GetOwnerUid() != "alice" || res.GetAgent().GetStatus() != "active" {
+		t.Errorf("FindAgentByEmail agent = %v", res.GetAgent())
+	}
+	for _, email := range []string{"nobody-aaaaaa@agents.agentic.local", "alice@example.com", "no-at-sign", strings.Repeat("x", 300) + "@x.test"} {
+		if _, err := cl.FindAgentByEmail(ctx, &catalogv1.FindAgentByEmailRequest{Email: email}); status.Code(err) != codes.NotFound {
+			t.Errorf("FindAgentByEmail(%q) = %v, want NotFound", email, err)
+		}
+	}
+	for _, email := range []string{"", "   "} {
+		if _, err := cl.FindAgentByEmail(ctx, &catalogv1.FindAgentByEmailRequest{Email: email}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("FindAgentByEmail(%q) = %v, want InvalidArgument", email, err)
+		}
+	}
+
 	// --- GET /api/agents/shared ---
 	if r := do(t, "GET", base+"/api/agents/shared", "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
 		t.Fatalf("no token: %d %s", r.status, r.raw)

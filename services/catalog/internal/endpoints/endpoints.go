@@ -25,6 +25,7 @@ type Set struct {
 	InviteSubscriber endpoint.Endpoint
 	RemoveSubscriber endpoint.Endpoint
 	FindAgent        endpoint.Endpoint
+	FindAgentByEmail endpoint.Endpoint
 	CheckOwnership   endpoint.Endpoint
 	CheckAccess      endpoint.Endpoint
 	ListSharedAgents endpoint.Endpoint
@@ -56,9 +57,10 @@ type (
 		AgentID      string
 		SubscriberID string
 	}
-	FindAgentRequest      struct{ AgentID string }
-	CheckOwnershipRequest struct{ AgentID, UID string }
-	CheckAccessRequest    struct{ AgentID, UID string }
+	FindAgentRequest        struct{ AgentID string }
+	FindAgentByEmailRequest struct{ Email string }
+	CheckOwnershipRequest   struct{ AgentID, UID string }
+	CheckAccessRequest      struct{ AgentID, UID string }
 
 	AgentsResponse         struct{ Agents []agents.Agent }
 	AgentResponse          struct{ Agent agents.Agent }
@@ -134,6 +136,13 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 		}),
 		FindAgent: wrap("FindAgent", func(ctx context.Context, req any) (any, error) {
 			a, err := svc.FindAgent(ctx, req.(FindAgentRequest).AgentID)
+			if err != nil {
+				return nil, err
+			}
+			return AgentResponse{Agent: a}, nil
+		}),
+		FindAgentByEmail: wrap("FindAgentByEmail", func(ctx context.Context, req any) (any, error) {
+			a, err := svc.FindAgentByEmail(ctx, req.(FindAgentByEmailRequest).Email)
 			if err != nil {
 				return nil, err
 			}

@@ -19,6 +19,7 @@ type grpcServer struct {
 	getAgent       grpctransport.Handler
 	checkOwnership grpctransport.Handler
 	checkAccess    grpctransport.Handler
+	findByEmail    grpctransport.Handler
 }
 
 // NewGRPCServer implements catalogv1.CatalogServiceServer on top of the endpoints.
@@ -27,6 +28,13 @@ func NewGRPCServer(set endpoints.Set) catalogv1.CatalogServiceServer {
 		getAgent: grpctransport.NewServer(set.FindAgent,
 			func(_ context.Context, req any) (any, error) {
 				return endpoints.FindAgentRequest{AgentID: req.(*catalogv1.GetAgentRequest).GetAgentId()}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				return &catalogv1.GetAgentResponse{Agent: AgentToProto(resp.(endpoints.AgentResponse).Agent)}, nil
+			}),
+		findByEmail: grpctransport.NewServer(set.FindAgentByEmail,
+			func(_ context.Context, req any) (any, error) {
+				return endpoints.FindAgentByEmailRequest{Email: req.(*catalogv1.FindAgentByEmailRequest).GetEmail()}, nil
 			},
 			func(_ context.Context, resp any) (any, error) {
 				return &catalogv1.GetAgentResponse{Agent: AgentToProto(resp.(endpoints.AgentResponse).Agent)}, nil
@@ -80,6 +88,14 @@ func (s *grpcServer) CheckAccess(ctx context.Context, req *catalogv1.CheckAccess
 		return nil, grpcError(err)
 	}
 	return resp.(*catalogv1.CheckAccessResponse), nil
+}
+
+func (s *grpcServer) FindAgentByEmail(ctx context.Context, req *catalogv1.FindAgentByEmailRequest) (*catalogv1.GetAgentResponse, error) {
+	_, resp, err := s.findByEmail.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*catalogv1.GetAgentResponse), nil
 }
 
 func grpcError(err error) error {
