@@ -38,6 +38,12 @@ export const routes: RouteObject[] = [
                 lazy: async () => ({ Component: (await import('@/features/agents/routes/AgentsPage')).AgentsPage }),
               },
               {
+                path: 'shared',
+                lazy: async () => ({
+                  Component: (await import('@/features/chat/routes/SharedAgentsPage')).SharedAgentsPage,
+                }),
+              },
+              {
                 path: 'marketplace',
                 lazy: async () => ({
                   Component: (await import('@/features/marketplace/routes/MarketplacePage')).MarketplacePage,

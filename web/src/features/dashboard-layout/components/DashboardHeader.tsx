@@ -6,6 +6,7 @@ import { AccountMenu } from './AccountMenu';
 export const NAV_ITEMS = [
   { to: '/dashboard', label: 'Dashboard', end: true },
   { to: '/dashboard/agentic-users', label: 'Your Agentic Users', end: false },
+  { to: '/dashboard/shared', label: 'Shared with me', end: false },
   { to: '/dashboard/marketplace', label: 'Marketplace', end: false },
   { to: '/dashboard/wallet', label: 'Wallet', end: false },
 ] as const;

@@ -2,6 +2,7 @@ import { MailOutlined } from '@ant-design/icons';
 import { Button, Drawer, Tabs } from 'antd';
 import { useState } from 'react';
 import { toast } from '@/components/toast';
+import { LazyChatPanel } from '@/features/chat';
 import { useUpdateAgent } from '../../api/agents';
 import { initialEditorStatus } from '../../lib/status';
 import type { Agent, AgentUpdatePayload } from '../../types';
@@ -30,7 +31,7 @@ function draftOf(agent: Agent): AgentUpdatePayload {
 
 /**
  * The full-screen agent editor: a dialog named by the agent's name, a header with its icon,
- * name, description and e-mail address, three tabs and a Save Changes footer.
+ * name, description and e-mail address, four tabs (the last, Chat, talks to the agent) and a Save Changes footer.
  */
 export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps) {
   const [draft, setDraft] = useState<AgentUpdatePayload>(() => draftOf(agent));
@@ -119,6 +120,12 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
                 onChange={patch}
               />
             ),
+          },
+          {
+            key: 'chat',
+            label: 'Chat',
+            // Lazily loaded on first open; the tab stays mounted afterwards, so an answer keeps streaming.
+            children: <LazyChatPanel agentId={agent.id} agentName={agent.name} role="owner" headingLevel={3} />,
           },
         ]}
       />

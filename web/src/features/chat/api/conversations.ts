@@ -1,0 +1,127 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { authFetch } from '@/lib/api-client';
+import type { Agent } from '@/features/agents/types';
+import type { ChatInfo, Conversation, ConversationWithMessages } from '../types';
+import { readChatError } from './errors';
+
+const enc = encodeURIComponent;
+
+/** Query keys; the first element is the GET path (as elsewhere in the app). */
+export const conversationsKey = (agentId: string) => [`/api/agents/${enc(agentId)}/conversations`] as const;
+export const conversationKey = (conversationId: string) => [`/api/conversations/${enc(conversationId)}`] as const;
+export const chatInfoKey = (agentId: string) => [`/api/agents/${enc(agentId)}/chat-info`] as const;
+export const SHARED_AGENTS_KEY = ['/api/agents/shared'] as const;
+
+async function request<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {
+  const response = await authFetch(path, init);
+  if (!response.ok) throw await readChatError(response);
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export async function fetchConversations(agentId: string, signal?: AbortSignal): Promise<Conversation[]> {
+  const list = await request<Conversation[] | null>(conversationsKey(agentId)[0], { method: 'GET', signal });
+  return Array.isArray(list) ? list : [];
+}
+
+export async function fetchConversation(conversationId: string, signal?: AbortSignal): Promise<ConversationWithMessages> {
+  const conversation = await request<ConversationWithMessages>(conversationKey(conversationId)[0], { method: 'GET', signal });
+  return { ...conversation, messages: Array.isArray(conversation.messages) ? conversation.messages : [] };
+}
+
+export function createConversation(agentId: string, title?: string): Promise<Conversation> {
+  return request<Conversation>(conversationsKey(agentId)[0], { method: 'POST', body: title ? { title } : {} });
+}
+
+export function renameConversation(conversationId: string, title: string): Promise<Conversation> {
+  return request<Conversation>(conversationKey(conversationId)[0], { method: 'PATCH', body: { title } });
+}
+
+export function deleteConversation(conversationId: string): Promise<void> {
+  return request<void>(conversationKey(conversationId)[0], { method: 'DELETE' });
+}
+
+export async function fetchChatInfo(agentId: string, signal?: AbortSignal): Promise<ChatInfo> {
+  return request<ChatInfo>(chatInfoKey(agentId)[0], { method: 'GET', signal });
+}
+
+export async function fetchSharedAgents(signal?: AbortSignal): Promise<Agent[]> {
+  const list = await request<Agent[] | null>(SHARED_AGENTS_KEY[0], { method: 'GET', signal });
+  return Array.isArray(list) ? list : [];
+}
+
+/** The caller's conversations with the agent, newest activity first. */
+export function useConversations(agentId: string) {
+  return useQuery({
+    queryKey: conversationsKey(agentId),
+    queryFn: ({ signal }) => fetchConversations(agentId, signal),
+    staleTime: 0,
+  });
+}
+
+/** One conversation with its messages (oldest first). */
+export function useConversation(conversationId: string | null) {
+  return useQuery({
+    queryKey: conversationKey(conversationId ?? ''),
+    queryFn: ({ signal }) => fetchConversation(conversationId!, signal),
+    enabled: !!conversationId,
+  });
+}
+
+/** The model the agent answers with and whether it is the simulator. */
+export function useChatInfo(agentId: string) {
+  return useQuery({
+    queryKey: chatInfoKey(agentId),
+    queryFn: ({ signal }) => fetchChatInfo(agentId, signal),
+    staleTime: 60_000,
+  });
+}
+
+/** Agents the caller is an active subscriber of. */
+export function useSharedAgents() {
+  return useQuery({
+    queryKey: SHARED_AGENTS_KEY,
+    queryFn: ({ signal }) => fetchSharedAgents(signal),
+    staleTime: 0,
+  });
+}
+
+export function useCreateConversation(agentId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (title?: string) => createConversation(agentId, title),
+    onSuccess: (conversation) => {
+      // A new conversation has no messages: seed its cache so opening it needs no request.
+      queryClient.setQueryData<ConversationWithMessages>(conversationKey(conversation.id), { ...conversation, messages: [] });
+      queryClient.setQueryData<Conversation[]>(conversationsKey(agentId), (list) => [
+        conversation,
+        ...(list ?? []).filter((c) => c.id !== conversation.id),
+      ]);
+      void queryClient.invalidateQueries({ queryKey: conversationsKey(agentId) });
+    },
+  });
+}
+
+export function useRenameConversation(agentId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, title }: { id: string; title: string }) => renameConversation(id, title),
+    onSuccess: (saved, { id, title }) => {
+      const merged = (c: Conversation): Conversation => (c.id === id ? { ...c, ...(saved ?? {}), title: saved?.title ?? title } : c);
+      queryClient.setQueryData<Conversation[]>(conversationsKey(agentId), (list) => list?.map(merged));
+      queryClient.setQueryData<ConversationWithMessages>(conversationKey(id), (c) => (c ? { ...c, title: saved?.title ?? title } : c));
+    },
+  });
+}
+
+export function useDeleteConversation(agentId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => deleteConversation(id),
+    onSuccess: (_, id) => {
+      queryClient.setQueryData<Conversation[]>(conversationsKey(agentId), (list) => list?.filter((c) => c.id !== id));
+      queryClient.removeQueries({ queryKey: conversationKey(id) });
+    },
+  });
+}

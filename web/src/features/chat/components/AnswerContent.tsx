@@ -1,0 +1,84 @@
+import { ReloadOutlined } from '@ant-design/icons';
+import { Alert, Button } from 'antd';
+import { Link } from 'react-router';
+import type { TurnError, TurnPhase } from '../hooks/use-chat-session';
+import type { ChatRole } from '../types';
+import { Markdown } from './Markdown';
+
+export const WALLET_PATH = '/dashboard/wallet';
+
+interface AnswerContentProps {
+  text: string;
+  phase: TurnPhase;
+  error?: TurnError;
+  role: ChatRole;
+  /** Stored status of an answer loaded from the server ('partial' / 'failed' get a note). */
+  storedStatus?: string;
+  onRetry?: () => void;
+}
+
+/** An assistant answer: Markdown while it streams, then its end state (stopped, error with actions). */
+export function AnswerContent({ text, phase, error, role, storedStatus, onRetry }: AnswerContentProps) {
+  const streaming = phase === 'streaming';
+  return (
+    <div className="chat-answer" aria-busy={phase === 'waiting' || streaming}>
+      {phase === 'waiting' && !text && (
+        <p className="chat-thinking">
+          Thinking
+          <span className="chat-thinking__dots" aria-hidden="true">
+            <span>.</span>
+            <span>.</span>
+            <span>.</span>
+          </span>
+        </p>
+      )}
+      {text && <Markdown content={text} streaming={streaming} />}
+      {phase === 'stopped' && <p className="chat-note">Stopped. The answer above is incomplete.</p>}
+      {!error && phase === 'done' && storedStatus === 'partial' && <p className="chat-note">This answer is incomplete.</p>}
+      {!error && phase === 'done' && storedStatus === 'failed' && <p className="chat-note">This answer failed.</p>}
+      {error && <TurnErrorAlert error={error} role={role} onRetry={onRetry} />}
+    </div>
+  );
+}
+
+function TurnErrorAlert({ error, role, onRetry }: { error: TurnError; role: ChatRole; onRetry?: () => void }) {
+  switch (error.kind) {
+    case 'funds':
+      return (
+        <Alert
+          type="warning"
+          showIcon
+          className="chat-alert"
+          title={error.message}
+          description={
+            role === 'owner' ? (
+              <Link to={WALLET_PATH} className="chat-alert__link">
+                Add Funds
+              </Link>
+            ) : undefined
+          }
+        />
+      );
+    case 'rate':
+      return <Alert type="warning" showIcon className="chat-alert" title={error.message} />;
+    case 'network':
+      return (
+        <Alert
+          type="error"
+          showIcon
+          className="chat-alert"
+          title={error.message}
+          action={
+            onRetry && (
+              <Button size="small" icon={<ReloadOutlined aria-hidden="true" />} onClick={onRetry}>
+                Retry
+              </Button>
+            )
+          }
+        />
+      );
+    case 'answer':
+    default:
+      return <Alert type="error" showIcon className="chat-alert" title={error.message} />;
+  }
+}

@@ -1,0 +1,67 @@
+import { FileTextOutlined } from '@ant-design/icons';
+import { formatUsage } from '../lib/format';
+import type { Citation, Usage } from '../types';
+
+interface AnswerFooterProps {
+  citations: readonly Citation[];
+  usage: Usage | null | undefined;
+  /** The model that wrote the answer, when known. */
+  model?: string;
+}
+
+/** Citations of the answer by document, first occurrence first. */
+export function uniqueCitations(citations: readonly Citation[]): Citation[] {
+  const seen = new Set<string>();
+  const out: Citation[] = [];
+  for (const c of citations) {
+    const key = c.documentId || c.url || c.documentName;
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(c);
+  }
+  return out;
+}
+
+/**
+ * Under an answer: its citations as chips (the linked document's name, opening the Google Doc in a
+ * new tab) and its cost, "812 tokens · $0.0009", with the model's name.
+ */
+export function AnswerFooter({ citations, usage, model }: AnswerFooterProps) {
+  const chips = uniqueCitations(citations);
+  const modelName = usage?.model || model;
+  if (chips.length === 0 && !usage) return null;
+  return (
+    <div className="chat-answer-footer">
+      {chips.length > 0 && (
+        <ul className="chat-citations" aria-label="Sources">
+          {chips.map((c) => (
+            <li key={c.documentId || c.url}>
+              <a
+                className="chat-citation"
+                href={c.url}
+                target="_blank"
+                rel="noopener noreferrer"
+                title={`Open ${c.documentName} in Google Docs (new tab)`}
+                data-testid="citation-chip"
+              >
+                <FileTextOutlined aria-hidden="true" />
+                <span>{c.documentName}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {usage && (
+        <p className="chat-usage">
+          <span data-testid="answer-usage">{formatUsage(usage)}</span>
+          {modelName && (
+            <span className="chat-usage__model" data-testid="answer-model">
+              {' '}
+              · {modelName}
+            </span>
+          )}
+        </p>
+      )}
+    </div>
+  );
+}

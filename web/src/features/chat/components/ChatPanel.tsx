@@ -1,0 +1,211 @@
+import { Alert, Button, Skeleton } from 'antd';
+import { useCallback, useState, type ReactNode } from 'react';
+import { toast } from '@/components/toast';
+import {
+  useChatInfo,
+  useConversation,
+  useConversations,
+  useCreateConversation,
+  useRenameConversation,
+} from '../api/conversations';
+import { ChatApiError, chatErrorText } from '../api/errors';
+import { isInFlight, useChatSession } from '../hooks/use-chat-session';
+import { titleFromMessage } from '../lib/format';
+import type { ChatRole } from '../types';
+import { ChatSender } from './ChatSender';
+import { ConversationList } from './ConversationList';
+import { MessageList } from './MessageList';
+import { ModelTag } from './ModelTag';
+import '../chat.css';
+
+export const DEFAULT_TITLE = 'New conversation';
+
+export interface ChatPanelProps {
+  agentId: string;
+  /** 'owner' (editor's Chat tab: answers are paid from their wallet) or 'subscriber' (Shared with me). */
+  role: ChatRole;
+  agentName: string;
+  /** Level of the panel's heading (2 on a page under its h1, 3 inside the editor under the agent's h2). */
+  headingLevel?: 2 | 3;
+}
+
+/**
+ * Chat with an agent, built from Ant Design X: the caller's conversations (Conversations), the
+ * messages (Bubble.List, answers streamed as Markdown with citations and cost) and a Sender with Stop.
+ */
+export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPanelProps) {
+  const info = useChatInfo(agentId);
+  const list = useConversations(agentId);
+  const create = useCreateConversation(agentId);
+  const rename = useRenameConversation(agentId);
+  const session = useChatSession(agentId, role);
+  const [draft, setDraft] = useState('');
+  /** undefined: follow the newest conversation; null: none (a new chat); else the chosen one. */
+  const [chosen, setChosen] = useState<string | null | undefined>(undefined);
+
+  const conversations = list.data;
+  const chosenExists = typeof chosen === 'string' && (conversations?.some((c) => c.id === chosen) ?? true);
+  const activeId = chosenExists ? (chosen as string) : chosen === null ? null : (conversations?.[0]?.id ?? null);
+  const conversation = useConversation(activeId);
+  const active = conversations?.find((c) => c.id === activeId) ?? conversation.data;
+  const activeTurns = session.turns.filter((t) => t.conversationId === activeId);
+  const generating = activeTurns.some(isInFlight);
+
+  const latest = [...activeTurns].reverse().find((t) => t.model);
+  const model = latest?.model ?? info.data?.model;
+  // The latest answer's `start` event names the model; before any, chat-info does.
+  const simulated = latest
+    ? (latest.simulated ?? (latest.model === info.data?.model ? info.data?.simulated : undefined))
+    : info.data?.simulated;
+
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const headingId = `chat-heading-${agentId}`;
+
+  const startNew = () => {
+    create.mutate(undefined, {
+      onSuccess: (c) => setChosen(c.id),
+      onError: (e) =>
+        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive' }),
+    });
+  };
+
+  const submit = async (text: string) => {
+    const content = text.trim();
+    if (!content || create.isPending) return;
+    let id = activeId;
+    if (!id) {
+      try {
+        const created = await create.mutateAsync(titleFromMessage(content));
+        id = created.id;
+      } catch (e) {
+        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive' });
+        return;
+      }
+    } else {
+      // The first message names an untitled conversation.
+      const stored = conversation.data;
+      const untouched =
+        active?.title === DEFAULT_TITLE && stored?.id === id && (stored.messages?.length ?? 0) === 0 && activeTurns.length === 0;
+      if (untouched) rename.mutate({ id, title: titleFromMessage(content) });
+    }
+    setChosen(id);
+    setDraft('');
+    void session.send(id, content);
+  };
+
+  const { retry } = session;
+  const onRetry = useCallback((turnId: string) => void retry(turnId), [retry]);
+
+  const onDeleted = (id: string) => {
+    session.forget(id);
+    if (id === activeId) setChosen(undefined);
+  };
+
+  let body: ReactNode;
+  if (activeId === null) {
+    body = list.isPending ? (
+      <MessagesSkeleton />
+    ) : (
+      <div className="chat-empty">
+        <p className="chat-empty__title">Start a conversation with {agentName}</p>
+        <p className="chat-empty__text">Ask a question below. Answers draw on the documents linked to this agent.</p>
+      </div>
+    );
+  } else if (conversation.isPending) {
+    body = <MessagesSkeleton />;
+  } else if (conversation.isError) {
+    const gone = conversation.error instanceof ChatApiError && conversation.error.status === 404;
+    body = (
+      <Alert
+        type="error"
+        showIcon
+        className="chat-alert"
+        title={gone ? 'This conversation no longer exists.' : 'Could not load this conversation.'}
+        description={gone ? undefined : chatErrorText(conversation.error, '')}
+        action={
+          !gone && (
+            <Button size="small" onClick={() => void conversation.refetch()}>
+              Try again
+            </Button>
+          )
+        }
+      />
+    );
+  } else {
+    const messages = conversation.data?.messages ?? [];
+    body =
+      messages.length === 0 && activeTurns.length === 0 ? (
+        <div className="chat-empty">
+          <p className="chat-empty__title">No messages yet</p>
+          <p className="chat-empty__text">Ask {agentName} anything below.</p>
+        </div>
+      ) : (
+        <MessageList
+          messages={messages}
+          dataUpdatedAt={conversation.dataUpdatedAt}
+          turns={activeTurns}
+          role={role}
+          agentName={agentName}
+          onRetry={onRetry}
+        />
+      );
+  }
+
+  return (
+    <section className="chat-panel" aria-labelledby={headingId} data-testid="chat-panel">
+      <aside className="chat-panel__sidebar">
+        <ConversationList
+          agentId={agentId}
+          conversations={conversations}
+          loading={list.isPending}
+          error={list.isError ? list.error : null}
+          onReload={() => void list.refetch()}
+          activeId={activeId}
+          onSelect={(id) => setChosen(id)}
+          onCreate={startNew}
+          creating={create.isPending}
+          onDeleted={onDeleted}
+          headingLevel={headingLevel}
+        />
+      </aside>
+      <div className="chat-panel__main">
+        <header className="chat-panel__header">
+          <div className="chat-panel__titles">
+            <Heading id={headingId} className="chat-panel__heading">
+              Chat with {agentName}
+            </Heading>
+            <p className="chat-panel__subtitle" data-testid="chat-conversation-title">
+              {active?.title ?? DEFAULT_TITLE}
+            </p>
+          </div>
+          <ModelTag model={model} simulated={simulated} />
+        </header>
+        <div className="chat-panel__body">{body}</div>
+        <ChatSender
+          value={draft}
+          onChange={setDraft}
+          onSubmit={(v) => void submit(v)}
+          onStop={() => activeId && session.stop(activeId)}
+          generating={generating}
+          disabled={create.isPending}
+          placeholder={`Message ${agentName}…`}
+        />
+        <p className="chat-panel__note">
+          {role === 'owner'
+            ? 'Answers are charged to your wallet.'
+            : "Answers are paid for by the agent's owner."}
+        </p>
+      </div>
+    </section>
+  );
+}
+
+function MessagesSkeleton() {
+  return (
+    <div role="status" aria-label="Loading messages" className="chat-messages-loading">
+      <Skeleton active avatar paragraph={{ rows: 3 }} />
+    </div>
+  );
+}
+
+export default ChatPanel;

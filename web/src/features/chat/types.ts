@@ -1,0 +1,61 @@
+/** Shapes of docs/conversations-api.md (the conversations service's HTTP contract). */
+
+export type ChatRole = 'owner' | 'subscriber';
+
+export interface Conversation {
+  id: string;
+  agentId: string;
+  title: string;
+  channel?: 'chat' | 'email' | 'docs_comment' | 'api' | (string & {});
+  createdAt: string;
+  updatedAt: string;
+  lastMessageAt?: string | null;
+}
+
+export interface Citation {
+  documentId: string;
+  documentName: string;
+  url: string;
+  labels?: string[];
+}
+
+export interface Usage {
+  model?: string;
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number;
+  feeMicros: number;
+  totalMicros: number;
+}
+
+export type MessageStatus = 'complete' | 'partial' | 'failed';
+
+export interface Message {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  citations?: Citation[] | null;
+  usage?: Usage | null;
+  status?: MessageStatus | (string & {});
+  clientMessageId?: string | null;
+  createdAt: string;
+}
+
+export interface ConversationWithMessages extends Conversation {
+  messages?: Message[] | null;
+}
+
+/** GET /api/agents/{agentId}/chat-info */
+export interface ChatInfo {
+  model: string;
+  simulated: boolean;
+  role: ChatRole;
+}
+
+/** Payloads of the named SSE events of POST /api/conversations/{id}/messages. */
+export interface StartEvent {
+  userMessageId: string;
+  assistantMessageId: string;
+  model?: string;
+  simulated?: boolean;
+}
