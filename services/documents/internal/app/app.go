@@ -1,6 +1,7 @@
 // Package app wires the documents service: configuration, database and
-// migrations, outbox relay, catalog gRPC client, endpoints, HTTP and gRPC
-// (health only) servers.
+// migrations, outbox relay, catalog gRPC client, Drive adapter, the sync
+// worker and scheduler, endpoints, HTTP and gRPC (health, KnowledgeService)
+// servers.
 package app
 
 import (
@@ -11,9 +12,15 @@ import (
 	"net"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	documentsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1"
 	"github.com/agentic-app/agentic/services/documents/internal/catalogclient"
+	"github.com/agentic-app/agentic/services/documents/internal/docsync"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/documents/internal/drive"
 	"github.com/agentic-app/agentic/services/documents/internal/endpoints"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/documents/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
@@ -43,6 +50,27 @@ type Config struct {
 	// CatalogTimeout bounds one ownership check.
 	CatalogTimeout time.Duration
 
+	// DriveEndpoint is the Drive API base URL ("" = Google's; locally the
+	// simulator, http://127.0.0.1:8111/drive/v3/).
+	DriveEndpoint string
+	// DriveDevTokens reads as "Bearer dev:<agent address>" (simulator only).
+	DriveDevTokens bool
+	// DriveCredentials is the service account key file with domain-wide
+	// delegation (production).
+	DriveCredentials string
+	// SyncInterval, SyncConcurrency, SyncLease: see docsync.Config.
+	SyncInterval    time.Duration
+	SyncConcurrency int
+	SyncLease       time.Duration
+
+	// Tests: faster sync polling, back-offs and confirmation.
+	SyncPoll         time.Duration
+	SyncRetryBase    time.Duration
+	SyncConfirmDelay time.Duration
+	SyncMaxAttempts  int
+	DriveBaseDelay   time.Duration
+	DriveMaxAttempts int
+
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
 	// HTTPListener / GRPCListener replace the addresses (tests).
@@ -67,6 +95,12 @@ func LoadConfig() (Config, error) {
 		CatalogGRPCAddr:   l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
 		OwnershipCacheTTL: l.Duration("OWNERSHIP_CACHE_TTL", catalogclient.DefaultCacheTTL),
 		CatalogTimeout:    l.Duration("CATALOG_TIMEOUT", catalogclient.DefaultTimeout),
+		DriveEndpoint:     l.String("GOOGLE_DRIVE_ENDPOINT", ""),
+		DriveDevTokens:    l.Bool("GOOGLE_DRIVE_DEV_TOKENS", false),
+		DriveCredentials:  l.String("GOOGLE_APPLICATION_CREDENTIALS", ""),
+		SyncInterval:      l.Duration("DOCUMENT_SYNC_INTERVAL", docsync.DefaultInterval),
+		SyncConcurrency:   l.Int("DOCUMENT_SYNC_CONCURRENCY", docsync.DefaultConcurrency),
+		SyncLease:         l.Duration("DOCUMENT_SYNC_LEASE", docsync.DefaultLease),
 	}
 	if err := l.Err(); err != nil {
 		return c, err
@@ -74,7 +108,37 @@ func LoadConfig() (Config, error) {
 	if c.CatalogGRPCAddr == "" {
 		return c, errors.New("CATALOG_GRPC_ADDR must not be empty")
 	}
+	if c.SyncInterval < time.Second || c.SyncConcurrency < 1 || c.SyncConcurrency > 64 || c.SyncLease < 10*time.Second {
+		return c, errors.New("DOCUMENT_SYNC_INTERVAL must be at least 1s, DOCUMENT_SYNC_CONCURRENCY 1–64, DOCUMENT_SYNC_LEASE at least 10s")
+	}
 	return c, nil
+}
+
+// newDrive builds the Drive adapter. Without dev tokens or credentials the
+// service still runs, and every sync ends in a clear error: linking and
+// listing documents does not depend on Drive.
+func newDrive(cfg Config, reg prometheus.Registerer, logger *slog.Logger) (docsync.Drive, error) {
+	if !cfg.DriveDevTokens && cfg.DriveCredentials == "" {
+		logger.Warn("Google Drive access is not configured (GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_DRIVE_DEV_TOKENS): documents cannot be read")
+		return unconfiguredDrive{}, nil
+	}
+	return drive.New(drive.Config{
+		Endpoint: cfg.DriveEndpoint, DevTokens: cfg.DriveDevTokens, CredentialsFile: cfg.DriveCredentials,
+		MaxAttempts: cfg.DriveMaxAttempts, BaseDelay: cfg.DriveBaseDelay, Registerer: reg,
+	})
+}
+
+type unconfiguredDrive struct{}
+
+var errDriveUnconfigured = &drive.Error{Kind: drive.KindFailed,
+	Message: "Reading Google Docs is not configured on this server (GOOGLE_APPLICATION_CREDENTIALS)"}
+
+func (unconfiguredDrive) Get(context.Context, string, string) (drive.Meta, error) {
+	return drive.Meta{}, errDriveUnconfigured
+}
+
+func (unconfiguredDrive) Export(context.Context, string, string) (string, error) {
+	return "", errDriveUnconfigured
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
@@ -125,8 +189,25 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer catalog.Close()
 
-	svc := documents.NewService(documents.NewPostgresStore(pool), catalog)
-	set := endpoints.New(svc, logger, reg)
+	index := knowledge.NewIndex(pool)
+	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index)
+	set := endpoints.New(svc, index, logger, reg)
+
+	driveClient, err := newDrive(cfg, reg, logger)
+	if err != nil {
+		return err
+	}
+	syncer, err := docsync.New(docsync.Config{
+		Pool: pool, Drive: driveClient, Agents: catalog,
+		IsAgentNotFound: func(err error) bool { return errors.Is(err, catalogclient.ErrAgentNotFound) },
+		Logger:          logger, Registerer: reg,
+		Interval: cfg.SyncInterval, Concurrency: cfg.SyncConcurrency, Lease: cfg.SyncLease,
+		Poll: cfg.SyncPoll, RetryBase: cfg.SyncRetryBase, ConfirmDelay: cfg.SyncConfirmDelay,
+		MaxAttempts: cfg.SyncMaxAttempts, Grace: cfg.ShutdownTimeout / 2,
+	})
+	if err != nil {
+		return err
+	}
 
 	// The catalog being down does not make the service unready: listing and
 	// changing documents fail with 503 until it is back, nothing else.
@@ -136,19 +217,23 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
-	// gRPC: only grpc.health.v1.Health for now (no internal API yet).
+	// gRPC: grpc.health.v1.Health and the internal KnowledgeService.
 	grpcSrv, health := server.NewGRPCServer(logger)
+	documentsv1.RegisterKnowledgeServiceServer(grpcSrv, transport.NewKnowledgeServer(set))
 
 	return server.Run(ctx, server.RunConfig{
-		Logger:          logger,
-		HTTPAddr:        cfg.HTTPAddr,
-		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
-		GRPCAddr:        cfg.GRPCAddr,
-		GRPCListener:    cfg.GRPCListener,
-		GRPCServer:      grpcSrv,
-		GRPCHealth:      health,
-		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}},
+		Logger:       logger,
+		HTTPAddr:     cfg.HTTPAddr,
+		HTTPListener: cfg.HTTPListener,
+		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:     cfg.GRPCAddr,
+		GRPCListener: cfg.GRPCListener,
+		GRPCServer:   grpcSrv,
+		GRPCHealth:   health,
+		Workers: []server.Worker{
+			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "document-sync", Run: syncer.Run},
+		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,
 	})

@@ -67,6 +67,22 @@ func (f *fakeCatalog) CheckOwnership(_ context.Context, req *catalogv1.CheckOwne
 	return &catalogv1.CheckOwnershipResponse{Owned: ok && owner == req.GetUid(), Exists: ok}, nil
 }
 
+// GetAgent answers with the agent's address, <last 4 hex digits>@agents.example.
+func (f *fakeCatalog) GetAgent(_ context.Context, req *catalogv1.GetAgentRequest) (*catalogv1.GetAgentResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return nil, status.Error(codes.Unavailable, "catalog is down")
+	}
+	owner, ok := f.owners[req.GetAgentId()]
+	if !ok {
+		return nil, status.Error(codes.NotFound, "agent not found")
+	}
+	return &catalogv1.GetAgentResponse{Agent: &catalogv1.Agent{Id: req.GetAgentId(), OwnerUid: owner, Email: agentEmail(req.GetAgentId())}}, nil
+}
+
+func agentEmail(agentID string) string { return "agent-" + agentID[len(agentID)-4:] + "@agents.example" }
+
 func (f *fakeCatalog) set(down bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -377,9 +393,10 @@ func TestDocumentsHTTP(t *testing.T) {
 		r.list()[0].(map[string]any)["name"] != "syllabus2026" {
 		t.Fatalf("after rejected puts: %s", r.raw)
 	}
-	// sharingStatus can be set by a full PUT.
+	// sharingStatus in a PUT is validated (above) but not applied: it is the
+	// sync's finding, and the client sends back what it last read.
 	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id2, alice, `{"name":"Notes","sharingStatus":"error","labels":null}`); r.status != 200 ||
-		r.obj()["sharingStatus"] != "error" {
+		r.obj()["updatedAt"] != r.obj()["createdAt"] {
 		t.Fatalf("put sharingStatus: %d %s", r.status, r.raw)
 	}
 
@@ -430,10 +447,10 @@ func TestDocumentsHTTP(t *testing.T) {
 	}
 	id3 := r.obj()["id"].(string)
 
-	// Events: added ×3 (A, A, A2), updated ×3 (rename, case rename, sharingStatus), removed, added.
+	// Events: added ×3 (A, A, A2), updated ×2 (rename, case rename), removed, added.
 	wantTypes := []string{
 		documents.TypeDocumentAdded, documents.TypeDocumentAdded, documents.TypeDocumentAdded,
-		documents.TypeDocumentUpdated, documents.TypeDocumentUpdated, documents.TypeDocumentUpdated,
+		documents.TypeDocumentUpdated, documents.TypeDocumentUpdated,
 		documents.TypeDocumentRemoved, documents.TypeDocumentAdded,
 	}
 	recs := eventstest.Consume(t, app.brokers, documents.Topic, len(wantTypes), 30*time.Second, time.Second)
@@ -474,13 +491,8 @@ func TestDocumentsHTTP(t *testing.T) {
 		updated.GetPreviousName() != "Syllabus" || fmt.Sprint(updated.GetLabels()) != "[week1 week2]" || updated.GetOwnerUid() != "alice" {
 		t.Errorf("updated = %v", &updated)
 	}
-	var status2 eventsv1.DocumentUpdated
-	decode(byDoc[id2][1], &status2)
-	if strings.Join(status2.GetChangedFields(), ",") != "sharingStatus" || status2.GetSharingStatus() != "error" {
-		t.Errorf("sharing updated = %v", &status2)
-	}
 	var removed eventsv1.DocumentRemoved
-	decode(byDoc[id2][2], &removed)
+	decode(byDoc[id2][1], &removed)
 	if removed.GetDocumentId() != id2 || removed.GetName() != "Notes" || removed.GetDriveFileId() != fileID2 || removed.GetAgentId() != agentA {
 		t.Errorf("removed = %v", &removed)
 	}

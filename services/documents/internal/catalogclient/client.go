@@ -5,13 +5,16 @@ package catalogclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 )
@@ -45,7 +48,13 @@ type Client struct {
 
 	mu    sync.Mutex
 	cache map[key]time.Time // → expiry
+
+	emailMu sync.Mutex
+	emails  map[string]string // agent id → e-mail address
 }
+
+// ErrAgentNotFound: the catalog does not know the agent.
+var ErrAgentNotFound = errors.New("catalog: agent not found")
 
 type key struct{ agentID, uid string }
 
@@ -75,7 +84,42 @@ func NewWithConn(conn *grpc.ClientConn, cfg Config) *Client {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Client{conn: conn, client: catalogv1.NewCatalogServiceClient(conn), cfg: cfg, cache: map[key]time.Time{}}
+	return &Client{conn: conn, client: catalogv1.NewCatalogServiceClient(conn), cfg: cfg, cache: map[key]time.Time{},
+		emails: map[string]string{}}
+}
+
+// AgentEmail returns the agent's e-mail address (CatalogService.GetAgent):
+// the identity the documents are read as. ErrAgentNotFound when the catalog
+// does not know the agent; any other failure is returned as is. Addresses
+// are cached for the life of the process: the catalog assigns an agent's
+// address once and never changes it.
+func (c *Client) AgentEmail(ctx context.Context, agentID string) (string, error) {
+	c.emailMu.Lock()
+	email, ok := c.emails[agentID]
+	c.emailMu.Unlock()
+	if ok {
+		return email, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
+	if status.Code(err) == codes.NotFound {
+		return "", ErrAgentNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("catalog GetAgent: %w", err)
+	}
+	email = resp.GetAgent().GetEmail()
+	if email == "" {
+		return "", fmt.Errorf("catalog GetAgent: agent %s has no e-mail address", agentID)
+	}
+	c.emailMu.Lock()
+	if len(c.emails) >= c.cfg.MaxEntries {
+		clear(c.emails)
+	}
+	c.emails[agentID] = email
+	c.emailMu.Unlock()
+	return email, nil
 }
 
 // Owns implements documents.Ownership. Any failure of the call (catalog

@@ -2,6 +2,7 @@ package catalogclient
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -40,6 +41,20 @@ func (f *fake) CheckOwnership(ctx context.Context, req *catalogv1.CheckOwnership
 		return nil, status.Error(codes.Unavailable, "down")
 	}
 	return &catalogv1.CheckOwnershipResponse{Owned: req.GetUid() == "alice", Exists: true}, nil
+}
+
+func (f *fake) GetAgent(_ context.Context, req *catalogv1.GetAgentRequest) (*catalogv1.GetAgentResponse, error) {
+	f.mu.Lock()
+	f.calls++
+	down := f.down
+	f.mu.Unlock()
+	switch {
+	case down:
+		return nil, status.Error(codes.Unavailable, "down")
+	case req.GetAgentId() == "a1":
+		return &catalogv1.GetAgentResponse{Agent: &catalogv1.Agent{Id: "a1", Email: "tutor-x1@agents.example"}}, nil
+	}
+	return nil, status.Error(codes.NotFound, "agent not found")
 }
 
 func (f *fake) count() int {
@@ -133,4 +148,27 @@ func errorsUnwrap(err error) error {
 		err = u.Unwrap()
 	}
 	return err
+}
+
+func TestAgentEmail(t *testing.T) {
+	f := &fake{}
+	c := dial(t, f, Config{})
+	ctx := context.Background()
+	if e, err := c.AgentEmail(ctx, "a1"); err != nil || e != "tutor-x1@agents.example" {
+		t.Fatalf("AgentEmail = %q %v", e, err)
+	}
+	if _, err := c.AgentEmail(ctx, "nope"); !errors.Is(err, ErrAgentNotFound) {
+		t.Fatalf("unknown agent: %v", err)
+	}
+	// Addresses never change: the cached one is used while the catalog is down.
+	f.mu.Lock()
+	f.down = true
+	f.mu.Unlock()
+	calls := f.count()
+	if e, err := c.AgentEmail(ctx, "a1"); err != nil || e != "tutor-x1@agents.example" || f.count() != calls {
+		t.Fatalf("cached AgentEmail = %q %v (%d calls)", e, err, f.count()-calls)
+	}
+	if _, err := c.AgentEmail(ctx, "a2"); err == nil || errors.Is(err, ErrAgentNotFound) {
+		t.Fatalf("catalog down: %v", err)
+	}
 }

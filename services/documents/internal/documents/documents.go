@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentic-app/agentic/services/documents/internal/googledocs"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 )
 
 // Migrations holds the service's SQL migrations (dir "migrations").
@@ -59,18 +60,35 @@ const (
 	MsgCatalogDown      = "The agent service is unavailable. Please try again."
 )
 
+// Sync states: a job is waiting, running, or the last one has finished.
+const (
+	SyncQueued  = "queued"
+	SyncSyncing = "syncing"
+	SyncSynced  = "synced"
+)
+
 // Document is a Google Docs document linked to an agent.
 type Document struct {
-	ID            string
-	AgentID       string
-	OwnerUID      string // the agent's owner when the document was added
-	Name          string
-	URL           string
-	DriveFileID   string
-	Labels        []string
+	ID          string
+	AgentID     string
+	OwnerUID    string // the agent's owner when the document was added
+	Name        string
+	URL         string
+	DriveFileID string
+	Labels      []string
+	// SharingStatus is what the last sync found (shared, not_shared, error);
+	// until the first sync it is what the client sent.
 	SharingStatus string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+
+	// What the sync knows (see internal/sync).
+	SyncState    string
+	SyncError    *string    // why the last sync failed, or what it found (not shared)
+	DriveTitle   *string    // the title in Google Docs
+	SyncedAt     *time.Time // last time the agent could read the document
+	ModifiedTime *time.Time // Drive's modifiedTime of the indexed text
+	TokenCount   *int       // tokens of the indexed text (nil while none)
 }
 
 // Errors.
@@ -208,8 +226,9 @@ func ValidateAdd(in AddInput) (AddInput, error) {
 }
 
 // UpdateInput is a PUT body: the full document with name and labels changed.
-// Only name, labels and sharingStatus can change; url and driveFileId, when
-// given, must be the stored ones.
+// Only name and labels can change; sharingStatus is validated and ignored
+// (the sync owns it); url and driveFileId, when given, must be the stored
+// ones.
 type UpdateInput struct {
 	Name          string
 	Labels        []string // nil = no labels
@@ -261,6 +280,51 @@ type Store interface {
 	Update(ctx context.Context, agentID, id string, fn func(cur Document) (next Document, changed []string, err error)) (Document, error)
 	// Remove deletes the agent's document; ErrDocumentNotFound otherwise.
 	Remove(ctx context.Context, agentID, id string, at time.Time) error
+	// RequestSync queues a sync of the agent's document and returns it;
+	// ErrDocumentNotFound otherwise.
+	RequestSync(ctx context.Context, agentID, id string) (Document, error)
+}
+
+// Knowledge searches the agents' indexed documents (knowledge.Index).
+type Knowledge interface {
+	Search(ctx context.Context, q knowledge.Query) ([]knowledge.Passage, error)
+}
+
+// Test-retrieval limits (HTTP).
+const (
+	MaxQueryChars      = 1000
+	DefaultSearchLimit = 5
+	MaxSearchLimit     = 20
+)
+
+// Query messages.
+const (
+	MsgQueryRequired = "Enter a question to search the agent's documents."
+	MsgQueryTooLong  = "The question must be at most 1,000 characters."
+	MsgSearchLimit   = "limit must be between 1 and 20"
+)
+
+// QueryError is a bad test-retrieval request (HTTP 400 with Code).
+type QueryError struct{ Code, Message string }
+
+func (e *QueryError) Error() string { return e.Message }
+
+// ValidateSearch checks a test-retrieval request and returns the limit to
+// use (nil limit = DefaultSearchLimit).
+func ValidateSearch(query string, limit *int) (int, error) {
+	if strings.TrimSpace(query) == "" {
+		return 0, &QueryError{Code: "invalid_query", Message: MsgQueryRequired}
+	}
+	if chars(query) > MaxQueryChars {
+		return 0, &QueryError{Code: "invalid_query", Message: MsgQueryTooLong}
+	}
+	if limit == nil {
+		return DefaultSearchLimit, nil
+	}
+	if *limit < 1 || *limit > MaxSearchLimit {
+		return 0, &QueryError{Code: "invalid_limit", Message: MsgSearchLimit}
+	}
+	return *limit, nil
 }
 
 // Service is the documents API. owner is the verified caller's uid.
@@ -269,18 +333,24 @@ type Service interface {
 	AddDocument(ctx context.Context, owner, agentID string, in AddInput) (Document, error)
 	UpdateDocument(ctx context.Context, owner, agentID, documentID string, in UpdateInput) (Document, error)
 	RemoveDocument(ctx context.Context, owner, agentID, documentID string) error
+	// SyncDocument queues a sync now ("Sync now") and returns the document.
+	SyncDocument(ctx context.Context, owner, agentID, documentID string) (Document, error)
+	// SearchKnowledge is the Test retrieval box: the passages the agent
+	// would use for query. limit nil = DefaultSearchLimit.
+	SearchKnowledge(ctx context.Context, owner, agentID, query string, limit *int) ([]knowledge.Passage, error)
 }
 
 type service struct {
 	store     Store
 	ownership Ownership
+	knowledge Knowledge
 	now       func() time.Time
 }
 
 // NewService returns the Service backed by store, checking agent ownership
-// with ownership.
-func NewService(store Store, ownership Ownership) Service {
-	return &service{store: store, ownership: ownership, now: time.Now}
+// with ownership and searching with k.
+func NewService(store Store, ownership Ownership, k Knowledge) Service {
+	return &service{store: store, ownership: ownership, knowledge: k, now: time.Now}
 }
 
 // validID reports whether id is a UUID (anything else cannot exist).
@@ -367,10 +437,8 @@ func applyUpdate(cur Document, in UpdateInput) (Document, []string) {
 		next.Labels = append([]string{}, in.Labels...)
 		changed = append(changed, "labels")
 	}
-	if in.SharingStatus != cur.SharingStatus {
-		next.SharingStatus = in.SharingStatus
-		changed = append(changed, "sharingStatus")
-	}
+	// sharingStatus is validated but not applied: it is the sync's finding,
+	// and a client sends back the value it last read, which may be stale.
 	return next, changed
 }
 
@@ -394,4 +462,25 @@ func (s *service) RemoveDocument(ctx context.Context, owner, agentID, documentID
 		return ErrDocumentNotFound
 	}
 	return s.store.Remove(ctx, strings.ToLower(agentID), strings.ToLower(documentID), s.now().UTC())
+}
+
+func (s *service) SyncDocument(ctx context.Context, owner, agentID, documentID string) (Document, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return Document{}, err
+	}
+	if !validID(documentID) {
+		return Document{}, ErrDocumentNotFound
+	}
+	return s.store.RequestSync(ctx, strings.ToLower(agentID), strings.ToLower(documentID))
+}
+
+func (s *service) SearchKnowledge(ctx context.Context, owner, agentID, query string, limit *int) ([]knowledge.Passage, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return nil, err
+	}
+	n, err := ValidateSearch(query, limit)
+	if err != nil {
+		return nil, err
+	}
+	return s.knowledge.Search(ctx, knowledge.Query{AgentID: strings.ToLower(agentID), Text: query, Limit: n})
 }

@@ -111,8 +111,10 @@ func TestApplyUpdate(t *testing.T) {
 	if _, changed := applyUpdate(cur, UpdateInput{Name: "Doc", Labels: []string{"a", "b"}, SharingStatus: SharingShared}); len(changed) != 0 {
 		t.Fatalf("no change reported %v", changed)
 	}
+	// sharingStatus is the sync's: a PUT does not change it.
 	next, changed := applyUpdate(cur, UpdateInput{Name: "Doc2", Labels: []string{"b", "a"}, SharingStatus: SharingError})
-	if strings.Join(changed, ",") != "name,labels,sharingStatus" || next.Name != "Doc2" || fmt.Sprint(next.Labels) != "[b a]" {
+	if strings.Join(changed, ",") != "name,labels" || next.Name != "Doc2" || fmt.Sprint(next.Labels) != "[b a]" ||
+		next.SharingStatus != SharingShared {
 		t.Fatalf("applyUpdate = %+v %v", next, changed)
 	}
 }
@@ -136,7 +138,7 @@ func (f *fakeOwnership) Owns(_ context.Context, agentID, uid string) (bool, erro
 func TestServiceAuthorizesFirst(t *testing.T) {
 	const agent = "01900000-0000-7000-8000-000000000001"
 	own := &fakeOwnership{owners: map[string]string{agent: "alice"}}
-	svc := NewService(nil, own) // the store is never reached below
+	svc := NewService(nil, own, nil) // the store is never reached below
 	ctx := context.Background()
 	if _, err := svc.AddDocument(ctx, "bob", agent, AddInput{}); !errors.Is(err, ErrAgentNotFound) {
 		t.Fatalf("foreign agent: %v", err)

@@ -19,6 +19,7 @@ const (
 	TypeDocumentAdded   = "agentic.documents.document.added.v1"
 	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
 	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
+	TypeDocumentSynced  = "agentic.documents.document.synced.v1"
 )
 
 // documentEvent keys events by agent (one agent's document events stay in
@@ -50,4 +51,24 @@ func removedEvent(d Document, at time.Time) events.Event {
 		DocumentId: d.ID, AgentId: d.AgentID, OwnerUid: d.OwnerUID, Name: d.Name, Url: d.URL,
 		DriveFileId: d.DriveFileID, Labels: d.Labels, FileType: googledocs.FileType, OccurredAt: ts(at),
 	})
+}
+
+// SyncedEvent is DocumentSynced: a sync changed what the agent can read of
+// d (new or changed text indexed, or the text removed). d carries the state
+// after the sync.
+func SyncedEvent(d Document, at time.Time) events.Event {
+	m := &eventsv1.DocumentSynced{
+		DocumentId: d.ID, AgentId: d.AgentID, OwnerUid: d.OwnerUID, Name: d.Name, SharingStatus: d.SharingStatus,
+		FileType: googledocs.FileType, Labels: d.Labels, OccurredAt: ts(at),
+	}
+	if d.DriveTitle != nil {
+		m.DriveTitle = *d.DriveTitle
+	}
+	if d.TokenCount != nil {
+		m.TokenCount = int64(*d.TokenCount)
+	}
+	if d.ModifiedTime != nil {
+		m.ModifiedTime = ts(*d.ModifiedTime)
+	}
+	return documentEvent(d, TypeDocumentSynced, m)
 }

@@ -28,12 +28,12 @@ func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
 const nameConstraint = "documents_agent_name_key"
 
 const documentColumns = `id::text, agent_id::text, owner_uid, name, url, drive_file_id, labels, sharing_status,
-	created_at, updated_at`
+	created_at, updated_at, sync_state, sync_error, drive_title, synced_at, modified_time, token_count`
 
 func scanDocument(row pgx.Row) (Document, error) {
 	var d Document
 	err := row.Scan(&d.ID, &d.AgentID, &d.OwnerUID, &d.Name, &d.URL, &d.DriveFileID, &d.Labels, &d.SharingStatus,
-		&d.CreatedAt, &d.UpdatedAt)
+		&d.CreatedAt, &d.UpdatedAt, &d.SyncState, &d.SyncError, &d.DriveTitle, &d.SyncedAt, &d.ModifiedTime, &d.TokenCount)
 	if d.Labels == nil {
 		d.Labels = []string{}
 	}
@@ -74,8 +74,9 @@ func (s *PostgresStore) Add(ctx context.Context, d Document) (Document, error) {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanDocument(tx.QueryRow(ctx, `
-			INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels, sharing_status, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+			INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels, sharing_status, created_at, updated_at,
+				sync_state)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 'queued')
 			RETURNING `+documentColumns,
 			d.ID, d.AgentID, d.OwnerUID, d.Name, d.URL, d.DriveFileID, d.Labels, d.SharingStatus, d.CreatedAt))
 		if err != nil {
@@ -83,6 +84,11 @@ func (s *PostgresStore) Add(ctx context.Context, d Document) (Document, error) {
 				return err
 			}
 			return fmt.Errorf("insert document: %w", err)
+		}
+		// The first sync is queued with the document: committed together, so
+		// a linked document is never without a job.
+		if err := EnqueueSync(ctx, tx, out.ID, ReasonLinked); err != nil {
+			return err
 		}
 		_, err = s.outbox.Enqueue(ctx, tx, addedEvent(out))
 		return err
@@ -131,10 +137,10 @@ func (s *PostgresStore) Update(ctx context.Context, agentID, id string, fn func(
 			return nil
 		}
 		out, err = scanDocument(tx.QueryRow(ctx, `
-			UPDATE documents SET name = $3, labels = $4, sharing_status = $5, updated_at = $6
+			UPDATE documents SET name = $3, labels = $4, updated_at = $5
 			WHERE id = $1 AND agent_id = $2
 			RETURNING `+documentColumns,
-			id, agentID, next.Name, next.Labels, next.SharingStatus, next.UpdatedAt))
+			id, agentID, next.Name, next.Labels, next.UpdatedAt))
 		if err != nil {
 			if err := nameTaken(err); errors.Is(err, ErrNameTaken) {
 				return err

@@ -11,16 +11,29 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/endpointmw"
 )
 
 // Set holds one endpoint per service method.
 type Set struct {
-	ListDocuments  endpoint.Endpoint
-	AddDocument    endpoint.Endpoint
-	UpdateDocument endpoint.Endpoint
-	RemoveDocument endpoint.Endpoint
+	ListDocuments   endpoint.Endpoint
+	AddDocument     endpoint.Endpoint
+	UpdateDocument  endpoint.Endpoint
+	RemoveDocument  endpoint.Endpoint
+	SyncDocument    endpoint.Endpoint
+	SearchKnowledge endpoint.Endpoint
+	// Internal (gRPC KnowledgeService): no caller identity; callers have
+	// authorised the agent themselves.
+	Search      endpoint.Endpoint
+	GetPassages endpoint.Endpoint
+}
+
+// Searcher is the knowledge index as the gRPC API uses it.
+type Searcher interface {
+	Search(ctx context.Context, q knowledge.Query) ([]knowledge.Passage, error)
+	GetPassages(ctx context.Context, agentID string, documentIDs []string, tokenBudget int) ([]knowledge.Passage, error)
 }
 
 // Requests and responses. Claims are the verified caller.
@@ -46,6 +59,25 @@ type (
 		DocumentID string
 	}
 
+	SyncDocumentRequest struct {
+		Claims     auth.Claims
+		AgentID    string
+		DocumentID string
+	}
+	SearchKnowledgeRequest struct {
+		Claims  auth.Claims
+		AgentID string
+		Query   string
+		Limit   *int
+	}
+	SearchRequest      struct{ Query knowledge.Query }
+	GetPassagesRequest struct {
+		AgentID     string
+		DocumentIDs []string
+		TokenBudget int
+	}
+	PassagesResponse struct{ Passages []knowledge.Passage }
+
 	DocumentsResponse struct{ Documents []documents.Document }
 	DocumentResponse  struct{ Document documents.Document }
 	RemovedResponse   struct{}
@@ -53,7 +85,7 @@ type (
 
 // New builds the endpoint set with middleware applied (tracing outermost,
 // then instrumenting, then logging).
-func New(svc documents.Service, logger *slog.Logger, reg prometheus.Registerer) Set {
+func New(svc documents.Service, idx Searcher, logger *slog.Logger, reg prometheus.Registerer) Set {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -90,6 +122,37 @@ func New(svc documents.Service, logger *slog.Logger, reg prometheus.Registerer) 
 			}
 			return RemovedResponse{}, nil
 		}),
+		SyncDocument: wrap("SyncDocument", func(ctx context.Context, req any) (any, error) {
+			r := req.(SyncDocumentRequest)
+			d, err := svc.SyncDocument(ctx, r.Claims.UID, r.AgentID, r.DocumentID)
+			if err != nil {
+				return nil, err
+			}
+			return DocumentResponse{Document: d}, nil
+		}),
+		SearchKnowledge: wrap("SearchKnowledge", func(ctx context.Context, req any) (any, error) {
+			r := req.(SearchKnowledgeRequest)
+			ps, err := svc.SearchKnowledge(ctx, r.Claims.UID, r.AgentID, r.Query, r.Limit)
+			if err != nil {
+				return nil, err
+			}
+			return PassagesResponse{Passages: ps}, nil
+		}),
+		Search: wrap("Search", func(ctx context.Context, req any) (any, error) {
+			ps, err := idx.Search(ctx, req.(SearchRequest).Query)
+			if err != nil {
+				return nil, err
+			}
+			return PassagesResponse{Passages: ps}, nil
+		}),
+		GetPassages: wrap("GetPassages", func(ctx context.Context, req any) (any, error) {
+			r := req.(GetPassagesRequest)
+			ps, err := idx.GetPassages(ctx, r.AgentID, r.DocumentIDs, r.TokenBudget)
+			if err != nil {
+				return nil, err
+			}
+			return PassagesResponse{Passages: ps}, nil
+		}),
 	}
 }
 
@@ -100,10 +163,14 @@ func New(svc documents.Service, logger *slog.Logger, reg prometheus.Registerer) 
 func Outcome(err error) string { return outcome(err) }
 
 var outcome = endpointmw.Default(func(err error) string {
-	var ve *documents.ValidationError
+	var (
+		ve *documents.ValidationError
+		qe *documents.QueryError
+	)
 	switch {
-	case errors.As(err, &ve), errors.Is(err, documents.ErrAgentNotFound), errors.Is(err, documents.ErrDocumentNotFound),
-		errors.Is(err, documents.ErrNameTaken):
+	case errors.As(err, &ve), errors.As(err, &qe), errors.Is(err, documents.ErrAgentNotFound),
+		errors.Is(err, documents.ErrDocumentNotFound), errors.Is(err, documents.ErrNameTaken),
+		errors.Is(err, knowledge.ErrNoAgent):
 		return endpointmw.OutcomeClientError
 	case errors.Is(err, documents.ErrCatalogUnavailable):
 		return endpointmw.OutcomeUnavailable

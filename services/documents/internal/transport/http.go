@@ -21,6 +21,8 @@ import (
 const (
 	PathDocuments = "/api/agents/{id}/documents"
 	PathDocument  = "/api/agents/{id}/documents/{documentId}"
+	PathSync      = "/api/agents/{id}/documents/{documentId}/sync"
+	PathSearch    = "/api/agents/{id}/knowledge/search"
 )
 
 // RegisterHTTP adds the document routes to mux, each behind the platform
@@ -38,19 +40,49 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	route(http.MethodPost, PathDocuments, set.AddDocument, decodeAdd, encodeJSON(http.StatusCreated))
 	route(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
 	route(http.MethodDelete, PathDocument, set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent))
+	route(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
+	route(http.MethodPost, PathSearch, set.SearchKnowledge, decodeSearch, encodeJSON(http.StatusOK))
 }
 
-// DocumentJSON is a document as the HTTP API shows it.
+// DocumentJSON is a document as the HTTP API shows it. The sync fields are
+// always present (null when unknown).
 type DocumentJSON struct {
-	ID            string    `json:"id"`
-	AgentID       string    `json:"agentId"`
-	Name          string    `json:"name"`
-	URL           string    `json:"url"`
-	DriveFileID   string    `json:"driveFileId"`
-	Labels        []string  `json:"labels"`
-	SharingStatus string    `json:"sharingStatus"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID            string     `json:"id"`
+	AgentID       string     `json:"agentId"`
+	Name          string     `json:"name"`
+	URL           string     `json:"url"`
+	DriveFileID   string     `json:"driveFileId"`
+	Labels        []string   `json:"labels"`
+	SharingStatus string     `json:"sharingStatus"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	SyncState     string     `json:"syncState"`
+	SyncError     *string    `json:"syncError"`
+	DriveTitle    *string    `json:"driveTitle"`
+	SyncedAt      *time.Time `json:"syncedAt"`
+	ModifiedTime  *time.Time `json:"modifiedTime"`
+	TokenCount    *int       `json:"tokenCount"`
+}
+
+// PassageJSON is one passage of the Test retrieval answer.
+type PassageJSON struct {
+	DocumentID   string   `json:"documentId"`
+	DocumentName string   `json:"documentName"`
+	Labels       []string `json:"labels"`
+	Text         string   `json:"text"`
+	Score        float64  `json:"score"`
+	Start        int      `json:"start"`
+	End          int      `json:"end"`
+	URL          string   `json:"url"`
+	TokenCount   int      `json:"tokenCount"`
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // DocumentToJSON converts a domain document.
@@ -62,7 +94,35 @@ func DocumentToJSON(d documents.Document) DocumentJSON {
 	return DocumentJSON{
 		ID: d.ID, AgentID: d.AgentID, Name: d.Name, URL: d.URL, DriveFileID: d.DriveFileID, Labels: labels,
 		SharingStatus: d.SharingStatus, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+		SyncState: d.SyncState, SyncError: d.SyncError, DriveTitle: d.DriveTitle, SyncedAt: utc(d.SyncedAt),
+		ModifiedTime: utc(d.ModifiedTime), TokenCount: d.TokenCount,
 	}
+}
+
+func decodeSync(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.SyncDocumentRequest{Claims: c, AgentID: r.PathValue("id"), DocumentID: r.PathValue("documentId")}, nil
+}
+
+// searchBody is the Test retrieval request; other fields are ignored.
+type searchBody struct {
+	Query string `json:"query"`
+	Limit *int   `json:"limit"`
+}
+
+func decodeSearch(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b searchBody
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	return endpoints.SearchKnowledgeRequest{Claims: c, AgentID: r.PathValue("id"), Query: b.Query, Limit: b.Limit}, nil
 }
 
 func decodeList(ctx context.Context, r *http.Request) (any, error) {
@@ -143,6 +203,17 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 			server.WriteJSON(w, status, DocumentToJSON(r.Document))
 		case endpoints.RemovedResponse:
 			w.WriteHeader(http.StatusNoContent)
+		case endpoints.PassagesResponse:
+			out := make([]PassageJSON, len(r.Passages))
+			for i, p := range r.Passages {
+				labels := p.Labels
+				if labels == nil {
+					labels = []string{}
+				}
+				out[i] = PassageJSON{DocumentID: p.DocumentID, DocumentName: p.DocumentName, Labels: labels, Text: p.Text,
+					Score: p.Score, Start: p.Start, End: p.End, URL: p.URL, TokenCount: p.Tokens}
+			}
+			server.WriteJSON(w, status, out)
 		default:
 			return errors.New("unexpected response type")
 		}
@@ -166,10 +237,13 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		var (
 			se *server.Error
 			ve *documents.ValidationError
+			qe *documents.QueryError
 		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
+		case errors.As(err, &qe):
+			server.WriteError(w, &server.Error{Status: http.StatusBadRequest, Code: qe.Code, Message: qe.Message})
 		case errors.As(err, &ve):
 			fields := make(map[string]string, len(ve.Fields))
 			for _, f := range ve.Fields {
