@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Wallet ledger throughput next to pgbench on the same PostgreSQL server.
+# Wallet ledger throughput (plain Charge, and Reserve+Capture: the metered
+# path of an answer) next to pgbench on the same PostgreSQL server.
 # Not part of `make test`. Needs PostgreSQL on 127.0.0.1:5432 (user postgres)
 # and pgbench (Debian: postgresql-contrib / postgresql-client).
 #
@@ -14,15 +15,18 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-echo "== wallet: BenchmarkConcurrentCharges (${DURATION}s, GOMAXPROCS x 8 goroutines, 100 users)"
+echo "== wallet: BenchmarkConcurrentCharges, BenchmarkConcurrentReserveCapture (${DURATION}s each, GOMAXPROCS x 8 goroutines, 100 users)"
 TEST_DATABASE_URL="$PGURL/postgres?sslmode=disable" \
-  go test -run '^$' -bench BenchmarkConcurrentCharges -benchtime "${DURATION}s" -count 1 \
+  go test -run '^$' -bench 'BenchmarkConcurrent(Charges|ReserveCapture)$' -benchtime "${DURATION}s" -count 1 \
   ./services/wallet/internal/wallet/ 2>&1 | grep -v 'migration applied' | tee /tmp/wallet-bench.txt
-wallet_tps="$(awk '/transfers\/s/ {for (i=1;i<=NF;i++) if ($i=="transfers/s") print $(i-1)}' /tmp/wallet-bench.txt)"
+metric() { awk -v unit="$1" '{for (i=1;i<=NF;i++) if ($i==unit) print $(i-1)}' /tmp/wallet-bench.txt; }
+wallet_tps="$(metric 'transfers/s')"
+answers_ps="$(metric 'answers/s')"
 
 if ! command -v pgbench >/dev/null 2>&1; then
   echo "pgbench not found (apt-get install postgresql-contrib)" >&2
-  echo "wallet charges: ${wallet_tps} transfers/s"
+  echo "wallet charges        : ${wallet_tps} transfers/s"
+  echo "wallet reserve+capture: ${answers_ps} answers/s"
   exit 0
 fi
 export PGOPTIONS='-c client_min_messages=warning'
@@ -35,5 +39,6 @@ pgbench -c "$CLIENTS" -j 2 -T "$DURATION" "$PGURL/$db" 2>&1 | tee /tmp/wallet-pg
 pg_tps="$(awk -F'= ' '/^tps/ {split($2, a, " "); print a[1]}' /tmp/wallet-pgbench.txt)"
 
 echo
-echo "wallet charges : ${wallet_tps} transfers/s"
-echo "pgbench tpcb   : ${pg_tps} tps"
+echo "wallet charges         : ${wallet_tps} transfers/s"
+echo "wallet reserve+capture : ${answers_ps} answers/s (2 transactions, 3 transfers each)"
+echo "pgbench tpcb           : ${pg_tps} tps"

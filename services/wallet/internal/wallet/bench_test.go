@@ -44,3 +44,45 @@ func BenchmarkConcurrentCharges(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkConcurrentReserveCapture measures the metered path of an answer:
+// Reserve (worst case) then Capture (part of it, the rest returned), each a
+// full transaction, with the same users, parallelism and database server as
+// BenchmarkConcurrentCharges. Reported as answers/s (one Reserve + one
+// Capture each: three transfers, one of them visible).
+func BenchmarkConcurrentReserveCapture(b *testing.B) {
+	s, _ := newStore(b)
+	ctx := context.Background()
+	const users = 100
+	for i := 0; i < users; i++ {
+		if _, err := s.Post(ctx, posting(fmt.Sprintf("bench-%d", i), TypeDeposit, 1_000_000*MicrosPerDollar, fmt.Sprintf("fund-%d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var n atomic.Int64
+	b.SetParallelism(8)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			uid := fmt.Sprintf("bench-%d", i%users)
+			r, err := s.Reserve(ctx, Reservation{UID: uid, AmountMicros: 5000, IdempotencyKey: fmt.Sprintf("answer-%d-%d", start.UnixNano(), i),
+				TTL: DefaultHoldTTL})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := s.Capture(ctx, Capture{HoldID: r.Hold.ID, AmountMicros: 1234, Description: "bench"}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(n.Load())/elapsed.Seconds(), "answers/s")
+	if err := s.CheckInvariants(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
