@@ -77,7 +77,7 @@ test('a document anyone with the link can read: Shared, with its Google Docs tit
 
   // Test retrieval: the client refuses an empty question; a question nothing matches says so.
   await searchButton(dlg).click();
-  await expect(dlg.getByText('Enter a question to test retrieval.')).toBeVisible();
+  await expect(dlg.getByText("Enter a question to search the agent's documents.")).toBeVisible();
   await expect(retrievalInput(dlg)).toHaveAttribute('aria-invalid', 'true');
   const passage = await expectPassage(dlg, 'When are lab reports due?', 'Lab reports are due every Friday at noon.');
   await expect(passage.getByRole('link', { name: 'BioSyllabus' })).toHaveAttribute('href', simDocUrl(file.id));

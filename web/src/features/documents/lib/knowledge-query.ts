@@ -1,7 +1,7 @@
-/** Client rules of the Test retrieval question, mirroring POST …/knowledge/search (issue 13). */
+/** Client rules of the Test retrieval question: the service's (POST …/knowledge/search, 400 invalid_query), same texts. */
 export const MAX_QUERY_LENGTH = 1000;
 
-export const QUERY_REQUIRED_MESSAGE = 'Enter a question to test retrieval.';
+export const QUERY_REQUIRED_MESSAGE = "Enter a question to search the agent's documents.";
 export const QUERY_TOO_LONG_MESSAGE = 'The question must be at most 1,000 characters.';
 
 /** Length in characters (code points, as the service counts them). */
