@@ -134,27 +134,44 @@ func (ix *Index) scope(ctx context.Context, agentID string, docIDs, labels []str
 }
 
 // plan is what a query text turns into: the websearch_to_tsquery (AND
-// semantics, phrases, negation) and the distinct lexemes of its positive
-// words, in query order, for the relaxed stages.
+// semantics, phrases, negation) and, for the relaxed stages, the distinct
+// lexemes of its positive words in query order and those of its excluded
+// ("-word") words.
 type plan struct {
-	and     string // tsquery text; "" when the query has no searchable words
-	lexemes []string
+	and      string // tsquery text; "" when the query has no searchable words
+	lexemes  []string
+	excluded []string
 }
 
 func (ix *Index) plan(ctx context.Context, text string) (plan, error) {
 	var p plan
-	// The relaxed stages ignore excluded words ("-late"): they only widen.
-	var positive []string
+	var positive, negative []string
 	for _, w := range strings.Fields(text) {
-		if !strings.HasPrefix(w, "-") {
+		if n, ok := strings.CutPrefix(w, "-"); ok {
+			negative = append(negative, n)
+		} else {
 			positive = append(positive, w)
 		}
 	}
 	err := ix.pool.QueryRow(ctx, `
 		SELECT CASE WHEN numnode(q) = 0 THEN '' ELSE q::text END,
-		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $2)) ORDER BY positions[1], lexeme)
-		FROM websearch_to_tsquery('english', $1) AS q`, text, strings.Join(positive, " ")).Scan(&p.and, &p.lexemes)
+		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $2)) ORDER BY positions[1], lexeme),
+		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)) ORDER BY positions[1], lexeme)
+		FROM websearch_to_tsquery('english', $1) AS q`, text, strings.Join(positive, " "), strings.Join(negative, " ")).
+		Scan(&p.and, &p.lexemes, &p.excluded)
 	return p, err
+}
+
+// relax keeps the excluded words out of a relaxed stage's query.
+func (p plan) relax(q string) string {
+	if len(p.excluded) == 0 {
+		return q
+	}
+	q = "(" + q + ")"
+	for _, l := range p.excluded[:min(len(p.excluded), maxAnyTerms)] {
+		q += " & !" + quoteLexeme(l)
+	}
+	return q
 }
 
 // quoteLexeme writes a lexeme as a tsquery operand, taken literally.
@@ -232,10 +249,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Passage, error) {
 		stages = append(stages, p.and)
 	}
 	if len(p.lexemes) >= 3 {
-		stages = append(stages, atLeastTwo(p.lexemes))
+		stages = append(stages, p.relax(atLeastTwo(p.lexemes)))
 	}
 	if len(p.lexemes) >= 2 || (len(p.lexemes) == 1 && p.and == "") {
-		stages = append(stages, anyOf(p.lexemes))
+		stages = append(stages, p.relax(anyOf(p.lexemes)))
 	}
 	for _, tsq := range stages {
 		out, err := ix.rank(ctx, agent.String(), tsq, docs, limit)
