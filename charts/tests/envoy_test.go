@@ -59,6 +59,11 @@ var specPaths = []struct{ path, owner string }{
 	{"/api/agents/x/chat-info", "conversations"},
 	{"/api/conversations/c", "conversations"},
 	{"/api/conversations/c/messages", "conversations"},
+	{"/api/user/billing-settings", "wallet"},
+	{"/api/user/transactions.csv", "wallet"},
+	{"/api/user/agent-fees", "wallet"},
+	{"/api/stripe/setup-session", "wallet"},
+	{"/api/usage", "analytics"},
 }
 
 // Streamed answers have no response timeout at the edge (an idle timeout

@@ -47,6 +47,12 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/agents/shared", "catalog", true},
 		{"/api/conversations/c1", "conversations", true},
 		{"/api/conversations/c1/messages", "conversations", true},
+		// Billing.
+		{"/api/user/billing-settings", "wallet", true},
+		{"/api/user/transactions.csv", "wallet", true},
+		{"/api/user/agent-fees", "wallet", true},
+		{"/api/stripe/setup-session", "wallet", true},
+		{"/api/usage", "analytics", true},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
