@@ -29,7 +29,8 @@ export const UNKNOWN_SYNC_ERROR = 'The document could not be read.';
 /**
  * Whether the agent can read a linked document (issue 13), in the Status column: Syncing…,
  * Shared (size in tokens, when it was last synced), Not shared (the hint to share it with the
- * agent's address + Copy address) or Error (the reason). The badge is a polite live region, so the end of
+ * agent's address + Copy address, and the service's reason) or Error (the reason). A sync waiting
+ * for its retry shows the failure too, and a failed one when the text was last read. The badge is a polite live region, so the end of
  * a sync is announced.
  */
 export function DocumentSyncStatus({ doc, agentEmail, now, children }: DocumentSyncStatusProps) {
@@ -37,7 +38,9 @@ export function DocumentSyncStatus({ doc, agentEmail, now, children }: DocumentS
   const badge = BADGES[display];
   const hintId = useId();
   const tokens = display === 'shared' ? formatTokenCount(doc.tokenCount) : null;
-  const synced = display === 'shared' ? formatSyncedAgo(doc.syncedAt, now) : null;
+  const synced = formatSyncedAgo(doc.syncedAt, now, display === 'shared' ? 'Synced' : 'Last synced');
+  // The service's reason: why it is not shared / failed, or that a failed attempt is being retried.
+  const reason = doc.syncError?.trim() || null;
 
   const copyAddress = async () => {
     if (!agentEmail) return;
@@ -66,7 +69,12 @@ export function DocumentSyncStatus({ doc, agentEmail, now, children }: DocumentS
             : "Share this document with the agent's e-mail address so the agent can read it."}
         </p>
       )}
-      {display === 'error' && <p className="documents-sync__detail documents-sync__error">{doc.syncError?.trim() || UNKNOWN_SYNC_ERROR}</p>}
+      {display === 'error' && <p className="documents-sync__detail documents-sync__error">{reason ?? UNKNOWN_SYNC_ERROR}</p>}
+      {(display === 'not_shared' || display === 'syncing') && reason && (
+        <p className="documents-sync__detail documents-muted" data-testid="sync-reason">
+          {reason}
+        </p>
+      )}
       {(tokens || synced) && (
         <p className="documents-sync__detail documents-muted">
           {tokens && <span data-testid="token-size">{tokens}</span>}

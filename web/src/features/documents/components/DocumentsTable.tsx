@@ -1,6 +1,6 @@
 import { DeleteOutlined, EditOutlined, ExportOutlined, FileTextOutlined, SyncOutlined } from '@ant-design/icons';
 import { Button } from 'antd';
-import { differingDriveTitle, isSyncing } from '../lib/sync-status';
+import { canSyncNow, differingDriveTitle, isSyncing } from '../lib/sync-status';
 import { useNow } from '../lib/use-now';
 import type { AgentDocument } from '../types';
 import { DocumentSyncStatus } from './DocumentSyncStatus';
@@ -64,6 +64,7 @@ export function DocumentsTable({
           {documents.map((doc) => {
             const driveTitle = differingDriveTitle(doc);
             const syncing = isSyncing(doc) || syncRequestId === doc.id;
+            const syncDisabled = !canSyncNow(doc) || syncRequestId === doc.id || deletingId === doc.id;
             return (
               <tr key={doc.id}>
                 <td>
@@ -107,9 +108,9 @@ export function DocumentsTable({
                     size="small"
                     icon={<SyncOutlined spin={syncing} aria-hidden="true" />}
                     aria-label={`Sync now ${doc.name}`}
-                    title={syncing ? 'Syncing…' : 'Sync now'}
+                    title={syncDisabled && syncing ? 'Syncing…' : 'Sync now'}
                     onClick={() => onSync(doc)}
-                    disabled={syncing || deletingId === doc.id}
+                    disabled={syncDisabled}
                   />
                   <Button
                     type="text"

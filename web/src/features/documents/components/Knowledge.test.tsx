@@ -83,10 +83,11 @@ describe('document sync status', { timeout: 30_000 }, () => {
       json([
         doc({ name: 'Syllabus', driveTitle: 'CS101 Syllabus — Spring', tokenCount: 1234, syncedAt: twoMinutesAgo }),
         doc({ id: 'd2', name: 'Same', driveTitle: 'Same', tokenCount: 1, syncedAt: twoMinutesAgo }),
-        doc({ id: 'd3', name: 'Private', sharingStatus: 'not_shared' }),
-        doc({ id: 'd4', name: 'Broken', sharingStatus: 'error', syncError: 'Document is larger than 2 MB of text' }),
+        doc({ id: 'd3', name: 'Private', sharingStatus: 'not_shared', syncError: `The agent (${EMAIL}) cannot open this document.` }),
+        doc({ id: 'd4', name: 'Broken', sharingStatus: 'error', syncError: 'Document is larger than 2 MB of text', syncedAt: twoMinutesAgo }),
         doc({ id: 'd5', name: 'Fresh', syncState: 'queued' }),
         doc({ id: 'd6', name: 'Reading', syncState: 'syncing', sharingStatus: 'not_shared' }),
+        doc({ id: 'd7', name: 'Retrying', syncState: 'queued', sharingStatus: 'error', syncError: 'Google Drive is busy. Retrying automatically.' }),
       ]);
     renderTab();
     await screen.findByRole('link', { name: 'Syllabus' });
@@ -111,16 +112,23 @@ describe('document sync status', { timeout: 30_000 }, () => {
     expect(within(rowOf('Private')).getByText(`Share this document with ${EMAIL} so the agent can read it.`)).toBeInTheDocument();
     const copy = within(rowOf('Private')).getByRole('button', { name: 'Copy address' });
     expect(copy).toHaveAccessibleDescription(`Share this document with ${EMAIL} so the agent can read it.`);
+    expect(within(rowOf('Private')).getByTestId('sync-reason')).toHaveTextContent(`The agent (${EMAIL}) cannot open this document.`);
     expect(within(rowOf('Private')).queryByText(/tokens?$/)).not.toBeInTheDocument();
 
     expect(status('Broken')).toHaveTextContent(/^Error$/);
     expect(within(rowOf('Broken')).getByText('Document is larger than 2 MB of text')).toBeInTheDocument();
+    expect(within(rowOf('Broken')).getByText('Last synced 2 minutes ago')).toBeInTheDocument();
+    expect(within(rowOf('Broken')).getByRole('button', { name: 'Sync now Broken' })).toBeEnabled();
 
     for (const name of ['Fresh', 'Reading']) {
       expect(status(name)).toHaveTextContent(/^Syncing…$/);
       expect(within(rowOf(name)).getByRole('button', { name: `Sync now ${name}` })).toBeDisabled();
       expect(within(rowOf(name)).queryByRole('button', { name: 'Copy address' })).not.toBeInTheDocument();
     }
+    // A failed attempt waiting for its retry: Syncing…, the reason, and Sync now retries at once.
+    expect(status('Retrying')).toHaveTextContent(/^Syncing…$/);
+    expect(within(rowOf('Retrying')).getByTestId('sync-reason')).toHaveTextContent('Google Drive is busy. Retrying automatically.');
+    expect(within(rowOf('Retrying')).getByRole('button', { name: 'Sync now Retrying' })).toBeEnabled();
     expect(within(shared).getByRole('button', { name: 'Sync now Syllabus' })).toBeEnabled();
     // The status badge is announced when it changes.
     expect(status('Syllabus').parentElement).toHaveAttribute('aria-live', 'polite');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { differingDriveTitle, formatSyncedAgo, formatTokenCount, isSyncing, syncDisplay } from './sync-status';
+import { canSyncNow, differingDriveTitle, formatSyncedAgo, formatTokenCount, isSyncing, syncDisplay } from './sync-status';
 
 describe('sync status', () => {
   it('is syncing while queued or syncing, else shows the sharing check', () => {
@@ -12,6 +12,14 @@ describe('sync status', () => {
     expect(syncDisplay({ syncState: 'synced', sharingStatus: 'not_shared' })).toBe('not_shared');
     expect(syncDisplay({ syncState: 'synced', sharingStatus: 'error' })).toBe('error');
     expect(syncDisplay({ sharingStatus: 'weird' })).toBe('error');
+  });
+
+  it('offers Sync now unless a sync runs or is freshly queued', () => {
+    expect(canSyncNow({ syncState: 'synced' })).toBe(true);
+    expect(canSyncNow({})).toBe(true);
+    expect(canSyncNow({ syncState: 'syncing', syncError: 'x' })).toBe(false);
+    expect(canSyncNow({ syncState: 'queued', syncError: null })).toBe(false);
+    expect(canSyncNow({ syncState: 'queued', syncError: 'Drive is busy. Retrying automatically.' })).toBe(true);
   });
 
   it('formats token counts', () => {
@@ -31,6 +39,7 @@ describe('sync status', () => {
     expect(formatSyncedAgo('2026-03-01T10:59:00Z', now)).toBe('Synced about 1 hour ago');
     // A server clock a little ahead never reads as the future.
     expect(formatSyncedAgo('2026-03-01T12:00:03Z', now)).toBe('Synced less than a minute ago');
+    expect(formatSyncedAgo('2026-03-01T11:57:55Z', now, 'Last synced')).toBe('Last synced 2 minutes ago');
     expect(formatSyncedAgo(null, now)).toBeNull();
     expect(formatSyncedAgo('not a date', now)).toBeNull();
   });

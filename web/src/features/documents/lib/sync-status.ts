@@ -10,6 +10,17 @@ export function isSyncing(doc: Pick<AgentDocument, 'syncState'>): boolean {
 }
 
 /**
+ * Whether Sync now is offered: not while a sync runs or is freshly queued (it is de-duplicated
+ * anyway), but yes when a failed attempt waits for its automatic retry (queued with a `syncError`):
+ * Sync now then retries at once.
+ */
+export function canSyncNow(doc: Pick<AgentDocument, 'syncState' | 'syncError'>): boolean {
+  if (doc.syncState === 'syncing') return false;
+  if (doc.syncState === 'queued') return Boolean(doc.syncError?.trim());
+  return true;
+}
+
+/**
  * 'syncing' while a sync is queued or running, else the server's sharing check. An unknown
  * sharingStatus reads as 'error' (the service only sends the three of spec §3).
  */
@@ -28,14 +39,21 @@ export function formatTokenCount(count: number | null | undefined): string | nul
   return `${integer.format(count)} ${count === 1 ? 'token' : 'tokens'}`;
 }
 
-/** 'Synced 2 minutes ago' (date-fns distance wording, as the dashboard's activity feed); null if unknown. */
-export function formatSyncedAgo(syncedAt: string | null | undefined, now: Date | number = Date.now()): string | null {
+/**
+ * 'Synced 2 minutes ago' (date-fns distance wording, as the dashboard's activity feed), or with
+ * `prefix` 'Last synced' for a document whose last read failed; null if unknown.
+ */
+export function formatSyncedAgo(
+  syncedAt: string | null | undefined,
+  now: Date | number = Date.now(),
+  prefix = 'Synced',
+): string | null {
   if (!syncedAt) return null;
   const then = new Date(syncedAt);
   if (Number.isNaN(then.getTime())) return null;
   // A server clock slightly ahead of ours must not read 'in a few seconds'.
   const current = Math.max(typeof now === 'number' ? now : now.getTime(), then.getTime());
-  return `Synced ${formatDistance(then, current, { addSuffix: true })}`;
+  return `${prefix} ${formatDistance(then, current, { addSuffix: true })}`;
 }
 
 /** The Google Docs title when it is known and differs from the name the creator typed. */
