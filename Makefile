@@ -11,6 +11,7 @@ BIN         := $(ROOT)/bin
 TOOLS_CACHE ?= $(HOME)/.cache/agentic-tools
 TILT_VERSION           := v0.33.0
 FIREBASE_TOOLS_VERSION := 15.34.2
+MAILDEV_VERSION        := 3.0.0
 export PATH := $(BIN):/usr/local/go/bin:$(PATH)
 # A Tilt built from source is a "dev" build that would compile its web UI with
 # yarn; prod mode serves the released UI assets instead (they load only when a
@@ -53,6 +54,15 @@ $(BIN)/firebase: | $(BIN)
 	fi; \
 	ln -sf $$cached/node_modules/.bin/firebase $@
 
+# maildev (npm): the local SMTP relay and mailbox the agents' replies go to.
+$(BIN)/maildev: | $(BIN)
+	@cached=$(TOOLS_CACHE)/maildev-$(MAILDEV_VERSION); \
+	if [ ! -x $$cached/node_modules/.bin/maildev ]; then \
+	  mkdir -p $$cached && echo '{"name":"agentic-maildev","private":true}' > $$cached/package.json; \
+	  (cd $$cached && npm install --no-audit --no-fund --loglevel=error maildev@$(MAILDEV_VERSION)); \
+	fi; \
+	ln -sf $$cached/node_modules/.bin/maildev $@
+
 $(BIN)/devkafka: $(shell find tilt -name '*.go') tilt/go.mod | $(BIN)
 	go build -o $@ ./tilt/cmd/devkafka
 
@@ -60,7 +70,7 @@ $(BIN)/gateway: $(shell find gateway -name '*.go' -o -name '*.yaml') gateway/go.
 	go build -o $@ ./gateway/cmd/gateway
 
 .PHONY: tools
-tools: $(BIN)/tilt $(BIN)/firebase $(BIN)/devkafka ## install pinned dev tools into bin/
+tools: $(BIN)/tilt $(BIN)/firebase $(BIN)/maildev $(BIN)/devkafka ## install pinned dev tools into bin/
 
 web/node_modules/.stamp: web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
@@ -133,7 +143,7 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	for svc in identity catalog documents wallet analytics conversations; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
+	for svc in identity catalog documents wallet analytics conversations mail; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test
