@@ -1,0 +1,108 @@
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Agent } from '@/features/agents/types';
+import { fakeIdentity } from '@/test/fake-firebase';
+import { authValue, renderApp } from '@/test/render';
+import '../test/jsdom-stubs';
+import { json } from '../test/fake-stream';
+
+configure({ defaultHidden: true });
+vi.setConfig({ testTimeout: 30_000 });
+
+vi.mock('@/lib/firebase', () => ({
+  loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u2', email: 'erin@example.org' }) } })),
+}));
+
+const signedIn = { uid: 'u2', email: 'erin@example.org', displayName: 'Erin', username: 'erin' };
+
+function agent(overrides: Partial<Agent>): Agent {
+  return {
+    id: 'a1',
+    userId: 'owner-1',
+    name: 'Math Tutor',
+    description: 'Helps with calculus.',
+    category: 'Education',
+    status: 'active',
+    isPublic: false,
+    iconName: 'ri-brain-line',
+    iconColor: '#3B82F6',
+    instructions: '',
+    tags: [],
+    subscribers: 1,
+    totalInteractions: 0,
+    email: 'math-tutor@agents.example.com',
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    ...overrides,
+  };
+}
+
+let routes: Record<string, () => Response | Promise<Response>>;
+const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+  const route = routes[`${init.method ?? 'GET'} ${String(input)}`];
+  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
+});
+
+beforeEach(() => {
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+  routes = {};
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('Shared with me', () => {
+  it('is in the main navigation, titled, and shows the empty state with the invitation hint', async () => {
+    routes['GET /api/agents/shared'] = () => json([]);
+    renderApp('/dashboard/shared', authValue({ user: signedIn }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Shared with me' })).toBeInTheDocument();
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).getByRole('link', { name: 'Shared with me' })).toHaveAttribute('aria-current', 'page');
+    expect(within(nav).getByRole('link', { name: 'Shared with me' })).toHaveAttribute('href', '/dashboard/shared');
+    expect(await screen.findByText('No agents have been shared with you yet.')).toBeInTheDocument();
+    expect(screen.getByText(/An agent's owner must invite your e-mail address/)).toHaveTextContent('erin@example.org');
+    await waitFor(() => expect(document.title).toBe('Shared with me | Agentic'));
+  });
+
+  it('shows a loading skeleton, then the agents; choosing one opens the chat as a subscriber', async () => {
+    let release!: () => void;
+    const ready = new Promise<void>((r) => (release = r));
+    routes['GET /api/agents/shared'] = async () => {
+      await ready;
+      return json([agent({}), agent({ id: 'a2', name: 'Style Guide', description: 'Writing rules.' })]);
+    };
+    routes['GET /api/agents/a1/chat-info'] = () => json({ model: 'agentic-sim', simulated: true, role: 'subscriber' });
+    routes['GET /api/agents/a1/conversations'] = () => json([]);
+    const { router } = renderApp('/dashboard/shared', authValue({ user: signedIn }));
+    expect(await screen.findByRole('status', { name: 'Loading shared agents' })).toBeInTheDocument();
+    release();
+
+    const list = await screen.findByRole('list', { name: 'Shared agents' });
+    const cards = within(list).getAllByTestId('shared-agent');
+    expect(cards.map((c) => c.textContent)).toEqual(['Math TutorHelps with calculus.', 'Style GuideWriting rules.']);
+    expect(cards[0].querySelector('[data-icon="ri-brain-line"]')).not.toBeNull();
+
+    fireEvent.click(within(list).getByRole('link', { name: /Math Tutor/ }));
+    await waitFor(() => expect(router.state.location.search).toBe('?agent=a1'));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Chat with Math Tutor' })).toBeInTheDocument();
+    expect(screen.getByText("Answers are paid for by the agent's owner.")).toBeInTheDocument();
+    expect(await screen.findByTestId('chat-model')).toHaveTextContent('Simulated model (agentic-sim)');
+    expect(screen.getByRole('link', { name: 'Back to Shared with me' })).toHaveAttribute('href', '/dashboard/shared');
+    await waitFor(() => expect(document.title).toBe('Math Tutor · Shared with me | Agentic'));
+  });
+
+  it('says so when the chosen agent is not shared (any more), and shows load errors', async () => {
+    routes['GET /api/agents/shared'] = () => json([agent({})]);
+    const first = renderApp('/dashboard/shared?agent=gone', authValue({ user: signedIn }));
+    expect(await screen.findByText('This agent is not shared with you.')).toBeInTheDocument();
+    first.unmount();
+
+    routes['GET /api/agents/shared'] = () => json({ error: 'internal', message: 'Internal server error' }, 500);
+    renderApp('/dashboard/shared', authValue({ user: signedIn }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Could not load the agents shared with you.');
+    expect(alert).toHaveTextContent('Internal server error');
+    expect(within(alert).getByRole('button', { name: 'Try again' })).toBeInTheDocument();
+  });
+});
