@@ -2,6 +2,8 @@ package conversations
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -89,7 +91,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		req.Channel = ChannelChat
 	}
 	if req.Received.IsZero() {
-		req.Received = s.cfg.Now()
+		req.Received = time.Now()
 	}
 	if sink == nil {
 		sink = Discard{}
@@ -141,7 +143,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 
 	// Record the turn and its charge before anything is reserved: from here
 	// on every step leaves a record the reconciler can finish.
-	now := s.cfg.Now().UTC()
+	now := s.now()
 	user := Message{ID: newID(), ConversationID: conv.ID, Role: RoleUser, Content: req.Content,
 		Status: StatusComplete, ClientMessageID: clientID, CreatedAt: now, UpdatedAt: now}
 	asst := Message{ID: newID(), ConversationID: conv.ID, Role: RoleAssistant, Status: StatusPending,
@@ -196,7 +198,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	started := false
 	modelStart := time.Now()
 	res, genErr := s.provider.Complete(mctx, llm.Request{
-		Model: model, Messages: built.Messages, MaxTokens: s.cfg.MaxOutputTokens, User: req.UID,
+		Model: model, Messages: built.Messages, MaxTokens: s.cfg.MaxOutputTokens, User: userTag(req.UID),
 	}, func(text string) error {
 		if !started {
 			started = true
@@ -257,7 +259,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		asst.Status = StatusPartial
 	}
 	asst.HoldID = hold.ID
-	asst.UpdatedAt = s.cfg.Now().UTC()
+	asst.UpdatedAt = s.now()
 	description := fmt.Sprintf("%s · %d tokens", agentLabel(access.Agent), usage.InputTokens+usage.OutputTokens)
 	captureMeta := map[string]string{
 		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": usage.Model,
@@ -301,7 +303,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 			s.log.ErrorContext(ctx, "could not record the deferred capture", "message_id", asst.ID, "error", uerr)
 		}
 	} else {
-		if _, err := s.store.FinishCharge(wctx, asst.ID, settled.Outcome, settled.TransferID, s.cfg.Now().UTC()); err != nil {
+		if _, err := s.store.FinishCharge(wctx, asst.ID, settled.Outcome, settled.TransferID, s.now()); err != nil {
 			// Captured but not recorded: the reconciler captures again
 			// (idempotent, same amount) and records it.
 			s.log.ErrorContext(ctx, "could not record the capture", "message_id", asst.ID, "error", err)
@@ -372,6 +374,13 @@ func (s *Service) outcome(t Turn, err error) string {
 	default:
 		return OutcomeError
 	}
+}
+
+// userTag is the opaque end-user id sent to the provider (for its abuse
+// tracking): stable per user, but not the uid itself.
+func userTag(uid string) string {
+	sum := sha256.Sum256([]byte("agentic-user:" + uid))
+	return hex.EncodeToString(sum[:12])
 }
 
 func agentLabel(a Agent) string {

@@ -80,7 +80,7 @@ func (s *Service) reconcileOne(ctx context.Context, c Charge) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return s.store.FinishCharge(ctx, c.MessageID, settled.Outcome, settled.TransferID, s.cfg.Now().UTC())
+		return s.store.FinishCharge(ctx, c.MessageID, settled.Outcome, settled.TransferID, s.now())
 	}
 	return false, nil
 }

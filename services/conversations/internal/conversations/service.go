@@ -200,6 +200,11 @@ func NewService(d Deps, cfg Config) *Service {
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
+// now is the service time at PostgreSQL's precision (microseconds), so a
+// value returned at once equals the same value read back later (a replayed
+// answer is byte-for-byte the first one).
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
 // authorize returns the caller's access to agentID: an invalid id, an
 // unknown agent and an agent the caller may not use are all ErrAgentNotFound.
 func (s *Service) authorize(ctx context.Context, uid, agentID string) (Access, error) {
@@ -238,7 +243,7 @@ func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, t
 			return Conversation{}, err
 		}
 	}
-	now := s.cfg.Now().UTC()
+	now := s.now()
 	return s.store.CreateConversation(ctx, Conversation{
 		ID: newID(), AgentID: strings.ToLower(agentID), UserUID: uid, Title: t, Channel: ChannelChat,
 		CreatedAt: now, UpdatedAt: now,
@@ -281,7 +286,7 @@ func (s *Service) RenameConversation(ctx context.Context, uid, id, title string)
 		}
 		return Conversation{}, err
 	}
-	return s.store.RenameConversation(ctx, uid, strings.ToLower(id), t, s.cfg.Now().UTC())
+	return s.store.RenameConversation(ctx, uid, strings.ToLower(id), t, s.now())
 }
 
 // DeleteConversation hides the conversation for good.
@@ -289,7 +294,7 @@ func (s *Service) DeleteConversation(ctx context.Context, uid, id string) error 
 	if uid == "" || !validID(id) {
 		return ErrConversationNotFound
 	}
-	return s.store.DeleteConversation(ctx, uid, strings.ToLower(id), s.cfg.Now().UTC())
+	return s.store.DeleteConversation(ctx, uid, strings.ToLower(id), s.now())
 }
 
 // ChatInfo is what the chat UI shows about the model.

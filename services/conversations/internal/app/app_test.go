@@ -1,0 +1,1173 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/conversations/internal/fakes"
+	"github.com/agentic-app/agentic/services/conversations/internal/llm"
+	"github.com/agentic-app/agentic/services/conversations/internal/llmsim"
+	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/database/dbtest"
+	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+)
+
+// testVerifier accepts "token-<uid>".
+var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
+	uid, ok := strings.CutPrefix(raw, "token-")
+	if !ok {
+		return auth.Claims{}, auth.ErrInvalidToken
+	}
+	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
+})
+
+const (
+	agentA   = "01900000-0000-7000-8000-00000000000a" // "Math Tutor", alice's
+	agentB   = "01900000-0000-7000-8000-00000000000b" // dave's
+	unknownA = "01900000-0000-7000-8000-0000000000ff"
+	docSyl   = "01900000-0000-7000-8000-0000000000d1"
+	docNotes = "01900000-0000-7000-8000-0000000000d2"
+	dollar   = 1_000_000
+)
+
+// clock is the service clock: real time plus an offset tests can advance
+// (to run the reconciler after a lease without waiting).
+type clock struct{ off atomic.Int64 }
+
+func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *clock) advance(d time.Duration) { c.off.Add(int64(d)) }
+
+// simFront serves the real LLM simulator, adding fault headers a test sets.
+type simFront struct {
+	sim *llmsim.Sim
+	mu  sync.Mutex
+	hdr map[string]string
+}
+
+func (f *simFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	for k, v := range f.hdr {
+		r.Header.Set(k, v)
+	}
+	f.mu.Unlock()
+	f.sim.ServeHTTP(w, r)
+}
+
+func (f *simFront) set(k, v string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v == "" {
+		delete(f.hdr, k)
+		return
+	}
+	f.hdr[k] = v
+}
+
+type env struct {
+	base      string
+	brokers   []string
+	catalog   *fakes.Catalog
+	wallet    *fakes.Wallet
+	knowledge *fakes.Knowledge
+	sim       *llmsim.Sim
+	front     *simFront
+	svc       *conversations.Service
+	store     conversations.Store
+	clock     *clock
+	// Users, unique per run (the rate limit lives in a shared Redis).
+	alice, bob, carol, dave string
+}
+
+type options struct {
+	rateLimit int
+	accessTTL time.Duration
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func start(t *testing.T, o options) *env {
+	t.Helper()
+	if o.rateLimit == 0 {
+		o.rateLimit = 1000
+	}
+	if o.accessTTL == 0 {
+		o.accessTTL = -1 // no cache: access changes show at once
+	}
+	sfx := randomSuffix()
+	e := &env{alice: "alice-" + sfx, bob: "bob-" + sfx, carol: "carol-" + sfx, dave: "dave-" + sfx, clock: &clock{}}
+
+	e.catalog = fakes.NewCatalog()
+	e.catalog.AddAgent(&catalogv1.Agent{Id: agentA, OwnerUid: e.alice, Name: "Math Tutor", IconColor: "#4f46e5",
+		Status: "active", Instructions: "You tutor algebra. Prefer the course material of #week1."})
+	e.catalog.AddAgent(&catalogv1.Agent{Id: agentB, OwnerUid: e.dave, Name: "Chef", IconColor: "#f97316", Status: "active"})
+	e.catalog.SetSubscriber(agentA, e.bob, "active")
+	e.catalog.SetSubscriber(agentA, e.carol, "pending")
+	e.wallet = fakes.NewWallet()
+	e.wallet.SetBalance(e.alice, 10*dollar)
+	e.wallet.SetBalance(e.bob, 10*dollar)
+	e.knowledge = fakes.NewKnowledge(
+		fakes.Document{ID: docSyl, AgentID: agentA, Name: "Syllabus", URL: "https://docs.google.com/document/d/syl/edit",
+			Labels: []string{"week1"}, Paragraphs: []string{
+				"Quadratic equations are solved with the quadratic formula x = (-b ± √(b²-4ac)) / 2a.",
+				"The midterm exam covers linear functions and their graphs.",
+			}},
+		fakes.Document{ID: docNotes, AgentID: agentA, Name: "Notes", URL: "https://docs.google.com/document/d/notes/edit",
+			Paragraphs: []string{"Office hours are on Tuesdays in room 101."}},
+	)
+	peers := fakes.Start(t, e.catalog, e.wallet, e.knowledge)
+
+	e.sim = llmsim.New(llmsim.Config{})
+	e.front = &simFront{sim: e.sim, hdr: map[string]string{}}
+	simSrv := httptest.NewServer(e.front)
+	t.Cleanup(simSrv.Close)
+
+	dbURL := dbtest.NewURL(t, "conversations")
+	e.brokers = eventstest.StartKafka(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{
+			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
+			DatabaseURL: dbURL, KafkaBrokers: e.brokers, FirebaseProjectID: "demo-agentic",
+			ShutdownTimeout: 5 * time.Second, RedisURL: "redis://127.0.0.1:6379/0",
+			CatalogGRPCAddr: peers, WalletGRPCAddr: peers, DocumentsGRPCAddr: peers, AccessCacheTTL: o.accessTTL,
+			LLMBaseURL: simSrv.URL + "/v1", LLMModel: pricing.SimModel, LLMSimulated: true, Prices: pricing.Default,
+			ContextWindow: 16384, MaxOutputTokens: 512, AnswerTimeout: 30 * time.Second, LLMRetryBaseDelay: 5 * time.Millisecond,
+			HoldTTL: 5 * time.Minute, ReconcileInterval: time.Hour,
+			ChatRateLimit: o.rateLimit, ChatRateWindow: time.Minute,
+			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
+			Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
+			Service: func(s *conversations.Service, st conversations.Store) { e.svc, e.store = s, st },
+			Ready:   func(h, _ net.Addr) { ready <- h },
+		}, nil)
+	}()
+	select {
+	case addr := <-ready:
+		e.base = "http://" + addr.String()
+	case err := <-done:
+		t.Fatalf("app exited: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("app did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("app: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("app did not shut down")
+		}
+	})
+	return e
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   any
+	raw    string
+}
+
+func (r resp) obj() map[string]any {
+	m, _ := r.body.(map[string]any)
+	return m
+}
+
+func (r resp) list() []any {
+	l, _ := r.body.([]any)
+	return l
+}
+
+func tok(uid string) string { return "token-" + uid }
+
+func (e *env) do(t *testing.T, method, path, uid, body string) resp {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, e.base+path, rd)
+	if uid != "" {
+		req.Header.Set("Authorization", "Bearer "+tok(uid))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	r := resp{status: res.StatusCode, header: res.Header, raw: string(raw)}
+	if res.StatusCode == http.StatusNoContent {
+		if len(raw) != 0 {
+			t.Fatalf("%s %s: 204 with body %q", method, path, raw)
+		}
+		return r
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("%s %s: %d content-type %q body %q", method, path, res.StatusCode, ct, raw)
+	}
+	if err := json.Unmarshal(raw, &r.body); err != nil {
+		t.Fatalf("%s %s: body not JSON: %q", method, path, raw)
+	}
+	if res.StatusCode >= 500 && res.StatusCode != http.StatusBadGateway && res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	return r
+}
+
+func msgBody(content, clientID string) string {
+	b, _ := json.Marshal(map[string]string{"content": content, "clientMessageId": clientID})
+	return string(b)
+}
+
+func (e *env) newConversation(t *testing.T, uid, agent string) string {
+	t.Helper()
+	r := e.do(t, "POST", "/api/agents/"+agent+"/conversations", uid, "")
+	if r.status != 201 {
+		t.Fatalf("create conversation: %d %s", r.status, r.raw)
+	}
+	return r.obj()["id"].(string)
+}
+
+func (e *env) sendJSON(t *testing.T, uid, conv, content, clientID string) resp {
+	t.Helper()
+	return e.do(t, "POST", "/api/conversations/"+conv+"/messages", uid, msgBody(content, clientID))
+}
+
+type sseEvent struct {
+	name string
+	data string
+}
+
+func (ev sseEvent) obj(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
+		t.Fatalf("event %s data %q: %v", ev.name, ev.data, err)
+	}
+	return m
+}
+
+// readSSE parses a whole event stream.
+func readSSE(t *testing.T, r io.Reader) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.name != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			cur.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if cur.data != "" {
+				t.Fatalf("event %s has two data lines", cur.name)
+			}
+			cur.data = strings.TrimPrefix(line, "data: ")
+		default:
+			t.Fatalf("unexpected SSE line %q", line)
+		}
+	}
+	return out
+}
+
+type streamed struct {
+	status int
+	header http.Header
+	events []sseEvent
+	raw    string // non-stream body
+}
+
+func (s streamed) names() []string {
+	var n []string
+	for _, e := range s.events {
+		if len(n) > 0 && e.name == "delta" && n[len(n)-1] == "delta" {
+			continue
+		}
+		n = append(n, e.name)
+	}
+	return n
+}
+
+func (s streamed) text() string {
+	var b strings.Builder
+	for _, e := range s.events {
+		if e.name == "delta" {
+			var d struct{ Text string }
+			_ = json.Unmarshal([]byte(e.data), &d)
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
+func (s streamed) event(t *testing.T, name string) map[string]any {
+	t.Helper()
+	for _, e := range s.events {
+		if e.name == name {
+			return e.obj(t)
+		}
+	}
+	t.Fatalf("no %s event in %v", name, s.names())
+	return nil
+}
+
+func (e *env) sendSSE(t *testing.T, uid, conv, content, clientID string) streamed {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.base+"/api/conversations/"+conv+"/messages", strings.NewReader(msgBody(content, clientID)))
+	req.Header.Set("Authorization", "Bearer "+tok(uid))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	s := streamed{status: res.StatusCode, header: res.Header}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		s.events = readSSE(t, res.Body)
+	} else {
+		raw, _ := io.ReadAll(res.Body)
+		s.raw = string(raw)
+	}
+	return s
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func num(v any) int64 {
+	f, _ := v.(float64)
+	return int64(f)
+}
+
+// checkUsage asserts that a usage object is priced exactly by the table.
+func checkUsage(t *testing.T, u map[string]any) (in, out, total int64) {
+	t.Helper()
+	in, out = num(u["inputTokens"]), num(u["outputTokens"])
+	price := pricing.Default[pricing.SimModel]
+	cost := pricing.Cost(price, in, out)
+	if in <= 0 || out <= 0 || num(u["costMicros"]) != cost || num(u["feeMicros"]) != pricing.Fee(cost) ||
+		num(u["totalMicros"]) != cost+pricing.Fee(cost) || u["model"] != pricing.SimModel {
+		t.Fatalf("usage %v, want cost %d fee %d", u, cost, pricing.Fee(cost))
+	}
+	return in, out, num(u["totalMicros"])
+}
+
+func (e *env) charge(t *testing.T, messageID string) conversations.Charge {
+	t.Helper()
+	c, err := e.store.GetCharge(context.Background(), messageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// interactions reads the usage events published so far.
+func (e *env) interactions(t *testing.T, n int) []*eventsv1.InteractionRecorded {
+	t.Helper()
+	recs := eventstest.Consume(t, e.brokers, conversations.Topic, n, 10*time.Second, 300*time.Millisecond)
+	var out []*eventsv1.InteractionRecorded
+	for _, r := range recs {
+		if r.Headers["ce_type"] != conversations.TypeInteractionRecorded || r.Headers["ce_source"] != conversations.Source {
+			t.Fatalf("event headers %v", r.Headers)
+		}
+		var m eventsv1.InteractionRecorded
+		if err := protojson.Unmarshal(r.Value, &m); err != nil {
+			t.Fatal(err)
+		}
+		if r.Key != m.GetAgentId() || r.Headers["ce_subject"] != m.GetInteractionId() {
+			t.Fatalf("event key %q subject %q for %v", r.Key, r.Headers["ce_subject"], &m)
+		}
+		out = append(out, &m)
+	}
+	return out
+}
+
+const question = "How do I solve quadratic equations?"
+
+func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
+	e := start(t, options{})
+	conv := e.newConversation(t, e.alice, agentA)
+
+	s := e.sendSSE(t, e.alice, conv, question, "c1")
+	if s.status != 200 {
+		t.Fatalf("stream: %d %s", s.status, s.raw)
+	}
+	for k, want := range map[string]string{"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"} {
+		if got := s.header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if got := strings.Join(s.names(), ","); got != "start,delta,citations,usage,done" {
+		t.Fatalf("events %s", got)
+	}
+	st := s.event(t, "start")
+	if st["model"] != pricing.SimModel || st["simulated"] != true || st["userMessageId"] == "" || st["assistantMessageId"] == "" {
+		t.Fatalf("start %v", st)
+	}
+	answer := s.text()
+	if !strings.Contains(answer, "quadratic formula") || !strings.Contains(answer, "**Syllabus** [1]") {
+		t.Fatalf("answer %q", answer)
+	}
+	var cites []map[string]any
+	for _, ev := range s.events {
+		if ev.name == "citations" {
+			_ = json.Unmarshal([]byte(ev.data), &cites)
+		}
+	}
+	if len(cites) != 1 || cites[0]["documentId"] != docSyl || cites[0]["documentName"] != "Syllabus" ||
+		cites[0]["url"] != "https://docs.google.com/document/d/syl/edit" || fmt.Sprint(cites[0]["labels"]) != "[week1]" {
+		t.Fatalf("citations %v", cites)
+	}
+	in, out, total := checkUsage(t, s.event(t, "usage"))
+	if out != int64(llm.CompletionTokens(answer)) {
+		t.Errorf("output tokens %d, answer has %d", out, llm.CompletionTokens(answer))
+	}
+	asstID := st["assistantMessageId"].(string)
+	if s.event(t, "done")["messageId"] != asstID {
+		t.Fatalf("done %v", s.event(t, "done"))
+	}
+
+	// The wallet: one hold, captured at exactly the total, the rest released.
+	holds := e.wallet.Holds()
+	if len(holds) != 1 || holds[0].Status != "captured" || holds[0].Captured != total || holds[0].Key != "msg:"+asstID ||
+		holds[0].Amount < total || holds[0].UID != e.alice {
+		t.Fatalf("holds %+v (total %d)", holds, total)
+	}
+	if bal, held := e.wallet.Balance(e.alice); bal != 10*dollar-total || held != 0 {
+		t.Fatalf("balance %d held %d, want %d 0", bal, held, 10*dollar-total)
+	}
+	tr := e.wallet.Transfers()
+	wantDesc := fmt.Sprintf("Math Tutor · %d tokens", in+out)
+	if len(tr) != 1 || tr[0].Description != wantDesc || tr[0].Amount != total ||
+		tr[0].Metadata["agentId"] != agentA || tr[0].Metadata["conversationId"] != conv || tr[0].Metadata["messageId"] != asstID ||
+		tr[0].Metadata["model"] != pricing.SimModel || tr[0].Metadata["inputTokens"] != strconv.FormatInt(in, 10) ||
+		tr[0].Metadata["outputTokens"] != strconv.FormatInt(out, 10) ||
+		tr[0].Metadata["costMicros"] != strconv.FormatInt(pricing.Cost(pricing.Default[pricing.SimModel], in, out), 10) {
+		t.Fatalf("transfers %+v, want %q", tr, wantDesc)
+	}
+
+	// Persisted: both messages, the answer with usage and citations.
+	g := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "")
+	msgs := g.obj()["messages"].([]any)
+	if g.status != 200 || len(msgs) != 2 {
+		t.Fatalf("conversation %d %s", g.status, g.raw)
+	}
+	u, a := msgs[0].(map[string]any), msgs[1].(map[string]any)
+	if u["role"] != "user" || u["content"] != question || u["clientMessageId"] != "c1" || u["usage"] != nil || u["status"] != "complete" {
+		t.Errorf("user message %v", u)
+	}
+	if a["id"] != asstID || a["role"] != "assistant" || a["content"] != answer || a["status"] != "complete" ||
+		a["clientMessageId"] != nil || len(a["citations"].([]any)) != 1 {
+		t.Errorf("assistant message %v", a)
+	}
+	if _, _, tot := checkUsage(t, a["usage"].(map[string]any)); tot != total {
+		t.Errorf("stored total %d, streamed %d", tot, total)
+	}
+	if g.obj()["lastMessageAt"] == nil {
+		t.Errorf("lastMessageAt not set: %v", g.obj())
+	}
+	if c := e.charge(t, asstID); c.State != conversations.ChargeCaptured || c.Outcome != "captured" || c.TransferID != tr[0].ID {
+		t.Errorf("charge %+v", c)
+	}
+
+	// The knowledge was asked for the message and for the #week1 label.
+	var labelled, plain bool
+	for _, q := range e.knowledge.Searches() {
+		if q.GetAgentId() != agentA || q.GetQuery() != question {
+			t.Errorf("search %v", q)
+		}
+		labelled = labelled || fmt.Sprint(q.GetLabels()) == "[week1]"
+		plain = plain || len(q.GetLabels()) == 0
+	}
+	if !labelled || !plain {
+		t.Errorf("searches %v", e.knowledge.Searches())
+	}
+
+	// The event, through the outbox.
+	evs := e.interactions(t, 1)
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	ev := evs[0]
+	if ev.GetInteractionId() != asstID || ev.GetAgentId() != agentA || ev.GetOwnerUid() != e.alice || ev.GetAgentName() != "Math Tutor" ||
+		ev.GetIconColor() != "#4f46e5" || fmt.Sprint(ev.GetDocumentReferences()) != "[Syllabus]" || ev.GetUserUid() != e.alice ||
+		ev.GetPayerUid() != e.alice || ev.GetChannel() != "chat" || ev.GetConversationId() != conv || ev.GetModel() != pricing.SimModel ||
+		ev.GetInputTokens() != in || ev.GetOutputTokens() != out || ev.GetTotalMicros() != total ||
+		ev.GetCostMicros()+ev.GetFeeMicros() != total || ev.GetTransferId() != tr[0].ID || ev.GetOccurredAt() == nil {
+		t.Fatalf("event %v", ev)
+	}
+
+	// JSON mode: the finished turn in one response; history goes into the prompt.
+	j := e.sendJSON(t, e.alice, conv, "When is the midterm exam and what does it cover?", "c2")
+	if j.status != 200 {
+		t.Fatalf("json: %d %s", j.status, j.raw)
+	}
+	um, am := j.obj()["userMessage"].(map[string]any), j.obj()["assistantMessage"].(map[string]any)
+	if um["clientMessageId"] != "c2" || am["status"] != "complete" || !strings.Contains(am["content"].(string), "midterm") {
+		t.Fatalf("json turn %s", j.raw)
+	}
+	checkUsage(t, am["usage"].(map[string]any))
+	if _, _, tot2 := checkUsage(t, am["usage"].(map[string]any)); tot2 <= 0 {
+		t.Fatal("second answer not priced")
+	}
+	if len(e.wallet.Transfers()) != 2 {
+		t.Fatalf("transfers after two answers: %d", len(e.wallet.Transfers()))
+	}
+}
+
+func TestDuplicateClientMessageIDAnswersAndChargesOnce(t *testing.T) {
+	e := start(t, options{})
+	conv := e.newConversation(t, e.alice, agentA)
+
+	first := e.sendJSON(t, e.alice, conv, question, "same")
+	if first.status != 200 {
+		t.Fatalf("first: %d %s", first.status, first.raw)
+	}
+	again := e.sendJSON(t, e.alice, conv, question, "same")
+	if again.status != 200 || again.raw != first.raw {
+		t.Fatalf("replay differs:\n%s\n%s", first.raw, again.raw)
+	}
+	// Replayed as a stream: the whole stored answer, same ids.
+	s := e.sendSSE(t, e.alice, conv, question, "same")
+	asst := first.obj()["assistantMessage"].(map[string]any)
+	if s.status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,done" ||
+		s.text() != asst["content"] || s.event(t, "start")["assistantMessageId"] != asst["id"] ||
+		s.event(t, "done")["messageId"] != asst["id"] {
+		t.Fatalf("stream replay %v %q", s.names(), s.text())
+	}
+	// A different text with the same id is still the first message.
+	if r := e.sendJSON(t, e.alice, conv, "something else", "same"); r.status != 200 || r.raw != first.raw {
+		t.Fatalf("other text, same id: %d %s", r.status, r.raw)
+	}
+	if n := e.sim.Stats().Requests; n != 1 {
+		t.Fatalf("model called %d times", n)
+	}
+	if n := e.wallet.Calls("Reserve"); n != 1 || len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("reserves %d transfers %d", n, len(e.wallet.Transfers()))
+	}
+
+	// Concurrent sends of a new id: one answer, one charge; the loser sees
+	// 409 in_progress or the finished answer.
+	e.front.set(llmsim.HeaderLatencyPerToken, "2ms")
+	var wg sync.WaitGroup
+	results := make([]resp, 4)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = e.sendJSON(t, e.alice, conv, "What does the midterm exam cover?", "race")
+		}()
+	}
+	wg.Wait()
+	var ok, busy int
+	var id any
+	for _, r := range results {
+		switch {
+		case r.status == 200:
+			ok++
+			a := r.obj()["assistantMessage"].(map[string]any)["id"]
+			if id != nil && a != id {
+				t.Fatalf("two answers: %v %v", id, a)
+			}
+			id = a
+		case r.status == 409 && r.obj()["error"] == "in_progress" && r.header.Get("Retry-After") != "":
+			busy++
+		default:
+			t.Fatalf("race: %d %s", r.status, r.raw)
+		}
+	}
+	if ok < 1 || ok+busy != 4 || e.sim.Stats().Requests != 2 || len(e.wallet.Transfers()) != 2 {
+		t.Fatalf("ok %d busy %d model calls %d transfers %d", ok, busy, e.sim.Stats().Requests, len(e.wallet.Transfers()))
+	}
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 4 {
+		t.Fatalf("%d messages after two turns", len(msgs))
+	}
+}
+
+func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
+	e := start(t, options{})
+	e.wallet.SetBalance(e.alice, 10) // ten micro-dollars: less than any worst case
+	conv := e.newConversation(t, e.alice, agentA)
+
+	r := e.sendJSON(t, e.alice, conv, question, "m1")
+	if r.status != 402 || r.obj()["error"] != "insufficient_funds" ||
+		r.obj()["message"] != "Insufficient funds: add funds to your wallet to keep talking to this agent." {
+		t.Fatalf("owner: %d %s", r.status, r.raw)
+	}
+	// A stream request is refused the same way, before any stream.
+	s := e.sendSSE(t, e.alice, conv, question, "m2")
+	if s.status != 402 || !strings.Contains(s.raw, "insufficient_funds") || len(s.events) != 0 {
+		t.Fatalf("stream: %d %q %v", s.status, s.raw, s.names())
+	}
+	// A subscriber of the agent (the owner pays) is told it is unavailable.
+	bconv := e.newConversation(t, e.bob, agentA)
+	if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.status != 402 || r.obj()["message"] != "This agent is unavailable right now." {
+		t.Fatalf("subscriber: %d %s", r.status, r.raw)
+	}
+	if n := e.sim.Stats().Requests; n != 0 {
+		t.Fatalf("the model was called %d times", n)
+	}
+	if len(e.wallet.Holds()) != 0 || len(e.wallet.Transfers()) != 0 {
+		t.Fatalf("holds %v transfers %v", e.wallet.Holds(), e.wallet.Transfers())
+	}
+	if bal, _ := e.wallet.Balance(e.alice); bal != 10 {
+		t.Fatalf("balance %d", bal)
+	}
+	if bal, _ := e.wallet.Balance(e.bob); bal != 10*dollar {
+		t.Fatalf("subscriber charged: %d", bal)
+	}
+	// Nothing of the refused turns is kept...
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 0 {
+		t.Fatalf("refused turn kept: %v", msgs)
+	}
+	// ...so after adding funds the same clientMessageId is answered.
+	e.wallet.SetBalance(e.alice, 5*dollar)
+	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 200 {
+		t.Fatalf("after funding: %d %s", r.status, r.raw)
+	}
+	if len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("transfers %v", e.wallet.Transfers())
+	}
+}
+
+func TestRateLimitPerUser(t *testing.T) {
+	e := start(t, options{rateLimit: 2})
+	conv := e.newConversation(t, e.alice, agentA)
+	for i := range 2 {
+		if r := e.sendJSON(t, e.alice, conv, question, fmt.Sprint("r", i)); r.status != 200 {
+			t.Fatalf("message %d: %d %s", i, r.status, r.raw)
+		}
+	}
+	r := e.sendJSON(t, e.alice, conv, question, "r2")
+	ra, _ := strconv.Atoi(r.header.Get("Retry-After"))
+	if r.status != 429 || r.obj()["error"] != "rate_limited" || ra < 1 || ra > 60 {
+		t.Fatalf("third: %d %s Retry-After %q", r.status, r.raw, r.header.Get("Retry-After"))
+	}
+	// A replay is not a new message: not limited.
+	if r := e.sendJSON(t, e.alice, conv, question, "r0"); r.status != 200 {
+		t.Fatalf("replay limited: %d %s", r.status, r.raw)
+	}
+	// The limit is per user.
+	bconv := e.newConversation(t, e.bob, agentA)
+	if r := e.sendJSON(t, e.bob, bconv, question, "x"); r.status != 200 {
+		t.Fatalf("other user: %d %s", r.status, r.raw)
+	}
+	if n := e.sim.Stats().Requests; n != 3 {
+		t.Fatalf("model calls %d", n)
+	}
+}
+
+func TestProviderFailures(t *testing.T) {
+	e := start(t, options{})
+	conv := e.newConversation(t, e.alice, agentA)
+
+	// 429 then 500 before the first token: retried, then answered once.
+	e.sim.QueueFaults(429, 1, 0)
+	e.sim.QueueFaults(500, 1, 0)
+	if r := e.sendJSON(t, e.alice, conv, question, "retry"); r.status != 200 ||
+		r.obj()["assistantMessage"].(map[string]any)["status"] != "complete" {
+		t.Fatalf("after retries: %d %s", r.status, r.raw)
+	}
+	if st := e.sim.Stats(); st.Failed != 2 || st.Completed != 1 {
+		t.Fatalf("sim stats %+v", st)
+	}
+	if len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("transfers %v", e.wallet.Transfers())
+	}
+
+	// Persistent 500: 502, the hold released, nothing charged or kept.
+	bal, _ := e.wallet.Balance(e.alice)
+	e.sim.QueueFaults(500, 50, 0)
+	s := e.sendSSE(t, e.alice, conv, question, "down")
+	if s.status != 502 || !strings.Contains(s.raw, `"model_unavailable"`) ||
+		!strings.Contains(s.raw, "The model is unavailable right now. Nothing was charged.") {
+		t.Fatalf("persistent failure: %d %q %v", s.status, s.raw, s.names())
+	}
+	holds := e.wallet.Holds()
+	if len(holds) != 2 || holds[1].Status != "released" {
+		t.Fatalf("holds %+v", holds)
+	}
+	if b, held := e.wallet.Balance(e.alice); b != bal || held != 0 || len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("balance %d→%d held %d", bal, b, held)
+	}
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 2 {
+		t.Fatalf("messages after failure: %d", len(msgs))
+	}
+	clearSim(t, e)
+	if r := e.sendJSON(t, e.alice, conv, question, "down"); r.status != 200 {
+		t.Fatalf("same id after the model is back: %d %s", r.status, r.raw)
+	}
+}
+
+// clearSim drops the simulator's queued faults (its admin API).
+func clearSim(t *testing.T, e *env) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	e.sim.ServeHTTP(rec, httptest.NewRequest("DELETE", "/_sim/faults", nil))
+	if rec.Code != 204 {
+		t.Fatalf("clear faults: %d", rec.Code)
+	}
+}
+
+func TestPartialAnswersAreChargedForWhatWasGenerated(t *testing.T) {
+	e := start(t, options{})
+	conv := e.newConversation(t, e.alice, agentA)
+
+	// The stream is cut after 5 tokens.
+	e.front.set(llmsim.HeaderCutAfter, "5")
+	s := e.sendSSE(t, e.alice, conv, question, "cut")
+	e.front.set(llmsim.HeaderCutAfter, "")
+	if s.status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,error" {
+		t.Fatalf("cut: %d %v %s", s.status, s.names(), s.raw)
+	}
+	if er := s.event(t, "error"); er["error"] != "answer_interrupted" {
+		t.Fatalf("error event %v", er)
+	}
+	_, out, total := checkUsage(t, s.event(t, "usage"))
+	if out > 6 {
+		t.Fatalf("cut after 5 tokens but %d output tokens charged", out)
+	}
+	asstID := s.event(t, "start")["assistantMessageId"].(string)
+	tr := e.wallet.Transfers()
+	if len(tr) != 1 || tr[0].Amount != total {
+		t.Fatalf("transfers %+v, want one of %d", tr, total)
+	}
+	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	if a := msgs[1].(map[string]any); a["id"] != asstID || a["status"] != "partial" || a["content"] != s.text() {
+		t.Fatalf("partial message %v", a)
+	}
+
+	// Stop: the client goes away after the first token; the model call is
+	// cancelled and the partial answer is charged and kept.
+	e.front.set(llmsim.HeaderLatencyPerToken, "30ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.base+"/api/conversations/"+conv+"/messages",
+		strings.NewReader(msgBody(question, "stop")))
+	req.Header.Set("Authorization", "Bearer "+tok(e.alice))
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(res.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended before a delta: %v", err)
+		}
+		if strings.HasPrefix(line, "event: delta") {
+			break
+		}
+	}
+	cancel()
+	res.Body.Close()
+	e.front.set(llmsim.HeaderLatencyPerToken, "")
+	var stopped map[string]any
+	waitFor(t, "the stopped answer to be recorded", func() bool {
+		msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+		if len(msgs) == 4 {
+			stopped = msgs[3].(map[string]any)
+		}
+		return stopped != nil && len(e.wallet.Transfers()) == 2
+	})
+	_, stopOut, stopTotal := checkUsage(t, stopped["usage"].(map[string]any))
+	if stopped["status"] != "partial" || stopOut >= out+100 || e.wallet.Transfers()[1].Amount != stopTotal {
+		t.Fatalf("stopped %v transfers %+v", stopped, e.wallet.Transfers())
+	}
+	full := e.sendJSON(t, e.alice, e.newConversation(t, e.alice, agentA), question, "full")
+	_, fullOut, _ := checkUsage(t, full.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	if stopOut >= fullOut {
+		t.Fatalf("stopped answer charged %d output tokens, a full one has %d", stopOut, fullOut)
+	}
+	if st := e.sim.Stats(); st.Cancelled < 1 {
+		t.Fatalf("the model call was not cancelled: %+v", st)
+	}
+	if bal, held := e.wallet.Balance(e.alice); held != 0 || bal != 10*dollar-total-stopTotal-e.wallet.Transfers()[2].Amount {
+		t.Fatalf("balance %d held %d", bal, held)
+	}
+}
+
+func TestAccess(t *testing.T) {
+	e := start(t, options{})
+	// Subscriber: allowed, the owner pays.
+	bconv := e.newConversation(t, e.bob, agentA)
+	r := e.sendJSON(t, e.bob, bconv, question, "b1")
+	if r.status != 200 {
+		t.Fatalf("subscriber: %d %s", r.status, r.raw)
+	}
+	_, _, total := checkUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	if a, _ := e.wallet.Balance(e.alice); a != 10*dollar-total {
+		t.Fatalf("owner balance %d", a)
+	}
+	if b, _ := e.wallet.Balance(e.bob); b != 10*dollar {
+		t.Fatalf("subscriber balance %d", b)
+	}
+	ev := e.interactions(t, 1)
+	if len(ev) != 1 || ev[0].GetUserUid() != e.bob || ev[0].GetPayerUid() != e.alice || ev[0].GetOwnerUid() != e.alice {
+		t.Fatalf("event %v", ev)
+	}
+	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.bob, ""); ci.status != 200 ||
+		ci.obj()["role"] != "subscriber" || ci.obj()["model"] != pricing.SimModel || ci.obj()["simulated"] != true {
+		t.Fatalf("chat-info subscriber: %d %s", ci.status, ci.raw)
+	}
+	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.alice, ""); ci.obj()["role"] != "owner" {
+		t.Fatalf("chat-info owner: %s", ci.raw)
+	}
+
+	// Pending subscriber, stranger, unknown agent, bad id: 404.
+	for _, c := range []struct{ uid, agent string }{{e.carol, agentA}, {e.dave, agentA}, {e.alice, agentB},
+		{e.alice, unknownA}, {e.alice, "not-a-uuid"}} {
+		for _, p := range []string{"/conversations", "/chat-info"} {
+			method := "GET"
+			if p == "/conversations" {
+				if r := e.do(t, "POST", "/api/agents/"+c.agent+p, c.uid, ""); r.status != 404 || r.obj()["error"] != "not_found" {
+					t.Errorf("POST %s as %s: %d %s", c.agent, c.uid, r.status, r.raw)
+				}
+			}
+			if r := e.do(t, method, "/api/agents/"+c.agent+p, c.uid, ""); r.status != 404 || r.obj()["error"] != "not_found" {
+				t.Errorf("%s %s%s as %s: %d %s", method, c.agent, p, c.uid, r.status, r.raw)
+			}
+		}
+	}
+
+	// Another user's conversation is 404 on every route.
+	aconv := e.newConversation(t, e.alice, agentA)
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/conversations/" + aconv, ""},
+		{"PATCH", "/api/conversations/" + aconv, `{"title":"mine"}`},
+		{"PATCH", "/api/conversations/" + aconv, `{"title":""}`},
+		{"DELETE", "/api/conversations/" + aconv, ""},
+		{"POST", "/api/conversations/" + aconv + "/messages", msgBody(question, "x")},
+		{"POST", "/api/conversations/" + aconv + "/messages", msgBody("", "x")},
+	} {
+		if r := e.do(t, c.method, c.path, e.bob, c.body); r.status != 404 || r.obj()["error"] != "not_found" {
+			t.Errorf("%s %s by another user: %d %s", c.method, c.path, r.status, r.raw)
+		}
+	}
+
+	// Revoked: no more messages (404), but one's own history stays readable.
+	e.catalog.SetSubscriber(agentA, e.bob, "inactive")
+	if r := e.sendJSON(t, e.bob, bconv, question, "b2"); r.status != 404 {
+		t.Fatalf("revoked subscriber: %d %s", r.status, r.raw)
+	}
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.bob, ""); r.status != 404 {
+		t.Fatalf("revoked list: %d %s", r.status, r.raw)
+	}
+	if r := e.do(t, "GET", "/api/conversations/"+bconv, e.bob, ""); r.status != 200 || len(r.obj()["messages"].([]any)) != 2 {
+		t.Fatalf("revoked history: %d %s", r.status, r.raw)
+	}
+
+	// Dependencies down: 503 with Retry-After, nothing charged.
+	transfers := len(e.wallet.Transfers())
+	aconv2 := e.newConversation(t, e.alice, agentA)
+	e.knowledge.SetDown(true)
+	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.status != 503 || r.obj()["error"] != "knowledge_unavailable" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("knowledge down: %d %s", r.status, r.raw)
+	}
+	e.knowledge.SetDown(false)
+	e.catalog.SetDown(true)
+	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.status != 503 || r.obj()["error"] != "catalog_unavailable" {
+		t.Fatalf("catalog down: %d %s", r.status, r.raw)
+	}
+	e.catalog.SetDown(false)
+	if len(e.wallet.Transfers()) != transfers || e.wallet.Calls("Reserve") != 1 {
+		t.Fatalf("charged while a dependency was down: %d transfers, %d reserves", len(e.wallet.Transfers()), e.wallet.Calls("Reserve"))
+	}
+}
+
+func TestConversationsCRUDAndValidation(t *testing.T) {
+	e := start(t, options{})
+	if r := e.do(t, "GET", "/readyz", "", ""); r.status != 200 {
+		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	}
+	base := "/api/agents/" + agentA + "/conversations"
+	if r := e.do(t, "GET", base, "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.status, r.raw)
+	}
+	if r := e.do(t, "GET", base, e.alice, ""); r.status != 200 || r.raw != "[]\n" {
+		t.Fatalf("empty list: %d %q", r.status, r.raw)
+	}
+
+	c1 := e.do(t, "POST", base, e.alice, "")
+	if c1.status != 201 || c1.obj()["title"] != "New conversation" || c1.obj()["agentId"] != agentA ||
+		c1.obj()["channel"] != "chat" || c1.obj()["lastMessageAt"] != nil {
+		t.Fatalf("create default: %d %s", c1.status, c1.raw)
+	}
+	for _, k := range []string{"createdAt", "updatedAt"} {
+		if _, err := time.Parse(time.RFC3339Nano, fmt.Sprint(c1.obj()[k])); err != nil {
+			t.Errorf("%s = %v", k, c1.obj()[k])
+		}
+	}
+	c2 := e.do(t, "POST", base, e.alice, `{"title":"  Exam prep  "}`)
+	if c2.status != 201 || c2.obj()["title"] != "Exam prep" {
+		t.Fatalf("create titled: %d %s", c2.status, c2.raw)
+	}
+	c3 := e.do(t, "POST", "/api/agents/"+strings.ToUpper(agentA)+"/conversations", e.alice, `{"title":null}`)
+	if c3.status != 201 || c3.obj()["agentId"] != agentA {
+		t.Fatalf("upper-case agent id: %d %s", c3.status, c3.raw)
+	}
+	for _, body := range []string{`{"title":"` + strings.Repeat("x", 201) + `"}`, `{"title":"a\u0007b"}`} {
+		if r := e.do(t, "POST", base, e.alice, body); r.status != 400 || r.obj()["error"] != "invalid_title" {
+			t.Errorf("create %s: %d %s", body, r.status, r.raw)
+		}
+	}
+	if r := e.do(t, "POST", base, e.alice, `{"title":5}`); r.status != 400 || r.obj()["error"] != "invalid_json" {
+		t.Errorf("title number: %d %s", r.status, r.raw)
+	}
+	id1, id2, id3 := c1.obj()["id"].(string), c2.obj()["id"].(string), c3.obj()["id"].(string)
+
+	// Newest activity first: a message moves c1 to the top.
+	if r := e.sendJSON(t, e.alice, id1, question, "x"); r.status != 200 {
+		t.Fatalf("message: %d %s", r.status, r.raw)
+	}
+	l := e.do(t, "GET", base, e.alice, "").list()
+	var order []string
+	for _, c := range l {
+		order = append(order, c.(map[string]any)["id"].(string))
+	}
+	if fmt.Sprint(order) != fmt.Sprint([]string{id1, id3, id2}) {
+		t.Fatalf("order %v, want %v", order, []string{id1, id3, id2})
+	}
+	if r := e.do(t, "GET", base, e.bob, ""); r.status != 200 || len(r.list()) != 0 {
+		t.Fatalf("another user's list: %s", r.raw)
+	}
+
+	// Rename.
+	r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, `{"title":"Renamed"}`)
+	if r.status != 200 || r.obj()["title"] != "Renamed" || r.obj()["updatedAt"] == c2.obj()["updatedAt"] {
+		t.Fatalf("rename: %d %s", r.status, r.raw)
+	}
+	for _, body := range []string{`{"title":""}`, `{"title":"   "}`, `{}`, `{"title":"` + strings.Repeat("é", 201) + `"}`} {
+		if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, body); r.status != 400 || r.obj()["error"] != "invalid_title" {
+			t.Errorf("rename %s: %d %s", body, r.status, r.raw)
+		}
+	}
+	if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, `{"title":`); r.status != 400 || r.obj()["error"] != "invalid_json" {
+		t.Errorf("rename malformed: %d %s", r.status, r.raw)
+	}
+
+	// Message validation.
+	msgs := "/api/conversations/" + id2 + "/messages"
+	for _, c := range []struct{ body, code string }{
+		{msgBody("", "a"), "invalid_content"},
+		{msgBody(" \n\t ", "a"), "invalid_content"},
+		{msgBody(strings.Repeat("x", 8001), "a"), "invalid_content"},
+		{msgBody("hi", ""), "invalid_client_message_id"},
+		{msgBody("hi", strings.Repeat("i", 101)), "invalid_client_message_id"},
+		{`{"content":"hi"}`, "invalid_client_message_id"},
+		{`{"content":5,"clientMessageId":"a"}`, "invalid_json"},
+		{`not json`, "invalid_json"},
+		{``, "invalid_json"},
+	} {
+		if r := e.do(t, "POST", msgs, e.alice, c.body); r.status != 400 || r.obj()["error"] != c.code {
+			t.Errorf("message %.40q: %d %s", c.body, r.status, r.raw)
+		}
+	}
+	if r := e.do(t, "GET", msgs, e.alice, ""); r.status != 405 {
+		t.Errorf("GET messages: %d", r.status)
+	}
+	if e.sim.Stats().Requests != 1 || e.wallet.Calls("Reserve") != 1 {
+		t.Fatalf("invalid messages reached the model or wallet")
+	}
+
+	// Delete: gone from GET and the list; unknown ids are 404.
+	if r := e.do(t, "DELETE", "/api/conversations/"+id1, e.alice, ""); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.raw)
+	}
+	for _, p := range []string{id1, unknownA, "nope"} {
+		if r := e.do(t, "GET", "/api/conversations/"+p, e.alice, ""); r.status != 404 || r.obj()["error"] != "not_found" {
+			t.Errorf("GET %s: %d %s", p, r.status, r.raw)
+		}
+		if r := e.do(t, "DELETE", "/api/conversations/"+p, e.alice, ""); r.status != 404 {
+			t.Errorf("DELETE %s: %d %s", p, r.status, r.raw)
+		}
+	}
+	if r := e.sendJSON(t, e.alice, id1, question, "y"); r.status != 404 {
+		t.Errorf("message to a deleted conversation: %d %s", r.status, r.raw)
+	}
+	if l := e.do(t, "GET", base, e.alice, "").list(); len(l) != 2 {
+		t.Fatalf("list after delete: %v", l)
+	}
+}
+
+func TestChargeRecovery(t *testing.T) {
+	e := start(t, options{})
+	conv := e.newConversation(t, e.alice, agentA)
+	ctx := context.Background()
+
+	// The wallet does not answer the capture: the answer is delivered and
+	// recorded, its capture left to the reconciler.
+	e.wallet.Fail("Capture", 1000)
+	r := e.sendJSON(t, e.alice, conv, question, "late")
+	if r.status != 200 {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	asst := r.obj()["assistantMessage"].(map[string]any)
+	_, _, total := checkUsage(t, asst["usage"].(map[string]any))
+	id := asst["id"].(string)
+	c := e.charge(t, id)
+	if c.State != conversations.ChargeCapturing || c.CaptureMicros != total || c.LastError == "" {
+		t.Fatalf("charge %+v", c)
+	}
+	// The reconciler leaves it alone while its lease runs.
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 0 {
+		t.Fatalf("early reconcile: %d %v", n, err)
+	}
+	// The hold expires meanwhile (a long outage); the wallet comes back.
+	e.wallet.Expire(c.HoldID)
+	e.wallet.Fail("Capture", 0)
+	e.clock.advance(time.Minute)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile: %d %v", n, err)
+	}
+	c = e.charge(t, id)
+	tr := e.wallet.Transfers()
+	if c.State != conversations.ChargeCaptured || c.Outcome != "charged" || len(tr) != 1 ||
+		tr[0].Key != "msg:"+id+":late" || tr[0].Amount != total || c.TransferID != tr[0].ID {
+		t.Fatalf("charge %+v transfers %+v", c, tr)
+	}
+	if bal, held := e.wallet.Balance(e.alice); bal != 10*dollar-total || held != 0 {
+		t.Fatalf("balance %d held %d", bal, held)
+	}
+	e.clock.advance(time.Hour)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 0 {
+		t.Fatalf("second reconcile: %d %v", n, err)
+	}
+	if len(e.wallet.Transfers()) != 1 {
+		t.Fatal("charged twice")
+	}
+	if ev := e.interactions(t, 1); len(ev) != 1 || ev[0].GetInteractionId() != id || ev[0].GetTransferId() != tr[0].ID {
+		t.Fatalf("events %v", ev)
+	}
+
+	// Same, but the wallet can no longer cover it: unbilled, no event.
+	e.wallet.Fail("Capture", 1000)
+	r = e.sendJSON(t, e.alice, conv, "What does the midterm exam cover?", "broke")
+	id2 := r.obj()["assistantMessage"].(map[string]any)["id"].(string)
+	c2 := e.charge(t, id2)
+	e.wallet.Expire(c2.HoldID)
+	e.wallet.Fail("Capture", 0)
+	e.wallet.SetBalance(e.alice, 0)
+	e.clock.advance(time.Hour)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile unbilled: %d %v", n, err)
+	}
+	if c2 = e.charge(t, id2); c2.State != conversations.ChargeUnbilled || len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("charge %+v transfers %d", c2, len(e.wallet.Transfers()))
+	}
+	if a := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)[3].(map[string]any); a["status"] != "complete" {
+		t.Fatalf("unbilled answer not kept: %v", a)
+	}
+	if ev := e.interactions(t, 1); len(ev) != 1 {
+		t.Fatalf("events after unbilled: %d", len(ev))
+	}
+	e.wallet.SetBalance(e.alice, 10*dollar)
+
+	// The reserve's reply is lost: 503, and the hold it made is found with
+	// the same key and released by the reconciler.
+	e.wallet.LoseReplies("Reserve", 3)
+	if r := e.sendJSON(t, e.alice, conv, question, "lost"); r.status != 503 || r.obj()["error"] != "wallet_unavailable" {
+		t.Fatalf("lost reserve: %d %s", r.status, r.raw)
+	}
+	if _, held := e.wallet.Balance(e.alice); held == 0 {
+		t.Fatal("the lost reserve made no hold (test setup)")
+	}
+	e.clock.advance(time.Hour)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile lost reserve: %d %v", n, err)
+	}
+	if bal, held := e.wallet.Balance(e.alice); held != 0 || bal != 10*dollar {
+		t.Fatalf("after abandon: balance %d held %d", bal, held)
+	}
+	if e.sim.Stats().Requests != 2 {
+		t.Fatalf("model calls %d", e.sim.Stats().Requests)
+	}
+
+	// A crash while the model ran (charge held, nothing recorded): the
+	// hold is released and the answer marked failed.
+	now := e.clock.Now().UTC()
+	user := conversations.Message{ID: "01900000-0000-7000-8000-0000000000e1", ConversationID: conv, Role: "user",
+		Content: "crash", Status: "complete", ClientMessageID: "crash", CreatedAt: now, UpdatedAt: now}
+	ast := conversations.Message{ID: "01900000-0000-7000-8000-0000000000e2", ConversationID: conv, Role: "assistant",
+		Status: "pending", ReplyTo: user.ID, CreatedAt: now, UpdatedAt: now}
+	if _, created, err := e.store.BeginTurn(ctx, user, ast, conversations.Charge{MessageID: ast.ID, ConversationID: conv,
+		AgentID: agentA, UserUID: e.alice, PayerUID: e.alice, Channel: "chat", Key: "msg:" + ast.ID, ReserveMicros: 1000,
+		State: "reserving", LeaseUntil: now.Add(time.Minute), CreatedAt: now, UpdatedAt: now}); err != nil || !created {
+		t.Fatalf("begin turn: %v %v", created, err)
+	}
+	h, err := e.wallet.Reserve(ctx, reserveReq(e.alice, 1000, "msg:"+ast.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.store.UpdateCharge(ctx, ast.ID, []string{"reserving"}, conversations.ChargeUpdate{State: "held", HoldID: h.GetHold().GetId()}, conversations.KeepTurn); err != nil || !ok {
+		t.Fatalf("held: %v %v", ok, err)
+	}
+	if s := e.sendSSE(t, e.alice, conv, "crash", "crash"); s.status != 409 || !strings.Contains(s.raw, "in_progress") {
+		t.Fatalf("in-progress turn: %d %s", s.status, s.raw)
+	}
+	e.clock.advance(time.Hour)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile crash: %d %v", n, err)
+	}
+	if _, held := e.wallet.Balance(e.alice); held != 0 {
+		t.Fatalf("crashed hold not released: %d", held)
+	}
+	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	if a := msgs[len(msgs)-1].(map[string]any); a["id"] != ast.ID || a["status"] != "failed" || a["usage"] != nil {
+		t.Fatalf("crashed answer %v", a)
+	}
+	s := e.sendSSE(t, e.alice, conv, "crash", "crash")
+	if s.status != 200 || strings.Join(s.names(), ",") != "start,citations,error" || s.event(t, "error")["error"] != "model_unavailable" {
+		t.Fatalf("replay of a failed answer: %d %v", s.status, s.names())
+	}
+}
+
+func reserveReq(uid string, amount int64, key string) *walletv1.ReserveRequest {
+	return &walletv1.ReserveRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: key, TtlSeconds: 300}
+}
