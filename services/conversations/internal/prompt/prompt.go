@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
-	"github.com/agentic-app/agentic/services/platform/tokens"
 )
 
 // Passage is one piece of an agent's knowledge (converted by the service from
@@ -106,19 +105,27 @@ func Build(in Input) (Output, error) {
 	}
 	budget := in.ContextWindow - in.MaxOutputTokens
 	user := llm.Message{Role: llm.RoleUser, Content: in.Message}
+	userTokens := messageTokens(user)
+	// Everything of the system message except its content.
+	sysFrame := llm.ReplyPriming + llm.MessageOverhead + cachedCount(llm.RoleSystem)
 
 	// Fixed part: system message without passages + the user message.
-	fixed := llm.PromptTokens([]llm.Message{{Role: llm.RoleSystem, Content: systemMessage(in, nil)}, user})
+	fixed := sysFrame + cachedCount(systemHead(in, nil)) + userTokens
 	if fixed > budget {
 		return Output{}, fmt.Errorf("%w: %d prompt tokens, %d available", ErrTooLong, fixed, budget)
 	}
 
-	// Passages, by additive estimates (the exact count of the final prompt
-	// is checked below): the block of each passage plus, for the first, the
-	// knowledge section's framing instead of the "no knowledge" line.
+	// Passages. Each block is tokenized once: the system message is
+	// head + blocks + tail, and every join is ">\n" followed by "<", where
+	// cl100k's pre-tokenizer always splits, so the tokens of the whole are
+	// exactly the sum of the parts' (TestCountIsExact checks it). Only the
+	// head changes with the choice (the reference annotations, the framing
+	// of the first passage), so it is estimated here and counted at the end.
 	used := fixed
-	framing := tokens.Count(knowledgeGuide+"\n\n"+knowledgeOpen+"\n"+knowledgeClose) - tokens.Count(noKnowledge)
+	framing := cachedCount(knowledgeGuide+"\n\n"+knowledgeOpen+"\n"+knowledgeClose) - cachedCount(noKnowledge)
 	var chosen []Passage
+	var blocks []string
+	var blockTokens []int
 	dropped := 0
 	seen := map[string]bool{}
 	consider := func(p Passage) {
@@ -127,7 +134,9 @@ func Build(in Input) (Output, error) {
 			return
 		}
 		seen[key] = true
-		cost := tokens.Count(passageBlock(len(chosen)+1, p)) + 1 + refAnnotationSlack
+		block := passageBlock(len(chosen)+1, p) + "\n"
+		n := cachedCount(block)
+		cost := n + refAnnotationSlack
 		if len(chosen) == 0 {
 			cost += framing
 		}
@@ -137,6 +146,8 @@ func Build(in Input) (Output, error) {
 		}
 		used += cost
 		chosen = append(chosen, p)
+		blocks = append(blocks, block)
+		blockTokens = append(blockTokens, n)
 	}
 	for _, p := range in.Referenced {
 		consider(p)
@@ -145,29 +156,46 @@ func Build(in Input) (Output, error) {
 		consider(p)
 	}
 
-	// History, newest first; each message's cost is exactly additive.
+	// History, newest first; messages are counted separately, so exactly.
+	histTokens := make([]int, len(in.History))
 	start := len(in.History)
 	for start > 0 {
-		cost := llm.MessageTokens(in.History[start-1])
+		cost := messageTokens(in.History[start-1])
 		if used+cost > budget {
 			break
 		}
+		histTokens[start-1] = cost
 		used += cost
 		start--
 	}
 
-	// Exact check: BPE merges across the joins make the estimate slightly
-	// off either way. Shed the lowest-priority piece until it fits: oldest
-	// history, then the last passage (retrieved before referenced, as
-	// chosen is in that order).
+	// Exact count; the head's estimate may be off by a few tokens either
+	// way. Shed the lowest-priority piece until it fits: oldest history,
+	// then the last passage (retrieved before referenced, as chosen is in
+	// that order).
+	tailTokens := cachedCount(knowledgeClose)
 	for {
 		start = firstUserTurn(in.History, start)
-		msgs := make([]llm.Message, 0, 2+len(in.History)-start)
-		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: systemMessage(in, chosen)})
-		msgs = append(msgs, in.History[start:]...)
-		msgs = append(msgs, user)
-		n := llm.PromptTokens(msgs)
+		head := systemHead(in, chosen)
+		n := sysFrame + cachedCount(head) + userTokens
+		var sys strings.Builder
+		sys.WriteString(head)
+		if len(chosen) > 0 {
+			for i, b := range blocks[:len(chosen)] {
+				sys.WriteString(b)
+				n += blockTokens[i]
+			}
+			sys.WriteString(knowledgeClose)
+			n += tailTokens
+		}
+		for _, c := range histTokens[start:] {
+			n += c
+		}
 		if n <= budget {
+			msgs := make([]llm.Message, 0, 2+len(in.History)-start)
+			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
+			msgs = append(msgs, in.History[start:]...)
+			msgs = append(msgs, user)
 			return Output{
 				Messages:        msgs,
 				InputTokens:     n,
@@ -203,8 +231,21 @@ func firstUserTurn(history []llm.Message, start int) int {
 	return start
 }
 
-// systemMessage renders the system message with the given passages.
+// systemMessage renders the whole system message with the given passages.
 func systemMessage(in Input, passages []Passage) string {
+	s := systemHead(in, passages)
+	if len(passages) == 0 {
+		return s
+	}
+	for i, p := range passages {
+		s += passageBlock(i+1, p) + "\n"
+	}
+	return s + knowledgeClose
+}
+
+// systemHead is the system message up to its passages: all of it when there
+// are none, else up to and including the "<knowledge>\n" line.
+func systemHead(in Input, passages []Passage) string {
 	var b strings.Builder
 	name := strings.TrimSpace(in.AgentName)
 	if name != "" {
@@ -225,11 +266,6 @@ func systemMessage(in Input, passages []Passage) string {
 	}
 	b.WriteString(knowledgeGuide)
 	b.WriteString("\n\n" + knowledgeOpen + "\n")
-	for i, p := range passages {
-		b.WriteString(passageBlock(i+1, p))
-		b.WriteString("\n")
-	}
-	b.WriteString(knowledgeClose)
 	return b.String()
 }
 

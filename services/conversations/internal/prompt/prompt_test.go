@@ -3,6 +3,7 @@ package prompt
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,7 +134,7 @@ func TestBudgetPriorities(t *testing.T) {
 	// priority order (referenced, then retrieved, then history), and only ever
 	// gains content as the window grows.
 	prevPassages, prevHistory := -1, -1
-	for window := minimal.InputTokens + 500; window < minimal.InputTokens+500+1500; window += 7 {
+	for window := minimal.InputTokens + 500; window < minimal.InputTokens+500+1500; window += 19 {
 		in.ContextWindow = window
 		out, err := Build(in)
 		if err != nil {
@@ -245,6 +246,59 @@ func TestNumberList(t *testing.T) {
 		}
 		if got := numberList(ns); got != want {
 			t.Errorf("numberList(%s) = %q, want %q", nums, got, want)
+		}
+	}
+}
+
+// InputTokens is summed from separately counted parts; it must equal a
+// count of the assembled messages, whatever the texts contain (white space
+// and punctuation at the joins, non-ASCII, markup-like text).
+func TestCountIsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	alphabet := []string{"a", "Z", "é", "日本", "😀", " ", "  ", "\n", "\n\n", "\t", ".", ",", ">", "<", "</passage>", "<passage n=\"1\">", "[1]", "@Doc", "#lab", "'s", "123", "4567", "&", "\"", "—", "\r\n"}
+	text := func(max int) string {
+		var b strings.Builder
+		for i := r.IntN(max); i >= 0; i-- {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 300; i++ {
+		var refs, rets []Passage
+		for j := r.IntN(4); j > 0; j-- {
+			refs = append(refs, Passage{DocumentID: text(3), DocumentName: "Doc" + text(3), Labels: []string{"lab" + text(2)}, URL: text(5), Text: text(40)})
+		}
+		for j := r.IntN(5); j > 0; j-- {
+			rets = append(rets, Passage{DocumentID: text(3), DocumentName: text(4), Text: text(40)})
+		}
+		var hist []llm.Message
+		for j := r.IntN(6); j > 0; j-- {
+			role := llm.RoleUser
+			if r.IntN(2) == 0 {
+				role = llm.RoleAssistant
+			}
+			hist = append(hist, llm.Message{Role: role, Content: text(20)})
+		}
+		in := Input{
+			AgentName: text(3), Instructions: "Use @Doc" + text(10) + " and #lab" + text(3) + text(20),
+			Referenced: refs, Retrieved: rets, History: hist, Message: "q" + text(20),
+			ContextWindow: 200 + r.IntN(1500), MaxOutputTokens: r.IntN(100),
+		}
+		out, err := Build(in)
+		if errors.Is(err, ErrTooLong) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exact := llm.PromptTokens(out.Messages); out.InputTokens != exact {
+			t.Fatalf("case %d: InputTokens %d, exact count %d\nsystem: %q", i, out.InputTokens, exact, out.Messages[0].Content)
+		}
+		if out.InputTokens > in.ContextWindow-in.MaxOutputTokens {
+			t.Fatalf("case %d: %d tokens over a budget of %d", i, out.InputTokens, in.ContextWindow-in.MaxOutputTokens)
+		}
+		if got := ParseKnowledge(out.Messages[0].Content); len(got) != len(out.Passages) {
+			t.Fatalf("case %d: %d passages read back, %d included", i, len(got), len(out.Passages))
 		}
 	}
 }

@@ -1,5 +1,0 @@
-package llm
-
-// The production adapter (openai.go) is built on openai-go; this keeps the
-// dependency pinned in go.mod until it lands.
-import _ "github.com/openai/openai-go/v3"
