@@ -11,4 +11,10 @@ require (
 	golang.org/x/net v0.61.0
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require (
+	github.com/emersion/go-msgauth v0.7.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
+	github.com/emersion/go-smtp v0.25.1 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
