@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	blitiri.com.ar/go/spf v1.6.0 // indirect
 	github.com/emersion/go-msgauth v0.7.0 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/emersion/go-smtp v0.25.1 // indirect
