@@ -26,7 +26,6 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/observability"
-	"github.com/agentic-app/agentic/services/platform/tokens"
 )
 
 // Defaults of Config.
@@ -296,10 +295,6 @@ func (w *Worker) claim(ctx context.Context) (job, bool, error) {
 			FROM next WHERE j.document_id = next.document_id
 			RETURNING j.document_id::text, j.lease_token::text, j.attempts, j.reason`, w.cfg.Lease).
 			Scan(&j.DocumentID, &j.Lease, &j.Attempts, &j.Reason)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `UPDATE documents SET sync_state = 'syncing' WHERE id = $1`, j.DocumentID)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -307,6 +302,11 @@ func (w *Worker) claim(ctx context.Context) (job, bool, error) {
 	}
 	if err != nil {
 		return job{}, false, err
+	}
+	// After the claim's commit, not inside it: locks go document first, job
+	// second everywhere else (see finish).
+	if _, err := w.cfg.Pool.Exec(ctx, `UPDATE documents SET sync_state = 'syncing' WHERE id = $1`, j.DocumentID); err != nil {
+		w.cfg.Logger.Warn("sync: mark syncing", "document_id", j.DocumentID, "error", err)
 	}
 	return j, true, nil
 }
@@ -418,7 +418,7 @@ func (w *Worker) read(ctx context.Context, d doc) result {
 	r.exported, r.text, r.hash = true, text, hex.EncodeToString(sum[:])
 	if d.ContentHash == nil || *d.ContentHash != r.hash {
 		r.chunks = knowledge.Split(text, w.cfg.Chunk)
-		r.tokens = tokens.Count(text)
+		r.tokens = knowledge.CountTokens(text)
 	}
 	return r
 }
@@ -445,22 +445,28 @@ var errAbandoned = errors.New(msgAbandoned)
 func (w *Worker) finish(ctx context.Context, j job, d doc, r result) (string, error) {
 	var outcome string
 	err := pgx.BeginFunc(ctx, w.cfg.Pool, func(tx pgx.Tx) error {
-		var (
-			lease string
-			rerun bool
-		)
-		err := tx.QueryRow(ctx, `SELECT coalesce(lease_token::text, ''), rerun FROM sync_jobs WHERE document_id = $1 FOR UPDATE`,
-			j.DocumentID).Scan(&lease, &rerun)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && lease != j.Lease) {
-			outcome = OutcomeLostLease // the document was deleted, or the lease expired and was re-taken
+		// Locks are always taken document first, then its job (as the API's
+		// Sync now, the scheduler and a document's deletion do), so that they
+		// cannot deadlock. The document is read again: name and labels may
+		// have changed while Drive was being read.
+		cur, err := scanDoc(tx.QueryRow(ctx, `SELECT `+docColumns+` FROM documents WHERE id = $1 FOR UPDATE`, j.DocumentID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			outcome = OutcomeLostLease // deleted meanwhile (its job went with it)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		// The document again, locked: name and labels may have changed while
-		// Drive was being read.
-		cur, err := scanDoc(tx.QueryRow(ctx, `SELECT `+docColumns+` FROM documents WHERE id = $1 FOR UPDATE`, j.DocumentID))
+		var (
+			lease string
+			rerun bool
+		)
+		err = tx.QueryRow(ctx, `SELECT coalesce(lease_token::text, ''), rerun FROM sync_jobs WHERE document_id = $1 FOR UPDATE`,
+			j.DocumentID).Scan(&lease, &rerun)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && lease != j.Lease) {
+			outcome = OutcomeLostLease // the lease expired and another worker took the job
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -634,13 +640,14 @@ func (w *Worker) release(j job, log *slog.Logger, cause error) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, w.cfg.Pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE sync_jobs SET locked_until = NULL, lease_token = NULL,
-			attempts = greatest(attempts - 1, 0), run_at = now() + $3::interval
-			WHERE document_id = $1 AND lease_token = $2`, j.DocumentID, j.Lease, w.cfg.Poll)
-		if err != nil || tag.RowsAffected() == 0 {
+		// Document first, then job (see finish).
+		if _, err := tx.Exec(ctx, `UPDATE documents SET sync_state = 'queued' WHERE id = $1
+			AND EXISTS (SELECT 1 FROM sync_jobs WHERE document_id = $1 AND lease_token = $2)`, j.DocumentID, j.Lease); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE documents SET sync_state = 'queued' WHERE id = $1`, j.DocumentID)
+		_, err := tx.Exec(ctx, `UPDATE sync_jobs SET locked_until = NULL, lease_token = NULL,
+			attempts = greatest(attempts - 1, 0), run_at = now() + $3::interval
+			WHERE document_id = $1 AND lease_token = $2`, j.DocumentID, j.Lease, w.cfg.Poll)
 		return err
 	})
 	if err != nil {

@@ -40,7 +40,8 @@ import (
 // GoogleDocsMimeType is the only type the service reads.
 const GoogleDocsMimeType = "application/vnd.google-apps.document"
 
-// MaxTextBytes bounds the exported text of one document (2 MB).
+// MaxTextBytes bounds the text of one document (2 MB = 2 MiB of UTF-8, after
+// normalisation).
 const MaxTextBytes = 2 << 20
 
 // getFields are the file fields a sync needs.
@@ -359,17 +360,19 @@ func (c *Client) Export(ctx context.Context, agent, fileID string) (string, erro
 			return err
 		}
 		defer res.Body.Close()
-		// Read one byte more than the limit to tell "exactly 2 MB" from "more".
-		raw, err = io.ReadAll(io.LimitReader(res.Body, MaxTextBytes+1))
+		// The limit is on the text, after the BOM and CRs Google adds are
+		// dropped; those at most double the bytes (an empty line is "\r\n").
+		raw, err = io.ReadAll(io.LimitReader(res.Body, 2*MaxTextBytes+8))
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	if len(raw) > MaxTextBytes {
+	text := NormalizeText(raw)
+	if len(text) > MaxTextBytes {
 		return "", &Error{Kind: KindTooLarge, Message: MsgTooLarge}
 	}
-	return NormalizeText(raw), nil
+	return text, nil
 }
 
 // NormalizeText makes exported bytes into the text that is indexed: invalid

@@ -107,7 +107,7 @@ func Split(text string, cfg ChunkConfig) []Chunk {
 		for n := len(us); n > lead; n-- {
 			s, e := us[0].start, us[n-1].end
 			t := string(runes[s:e])
-			tk := tokens.Count(t)
+			tk := CountTokens(t)
 			if tk <= cfg.MaxTokens || n == lead+1 {
 				out = append(out, Chunk{Seq: len(out), Start: s, End: e, Heading: us[0].section, Text: t, Tokens: tk})
 				return n
@@ -211,7 +211,7 @@ func segment(runes []rune, cfg ChunkConfig) []unit {
 		text := runes[l.start:l.end]
 		if isHeading(text, nextLine) {
 			section = headingText(text)
-			tk := tokens.Count(string(text))
+			tk := CountTokens(string(text))
 			if tk <= piece {
 				units = append(units, unit{start: l.start, end: l.end, tokens: tk, heading: true, paraStart: true, section: section})
 				continue
@@ -220,7 +220,7 @@ func segment(runes []rune, cfg ChunkConfig) []unit {
 		first := true
 		for _, sen := range sentences(runes, l.start, l.end) {
 			for _, p := range splitByTokens(runes, sen[0], sen[1], piece) {
-				units = append(units, unit{start: p[0], end: p[1], tokens: tokens.Count(string(runes[p[0]:p[1]])), paraStart: first, section: section})
+				units = append(units, unit{start: p[0], end: p[1], tokens: CountTokens(string(runes[p[0]:p[1]])), paraStart: first, section: section})
 				first = false
 			}
 		}
@@ -311,43 +311,89 @@ func sentences(r []rune, s, e int) [][2]int {
 	return out
 }
 
-// splitByTokens cuts [s,e) into pieces of at most limit tokens, at white
-// space where possible, else between runes.
+// maxRunesPerToken bounds the runes of one cl100k_base token for the cheap
+// "surely fits" test below (real tokens are rarely longer than 16 characters).
+const maxRunesPerToken = 16
+
+// splitByTokens cuts [s,e) into pieces of at most about limit tokens at
+// word boundaries. Each word (with the white space before it, as the
+// tokenizer splits text) is counted once, so the cost is linear; a run
+// without white space is cut every limit/4 runes (a rune is at most 4
+// tokens), because BPE is quadratic in the length of a word and a document
+// may be one 2 MB word.
 func splitByTokens(r []rune, s, e, limit int) [][2]int {
-	// Cheap check first: a rune is at most a few tokens, bytes/3 over-estimates
-	// little for Latin text.
-	if e-s <= limit || tokens.Count(string(r[s:e])) <= limit {
+	if e-s <= limit || (e-s <= limit*maxRunesPerToken && CountTokens(string(r[s:e])) <= limit) {
 		return [][2]int{{s, e}}
 	}
+	longWord := max(limit/4, 1)
 	var out [][2]int
-	for s < e {
-		// The longest prefix [s, end) within the limit, found by binary search
-		// on rune counts, then moved back to a word boundary when there is one.
-		lo, hi := s+1, e
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if tokens.Count(string(r[s:mid])) <= limit {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		end := lo
-		if end < e {
-			for k := end; k > s+1; k-- {
-				if unicode.IsSpace(r[k-1]) {
-					end = k
-					break
-				}
-			}
-		}
-		ps, pe := trim(r, s, end)
-		if ps < pe {
+	add := func(a, b int) {
+		if ps, pe := trim(r, a, b); ps < pe {
 			out = append(out, [2]int{ps, pe})
 		}
-		s = end
 	}
+	start, sum := s, 0
+	for i := s; i < e; {
+		j := i
+		for j < e && unicode.IsSpace(r[j]) {
+			j++
+		}
+		k := j
+		for k < e && !unicode.IsSpace(r[k]) && k-j < longWord {
+			k++
+		}
+		c := CountTokens(string(r[i:k]))
+		if sum > 0 && sum+c > limit {
+			add(start, i)
+			start, sum = i, 0
+		}
+		sum += c
+		i = k
+	}
+	add(start, e)
 	return out
+}
+
+// CountTokens counts the tokens of a text in linear time: words are
+// counted in batches cut before white space (where the tokenizer cuts too,
+// so normal text gets the exact count), and a word longer than 256 bytes in
+// 256-byte slices (BPE is quadratic in a word's length; such a word's count
+// is then off by about a token per slice).
+func CountTokens(text string) int {
+	const (
+		batch    = 4096
+		longWord = 256
+	)
+	isSpace := func(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f' }
+	n, from := 0, 0
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && isSpace(text[j]) {
+			j++
+		}
+		k := j
+		for k < len(text) && !isSpace(text[k]) {
+			k++
+		}
+		switch {
+		case k-j > longWord:
+			n += tokens.Count(text[from:j])
+			for w := text[j:k]; len(w) > 0; {
+				cut := min(len(w), longWord)
+				for cut < len(w) && !utf8.RuneStart(w[cut]) {
+					cut++
+				}
+				n += tokens.Count(w[:cut])
+				w = w[cut:]
+			}
+			from = k
+		case k-from > batch:
+			n += tokens.Count(text[from:i])
+			from = i
+		}
+		i = k
+	}
+	return n + tokens.Count(text[from:])
 }
 
 // RuneLen is the length of s in runes (the unit of Chunk offsets).

@@ -68,8 +68,8 @@ func checkChunks(t *testing.T, text string, chunks []Chunk, cfg ChunkConfig) {
 		if got := string(runes[c.Start:c.End]); got != c.Text {
 			t.Fatalf("chunk %d text is not text[%d:%d]:\n%q\n%q", i, c.Start, c.End, c.Text, got)
 		}
-		if c.Tokens != tokens.Count(c.Text) {
-			t.Fatalf("chunk %d tokens = %d, want %d", i, c.Tokens, tokens.Count(c.Text))
+		if c.Tokens != CountTokens(c.Text) {
+			t.Fatalf("chunk %d tokens = %d, want %d", i, c.Tokens, CountTokens(c.Text))
 		}
 		if c.Tokens > cfg.MaxTokens {
 			t.Fatalf("chunk %d has %d tokens > max %d", i, c.Tokens, cfg.MaxTokens)
@@ -97,6 +97,11 @@ func TestSplitSyllabus(t *testing.T) {
 		text := document(seed, 12)
 		chunks := Split(text, ChunkConfig{})
 		checkChunks(t, text, chunks, ChunkConfig{})
+		for i, c := range chunks { // normal text: the exact count
+			if c.Tokens != tokens.Count(c.Text) {
+				t.Fatalf("seed %d chunk %d: %d tokens, tokenizer says %d", seed, i, c.Tokens, tokens.Count(c.Text))
+			}
+		}
 		if len(chunks) < 3 {
 			t.Fatalf("seed %d: %d chunks for %d tokens", seed, len(chunks), tokens.Count(text))
 		}
@@ -226,5 +231,29 @@ func TestIsHeading(t *testing.T) {
 	}
 	if isHeading([]rune("Grading Policy"), nil) {
 		t.Error("a last line is not a heading")
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	text := document(11, 40)
+	if got, want := CountTokens(text), tokens.Count(text); got != want {
+		t.Fatalf("CountTokens = %d, tokens.Count = %d", got, want)
+	}
+	if CountTokens("") != 0 || CountTokens("hello world") != 2 {
+		t.Fatal("small texts")
+	}
+	// A 2 MB word: linear, and close to the real count of a shorter one.
+	huge := strings.Repeat("ab", 1<<20)
+	if n := CountTokens(huge); n < len(huge)/16 || n > len(huge) {
+		t.Fatalf("huge word: %d tokens", n)
+	}
+	chunks := Split(huge, ChunkConfig{})
+	if len(chunks) < len(huge)/(DefaultMaxTokens*maxRunesPerToken) {
+		t.Fatalf("huge word: %d chunks", len(chunks))
+	}
+	for _, c := range chunks[:10] {
+		if c.Tokens > DefaultMaxTokens {
+			t.Fatalf("huge word chunk of %d tokens", c.Tokens)
+		}
 	}
 }
