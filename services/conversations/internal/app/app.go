@@ -1,7 +1,8 @@
 // Package app wires the conversations service: configuration, database and
-// migrations, outbox relay, gRPC clients of the catalog, wallet and
-// documents, Redis rate limiter, the LLM provider, the metering
-// reconciler, endpoints, HTTP (JSON + SSE) and gRPC (health only) servers.
+// migrations, outbox relay, the documents-events consumer (document
+// directory), gRPC clients of the catalog, wallet and documents, Redis rate
+// limiter, the LLM provider, the metering reconciler, endpoints, HTTP
+// (JSON + SSE) and gRPC (ConversationsService + health) servers.
 package app
 
 import (
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/clients"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/endpoints"
@@ -86,6 +88,8 @@ type Config struct {
 	Ready func(httpAddr, grpcAddr net.Addr)
 	// RelayPollInterval overrides the relay's idle poll (tests).
 	RelayPollInterval time.Duration
+	// ConsumerMaxWait overrides the consumer's fetch wait (tests).
+	ConsumerMaxWait time.Duration
 	// Now overrides the service clock (tests of the reconciler).
 	Now func() time.Time
 	// Service, when set, receives the built service (tests drive the
@@ -199,7 +203,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	pool, err := database.Open(ctx, database.OpenConfig{
 		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
 		Migrations: conversations.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate},
+		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
 	})
 	if err != nil {
 		return err
@@ -219,6 +223,19 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer relay.Close()
+
+	store := conversations.NewPostgresStore(pool)
+	// The document directory (names of @Document references) follows the
+	// documents service's events.
+	directory, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: conversations.DirectoryConsumerGroup,
+		Topics: []string{conversations.DocumentsTopic}, Handler: conversations.DirectoryHandler(),
+		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer directory.Close()
 
 	rdb, err := ratelimit.NewClient(cfg.RedisURL)
 	if err != nil {
@@ -249,11 +266,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	meter := metering.New(clients.NewWallet(walletConn, 0), metering.Config{
 		HoldTTL: cfg.HoldTTL, Logger: logger, Registerer: reg,
 	})
-	store := conversations.NewPostgresStore(pool)
 	svc := conversations.NewService(conversations.Deps{
 		Store:     store,
 		Access:    clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL}),
 		Knowledge: clients.NewKnowledge(documentsConn, 0),
+		Directory: store,
 		Limiter: ratelimit.New(rdb, ratelimit.Config{
 			Name: "chat", Limit: cfg.ChatRateLimit, Window: cfg.ChatRateWindow, Logger: logger, Registerer: reg,
 		}),
@@ -281,8 +298,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
-	// gRPC: only grpc.health.v1.Health for now (no internal API yet).
+	// gRPC: ConversationsService (the other channels' answers) and health.
 	grpcSrv, health := server.NewGRPCServer(logger)
+	conversationsv1.RegisterConversationsServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
 	return server.Run(ctx, server.RunConfig{
 		Logger:       logger,
@@ -295,6 +313,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCHealth:   health,
 		Workers: []server.Worker{
 			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "document-events", Run: directory.Run},
 			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,

@@ -86,6 +86,7 @@ func (f *simFront) set(k, v string) {
 
 type env struct {
 	base      string
+	grpc      string
 	brokers   []string
 	catalog   *fakes.Catalog
 	wallet    *fakes.Wallet
@@ -149,7 +150,7 @@ func start(t *testing.T, o options) *env {
 	dbURL := dbtest.NewURL(t, "conversations")
 	e.brokers = eventstest.StartKafka(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
+	ready := make(chan [2]net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{
@@ -163,13 +164,14 @@ func start(t *testing.T, o options) *env {
 			ChatRateLimit: o.rateLimit, ChatRateWindow: time.Minute,
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
 			Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
-			Service: func(s *conversations.Service, st conversations.Store) { e.svc, e.store = s, st },
-			Ready:   func(h, _ net.Addr) { ready <- h },
+			Service:         func(s *conversations.Service, st conversations.Store) { e.svc, e.store = s, st },
+			ConsumerMaxWait: 100 * time.Millisecond,
+			Ready:           func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
 		}, nil)
 	}()
 	select {
 	case addr := <-ready:
-		e.base = "http://" + addr.String()
+		e.base, e.grpc = "http://"+addr[0].String(), addr[1].String()
 	case err := <-done:
 		t.Fatalf("app exited: %v", err)
 	case <-time.After(60 * time.Second):

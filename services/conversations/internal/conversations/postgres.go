@@ -50,6 +50,30 @@ func (s *PostgresStore) CreateConversation(ctx context.Context, c Conversation) 
 		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt))
 }
 
+// ThreadConversation implements Store. Concurrent first messages of a
+// thread meet on the unique index: the loser reads the winner's row.
+func (s *PostgresStore) ThreadConversation(ctx context.Context, c Conversation, threadKey string) (Conversation, error) {
+	for range 3 {
+		out, err := scanConversation(s.pool.QueryRow(ctx, `SELECT `+conversationColumns+` FROM conversations
+			WHERE agent_id = $1 AND user_uid = $2 AND channel = $3 AND thread_key = $4 AND deleted_at IS NULL`,
+			c.AgentID, c.UserUID, c.Channel, threadKey))
+		if !errors.Is(err, ErrConversationNotFound) {
+			return out, err
+		}
+		out, err = scanConversation(s.pool.QueryRow(ctx, `
+			INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, thread_key)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT DO NOTHING
+			RETURNING `+conversationColumns,
+			c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, threadKey))
+		if !errors.Is(err, ErrConversationNotFound) {
+			return out, err
+		}
+		// Lost the race to a concurrent insert: read it.
+	}
+	return Conversation{}, errors.New("thread conversation: could not insert or find")
+}
+
 // ListConversations implements Store.
 func (s *PostgresStore) ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+conversationColumns+` FROM conversations

@@ -2,10 +2,14 @@ package conversations
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
@@ -311,4 +315,82 @@ func (s *Service) ChatInfo(ctx context.Context, uid, agentID string) (ChatInfo, 
 		return ChatInfo{}, err
 	}
 	return ChatInfo{Model: s.cfg.Model, Simulated: s.cfg.Simulated, Role: a.Role}, nil
+}
+
+// ThreadRequest is a message of a channel other than the browser chat
+// (e-mail, Docs comment, API): the conversation is found by its thread.
+type ThreadRequest struct {
+	AgentID   string
+	UID       string
+	Channel   string
+	ThreadKey string
+	// Title of a new conversation (e-mail: the subject); cleaned and cut to
+	// MaxTitle, DefaultTitle when empty.
+	Title   string
+	Content string
+	// IdempotencyKey makes a repeated call return the first answer (for
+	// e-mail the inbound Message-ID; any length).
+	IdempotencyKey string
+}
+
+// ThreadAnswer is the outcome of AnswerThread.
+type ThreadAnswer struct {
+	ConversationID string
+	Turn           Turn
+}
+
+// AnswerThread answers a message of another channel through the same path
+// as the chat (Answer): the conversation of (agent, user, channel, thread)
+// is created on first use. The idempotency key becomes the turn's
+// clientMessageId (hashed when longer than MaxClientMessageID).
+func (s *Service) AnswerThread(ctx context.Context, r ThreadRequest) (ThreadAnswer, error) {
+	if r.Channel == ChannelChat || !validChannel(r.Channel) {
+		return ThreadAnswer{}, &ValidationError{Code: "invalid_channel", Message: "channel must be email, docs_comment or api"}
+	}
+	if strings.TrimSpace(r.ThreadKey) == "" || strings.TrimSpace(r.IdempotencyKey) == "" || r.UID == "" {
+		return ThreadAnswer{}, &ValidationError{Code: "invalid_argument", Message: "user_uid, thread_key and idempotency_key are required"}
+	}
+	clientID := idempotencyToClientID(r.IdempotencyKey)
+	if _, err := ValidateMessage(r.Content, clientID); err != nil {
+		return ThreadAnswer{}, err
+	}
+	if _, err := s.authorize(ctx, r.UID, r.AgentID); err != nil {
+		return ThreadAnswer{}, err
+	}
+	now := s.now()
+	conv, err := s.store.ThreadConversation(ctx, Conversation{
+		ID: newID(), AgentID: strings.ToLower(r.AgentID), UserUID: r.UID, Title: cleanTitle(r.Title), Channel: r.Channel,
+		CreatedAt: now, UpdatedAt: now,
+	}, r.ThreadKey)
+	if err != nil {
+		return ThreadAnswer{}, err
+	}
+	t, err := s.Answer(ctx, AnswerRequest{UID: r.UID, ConversationID: conv.ID, Content: r.Content,
+		ClientMessageID: clientID, Channel: r.Channel}, Discard{})
+	return ThreadAnswer{ConversationID: conv.ID, Turn: t}, err
+}
+
+// idempotencyToClientID keeps a short, printable key as it is and hashes
+// anything else (e-mail Message-IDs can be long).
+func idempotencyToClientID(key string) string {
+	k := strings.TrimSpace(key)
+	if utf8.RuneCountInString(k) <= MaxClientMessageID && !hasControl(k) {
+		return k
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// cleanTitle makes a title of any text (an e-mail subject): control
+// characters become spaces, white space is collapsed, at most MaxTitle
+// characters are kept.
+func cleanTitle(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > MaxTitle {
+		s = strings.TrimSpace(string(r[:MaxTitle]))
+	}
+	if s == "" {
+		return DefaultTitle
+	}
+	return s
 }

@@ -103,6 +103,9 @@ type Store interface {
 	ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error)
 	// GetConversation: the user's live conversation; ErrConversationNotFound otherwise.
 	GetConversation(ctx context.Context, uid, id string) (Conversation, error)
+	// ThreadConversation returns the live conversation of (agent, user,
+	// channel, threadKey), inserting c (with that thread key) if there is none.
+	ThreadConversation(ctx context.Context, c Conversation, threadKey string) (Conversation, error)
 	RenameConversation(ctx context.Context, uid, id, title string, at time.Time) (Conversation, error)
 	DeleteConversation(ctx context.Context, uid, id string, at time.Time) error
 	// Messages returns the conversation's shown messages (all but pending

@@ -24,6 +24,8 @@ type Set struct {
 	DeleteConversation endpoint.Endpoint
 	SendMessage        endpoint.Endpoint
 	ChatInfo           endpoint.Endpoint
+	// AnswerThread serves gRPC ConversationsService.Answer (e-mail, Docs comments).
+	AnswerThread endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller.
@@ -75,6 +77,15 @@ type (
 		Interrupted error
 	}
 	ChatInfoResponse struct{ Info conversations.ChatInfo }
+
+	AnswerThreadRequest struct {
+		Request conversations.ThreadRequest
+	}
+	// AnswerThreadResponse is an answered (or replayed) turn of a thread;
+	// a partial answer (kept and charged) is a success with status partial.
+	AnswerThreadResponse struct {
+		Answer conversations.ThreadAnswer
+	}
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -136,6 +147,14 @@ func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registe
 				return nil, err
 			}
 			return MessageResponse{Turn: t}, nil
+		}),
+		AnswerThread: wrap("AnswerThread", func(ctx context.Context, req any) (any, error) {
+			r := req.(AnswerThreadRequest)
+			a, err := svc.AnswerThread(ctx, r.Request)
+			if err != nil && !errors.Is(err, conversations.ErrInterrupted) {
+				return nil, err
+			}
+			return AnswerThreadResponse{Answer: a}, nil
 		}),
 		ChatInfo: wrap("ChatInfo", func(ctx context.Context, req any) (any, error) {
 			r := req.(ChatInfoRequest)

@@ -157,8 +157,8 @@ type Wallet struct {
 	transfers []*Transfer
 	chargeKey map[string]*Transfer
 	calls     map[string]int
-	fail      map[string]int  // op → next calls failing with UNAVAILABLE
-	lost      map[string]int  // op → next calls that take effect but answer UNAVAILABLE
+	fail      map[string]int // op → next calls failing with UNAVAILABLE
+	lost      map[string]int // op → next calls that take effect but answer UNAVAILABLE
 	now       func() time.Time
 	seq       int
 }
