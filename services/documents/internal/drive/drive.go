@@ -442,6 +442,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 var (
 	rateLimitReasons = map[string]bool{"rateLimitExceeded": true, "userRateLimitExceeded": true, "sharingRateLimitExceeded": true}
 	tooLargeReasons  = map[string]bool{"exportSizeLimitExceeded": true}
+	typeReasons      = map[string]bool{"fileNotExportable": true, "fileNotDownloadable": true}
 )
 
 // classify maps an error of the Drive client to an *Error.
@@ -463,6 +464,8 @@ func classify(err error) *Error {
 			e.Kind, e.Message = KindRetryable, "Google Drive is rate limiting requests"
 		case ge.Code == http.StatusForbidden && tooLargeReasons[reason]:
 			e.Kind, e.Message = KindTooLarge, MsgTooLarge
+		case ge.Code == http.StatusForbidden && typeReasons[reason]:
+			e.Kind, e.Message = KindUnsupported, "Only Google Docs documents can be read"
 		case ge.Code == http.StatusForbidden || ge.Code == http.StatusNotFound:
 			e.Kind, e.Message = KindNotShared, "The agent cannot open this document"
 		case ge.Code == http.StatusTooManyRequests:
