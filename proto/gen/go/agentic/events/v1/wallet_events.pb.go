@@ -36,6 +36,10 @@ type WalletDepositCredited struct {
 	// balance_micros is the wallet balance right after the credit.
 	BalanceMicros int64                  `protobuf:"varint,6,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
 	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// The Stripe PaymentIntent that paid (checkout top-ups and auto-recharges).
+	PaymentIntentId string `protobuf:"bytes,8,opt,name=payment_intent_id,json=paymentIntentId,proto3" json:"payment_intent_id,omitempty"`
+	// Set for auto-recharges (checkout_session_id is empty then).
+	RechargeId    string `protobuf:"bytes,9,opt,name=recharge_id,json=rechargeId,proto3" json:"recharge_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -117,6 +121,20 @@ func (x *WalletDepositCredited) GetOccurredAt() *timestamppb.Timestamp {
 		return x.OccurredAt
 	}
 	return nil
+}
+
+func (x *WalletDepositCredited) GetPaymentIntentId() string {
+	if x != nil {
+		return x.PaymentIntentId
+	}
+	return ""
+}
+
+func (x *WalletDepositCredited) GetRechargeId() string {
+	if x != nil {
+		return x.RechargeId
+	}
+	return ""
 }
 
 // WalletCharged is published on topic agentic.wallet.v1 with CloudEvents type
@@ -325,11 +343,698 @@ func (x *WalletIncomeCredited) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// WalletSpendWarning is published with CloudEvents type
+// agentic.wallet.spend.warning.v1 (key: uid) when this month's usage (answers
+// and agent fees, UTC month) reaches 80% ("limit_80") or 100% ("limit_100") of
+// the user's monthly spending limit, or when an answer is refused because the
+// limit would be exceeded ("limit_100"). At most once per user, month,
+// threshold and limit value.
+type WalletSpendWarning struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Uid   string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// "limit_80" or "limit_100".
+	Threshold string `protobuf:"bytes,2,opt,name=threshold,proto3" json:"threshold,omitempty"`
+	// The UTC month, "2026-01".
+	Month              string                 `protobuf:"bytes,3,opt,name=month,proto3" json:"month,omitempty"`
+	MonthUsageMicros   int64                  `protobuf:"varint,4,opt,name=month_usage_micros,json=monthUsageMicros,proto3" json:"month_usage_micros,omitempty"`
+	MonthlyLimitMicros int64                  `protobuf:"varint,5,opt,name=monthly_limit_micros,json=monthlyLimitMicros,proto3" json:"monthly_limit_micros,omitempty"`
+	OccurredAt         *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *WalletSpendWarning) Reset() {
+	*x = WalletSpendWarning{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletSpendWarning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletSpendWarning) ProtoMessage() {}
+
+func (x *WalletSpendWarning) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletSpendWarning.ProtoReflect.Descriptor instead.
+func (*WalletSpendWarning) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WalletSpendWarning) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletSpendWarning) GetThreshold() string {
+	if x != nil {
+		return x.Threshold
+	}
+	return ""
+}
+
+func (x *WalletSpendWarning) GetMonth() string {
+	if x != nil {
+		return x.Month
+	}
+	return ""
+}
+
+func (x *WalletSpendWarning) GetMonthUsageMicros() int64 {
+	if x != nil {
+		return x.MonthUsageMicros
+	}
+	return 0
+}
+
+func (x *WalletSpendWarning) GetMonthlyLimitMicros() int64 {
+	if x != nil {
+		return x.MonthlyLimitMicros
+	}
+	return 0
+}
+
+func (x *WalletSpendWarning) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletBalanceLow is published with CloudEvents type
+// agentic.wallet.balance.low.v1 (key: uid) when a debit (an answer's capture,
+// a charge, an agent fee) takes the available balance below the user's
+// low-balance threshold. Once per crossing: it is re-armed when a credit lifts
+// the available balance to the threshold again (or the threshold changes).
+type WalletBalanceLow struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Uid             string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	AvailableMicros int64                  `protobuf:"varint,2,opt,name=available_micros,json=availableMicros,proto3" json:"available_micros,omitempty"`
+	ThresholdMicros int64                  `protobuf:"varint,3,opt,name=threshold_micros,json=thresholdMicros,proto3" json:"threshold_micros,omitempty"`
+	OccurredAt      *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *WalletBalanceLow) Reset() {
+	*x = WalletBalanceLow{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletBalanceLow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletBalanceLow) ProtoMessage() {}
+
+func (x *WalletBalanceLow) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletBalanceLow.ProtoReflect.Descriptor instead.
+func (*WalletBalanceLow) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WalletBalanceLow) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletBalanceLow) GetAvailableMicros() int64 {
+	if x != nil {
+		return x.AvailableMicros
+	}
+	return 0
+}
+
+func (x *WalletBalanceLow) GetThresholdMicros() int64 {
+	if x != nil {
+		return x.ThresholdMicros
+	}
+	return 0
+}
+
+func (x *WalletBalanceLow) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletDepositReversed is published with CloudEvents type
+// agentic.wallet.deposit.reversed.v1 (key: uid) when a Stripe refund or a
+// dispute takes (part of) a top-up back: from_wallet_micros left the wallet,
+// to_debt_micros (the part already spent) became debt.
+type WalletDepositReversed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Uid   string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// "refund" or "dispute".
+	Reason           string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	AmountMicros     int64  `protobuf:"varint,3,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	FromWalletMicros int64  `protobuf:"varint,4,opt,name=from_wallet_micros,json=fromWalletMicros,proto3" json:"from_wallet_micros,omitempty"`
+	ToDebtMicros     int64  `protobuf:"varint,5,opt,name=to_debt_micros,json=toDebtMicros,proto3" json:"to_debt_micros,omitempty"`
+	PaymentIntentId  string `protobuf:"bytes,6,opt,name=payment_intent_id,json=paymentIntentId,proto3" json:"payment_intent_id,omitempty"`
+	ChargeId         string `protobuf:"bytes,7,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
+	// Set for disputes.
+	DisputeId string `protobuf:"bytes,8,opt,name=dispute_id,json=disputeId,proto3" json:"dispute_id,omitempty"`
+	// The wallet transfer (empty when nothing was taken from the wallet).
+	TransferId string `protobuf:"bytes,9,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// Balance (available + held) and debt right after the reversal.
+	BalanceMicros int64                  `protobuf:"varint,10,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
+	DebtMicros    int64                  `protobuf:"varint,11,opt,name=debt_micros,json=debtMicros,proto3" json:"debt_micros,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WalletDepositReversed) Reset() {
+	*x = WalletDepositReversed{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletDepositReversed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletDepositReversed) ProtoMessage() {}
+
+func (x *WalletDepositReversed) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletDepositReversed.ProtoReflect.Descriptor instead.
+func (*WalletDepositReversed) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WalletDepositReversed) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReversed) GetFromWalletMicros() int64 {
+	if x != nil {
+		return x.FromWalletMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReversed) GetToDebtMicros() int64 {
+	if x != nil {
+		return x.ToDebtMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReversed) GetPaymentIntentId() string {
+	if x != nil {
+		return x.PaymentIntentId
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetChargeId() string {
+	if x != nil {
+		return x.ChargeId
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetDisputeId() string {
+	if x != nil {
+		return x.DisputeId
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *WalletDepositReversed) GetBalanceMicros() int64 {
+	if x != nil {
+		return x.BalanceMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReversed) GetDebtMicros() int64 {
+	if x != nil {
+		return x.DebtMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReversed) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletDepositReinstated is published with CloudEvents type
+// agentic.wallet.deposit.reinstated.v1 (key: uid) when a dispute closes in the
+// user's favour and the withdrawn amount comes back (debt is repaid from it first).
+type WalletDepositReinstated struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Uid             string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	AmountMicros    int64                  `protobuf:"varint,2,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	PaymentIntentId string                 `protobuf:"bytes,3,opt,name=payment_intent_id,json=paymentIntentId,proto3" json:"payment_intent_id,omitempty"`
+	DisputeId       string                 `protobuf:"bytes,4,opt,name=dispute_id,json=disputeId,proto3" json:"dispute_id,omitempty"`
+	TransferId      string                 `protobuf:"bytes,5,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	BalanceMicros   int64                  `protobuf:"varint,6,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
+	DebtMicros      int64                  `protobuf:"varint,7,opt,name=debt_micros,json=debtMicros,proto3" json:"debt_micros,omitempty"`
+	OccurredAt      *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *WalletDepositReinstated) Reset() {
+	*x = WalletDepositReinstated{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletDepositReinstated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletDepositReinstated) ProtoMessage() {}
+
+func (x *WalletDepositReinstated) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletDepositReinstated.ProtoReflect.Descriptor instead.
+func (*WalletDepositReinstated) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *WalletDepositReinstated) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletDepositReinstated) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReinstated) GetPaymentIntentId() string {
+	if x != nil {
+		return x.PaymentIntentId
+	}
+	return ""
+}
+
+func (x *WalletDepositReinstated) GetDisputeId() string {
+	if x != nil {
+		return x.DisputeId
+	}
+	return ""
+}
+
+func (x *WalletDepositReinstated) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *WalletDepositReinstated) GetBalanceMicros() int64 {
+	if x != nil {
+		return x.BalanceMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReinstated) GetDebtMicros() int64 {
+	if x != nil {
+		return x.DebtMicros
+	}
+	return 0
+}
+
+func (x *WalletDepositReinstated) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletAgentPaused is published with CloudEvents type
+// agentic.wallet.agent.paused.v1 (key: uid) when an agent's monthly fee is due
+// and the owner's wallet cannot pay it: the agent refuses answers until a
+// deposit pays the fee.
+type WalletAgentPaused struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uid           string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	AgentId       string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	AgentName     string                 `protobuf:"bytes,3,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	FeeMicros     int64                  `protobuf:"varint,4,opt,name=fee_micros,json=feeMicros,proto3" json:"fee_micros,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WalletAgentPaused) Reset() {
+	*x = WalletAgentPaused{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletAgentPaused) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletAgentPaused) ProtoMessage() {}
+
+func (x *WalletAgentPaused) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletAgentPaused.ProtoReflect.Descriptor instead.
+func (*WalletAgentPaused) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WalletAgentPaused) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletAgentPaused) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *WalletAgentPaused) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *WalletAgentPaused) GetFeeMicros() int64 {
+	if x != nil {
+		return x.FeeMicros
+	}
+	return 0
+}
+
+func (x *WalletAgentPaused) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletAgentResumed is published with CloudEvents type
+// agentic.wallet.agent.resumed.v1 (key: uid) when the fee of a paused agent is
+// paid (by a deposit or by the next answer) and the agent works again.
+type WalletAgentResumed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uid           string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	AgentId       string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	AgentName     string                 `protobuf:"bytes,3,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	PeriodStart   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=period_start,json=periodStart,proto3" json:"period_start,omitempty"`
+	PeriodEnd     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=period_end,json=periodEnd,proto3" json:"period_end,omitempty"`
+	TransferId    string                 `protobuf:"bytes,6,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WalletAgentResumed) Reset() {
+	*x = WalletAgentResumed{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletAgentResumed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletAgentResumed) ProtoMessage() {}
+
+func (x *WalletAgentResumed) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletAgentResumed.ProtoReflect.Descriptor instead.
+func (*WalletAgentResumed) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *WalletAgentResumed) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletAgentResumed) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *WalletAgentResumed) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *WalletAgentResumed) GetPeriodStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodStart
+	}
+	return nil
+}
+
+func (x *WalletAgentResumed) GetPeriodEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodEnd
+	}
+	return nil
+}
+
+func (x *WalletAgentResumed) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *WalletAgentResumed) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// WalletRechargeFailed is published with CloudEvents type
+// agentic.wallet.recharge.failed.v1 (key: uid) when an auto-recharge payment
+// is declined. auto_recharge_disabled is true when this was the third failure
+// in a row and auto-recharge has been turned off.
+type WalletRechargeFailed struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	Uid                  string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	RechargeId           string                 `protobuf:"bytes,2,opt,name=recharge_id,json=rechargeId,proto3" json:"recharge_id,omitempty"`
+	AmountMicros         int64                  `protobuf:"varint,3,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	PaymentIntentId      string                 `protobuf:"bytes,4,opt,name=payment_intent_id,json=paymentIntentId,proto3" json:"payment_intent_id,omitempty"`
+	FailureMessage       string                 `protobuf:"bytes,5,opt,name=failure_message,json=failureMessage,proto3" json:"failure_message,omitempty"`
+	ConsecutiveFailures  int32                  `protobuf:"varint,6,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
+	AutoRechargeDisabled bool                   `protobuf:"varint,7,opt,name=auto_recharge_disabled,json=autoRechargeDisabled,proto3" json:"auto_recharge_disabled,omitempty"`
+	OccurredAt           *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *WalletRechargeFailed) Reset() {
+	*x = WalletRechargeFailed{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletRechargeFailed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletRechargeFailed) ProtoMessage() {}
+
+func (x *WalletRechargeFailed) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletRechargeFailed.ProtoReflect.Descriptor instead.
+func (*WalletRechargeFailed) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *WalletRechargeFailed) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *WalletRechargeFailed) GetRechargeId() string {
+	if x != nil {
+		return x.RechargeId
+	}
+	return ""
+}
+
+func (x *WalletRechargeFailed) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *WalletRechargeFailed) GetPaymentIntentId() string {
+	if x != nil {
+		return x.PaymentIntentId
+	}
+	return ""
+}
+
+func (x *WalletRechargeFailed) GetFailureMessage() string {
+	if x != nil {
+		return x.FailureMessage
+	}
+	return ""
+}
+
+func (x *WalletRechargeFailed) GetConsecutiveFailures() int32 {
+	if x != nil {
+		return x.ConsecutiveFailures
+	}
+	return 0
+}
+
+func (x *WalletRechargeFailed) GetAutoRechargeDisabled() bool {
+	if x != nil {
+		return x.AutoRechargeDisabled
+	}
+	return false
+}
+
+func (x *WalletRechargeFailed) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_wallet_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_wallet_events_proto_rawDesc = "" +
 	"\n" +
-	"%agentic/events/v1/wallet_events.proto\x12\x11agentic.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x02\n" +
+	"%agentic/events/v1/wallet_events.proto\x12\x11agentic.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf3\x02\n" +
 	"\x15WalletDepositCredited\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12#\n" +
 	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12!\n" +
@@ -339,7 +1044,10 @@ const file_agentic_events_v1_wallet_events_proto_rawDesc = "" +
 	"\x13checkout_session_id\x18\x05 \x01(\tR\x11checkoutSessionId\x12%\n" +
 	"\x0ebalance_micros\x18\x06 \x01(\x03R\rbalanceMicros\x12;\n" +
 	"\voccurred_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"\x9f\x03\n" +
+	"occurredAt\x12*\n" +
+	"\x11payment_intent_id\x18\b \x01(\tR\x0fpaymentIntentId\x12\x1f\n" +
+	"\vrecharge_id\x18\t \x01(\tR\n" +
+	"rechargeId\"\x9f\x03\n" +
 	"\rWalletCharged\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12#\n" +
 	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12\x1f\n" +
@@ -367,7 +1075,84 @@ const file_agentic_events_v1_wallet_events_proto_rawDesc = "" +
 	"occurredAt\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01BHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf7\x01\n" +
+	"\x12WalletSpendWarning\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
+	"\tthreshold\x18\x02 \x01(\tR\tthreshold\x12\x14\n" +
+	"\x05month\x18\x03 \x01(\tR\x05month\x12,\n" +
+	"\x12month_usage_micros\x18\x04 \x01(\x03R\x10monthUsageMicros\x120\n" +
+	"\x14monthly_limit_micros\x18\x05 \x01(\x03R\x12monthlyLimitMicros\x12;\n" +
+	"\voccurred_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xb7\x01\n" +
+	"\x10WalletBalanceLow\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12)\n" +
+	"\x10available_micros\x18\x02 \x01(\x03R\x0favailableMicros\x12)\n" +
+	"\x10threshold_micros\x18\x03 \x01(\x03R\x0fthresholdMicros\x12;\n" +
+	"\voccurred_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xc8\x03\n" +
+	"\x15WalletDepositReversed\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12#\n" +
+	"\ramount_micros\x18\x03 \x01(\x03R\famountMicros\x12,\n" +
+	"\x12from_wallet_micros\x18\x04 \x01(\x03R\x10fromWalletMicros\x12$\n" +
+	"\x0eto_debt_micros\x18\x05 \x01(\x03R\ftoDebtMicros\x12*\n" +
+	"\x11payment_intent_id\x18\x06 \x01(\tR\x0fpaymentIntentId\x12\x1b\n" +
+	"\tcharge_id\x18\a \x01(\tR\bchargeId\x12\x1d\n" +
+	"\n" +
+	"dispute_id\x18\b \x01(\tR\tdisputeId\x12\x1f\n" +
+	"\vtransfer_id\x18\t \x01(\tR\n" +
+	"transferId\x12%\n" +
+	"\x0ebalance_micros\x18\n" +
+	" \x01(\x03R\rbalanceMicros\x12\x1f\n" +
+	"\vdebt_micros\x18\v \x01(\x03R\n" +
+	"debtMicros\x12;\n" +
+	"\voccurred_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xc1\x02\n" +
+	"\x17WalletDepositReinstated\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12#\n" +
+	"\ramount_micros\x18\x02 \x01(\x03R\famountMicros\x12*\n" +
+	"\x11payment_intent_id\x18\x03 \x01(\tR\x0fpaymentIntentId\x12\x1d\n" +
+	"\n" +
+	"dispute_id\x18\x04 \x01(\tR\tdisputeId\x12\x1f\n" +
+	"\vtransfer_id\x18\x05 \x01(\tR\n" +
+	"transferId\x12%\n" +
+	"\x0ebalance_micros\x18\x06 \x01(\x03R\rbalanceMicros\x12\x1f\n" +
+	"\vdebt_micros\x18\a \x01(\x03R\n" +
+	"debtMicros\x12;\n" +
+	"\voccurred_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xbb\x01\n" +
+	"\x11WalletAgentPaused\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x19\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x03 \x01(\tR\tagentName\x12\x1d\n" +
+	"\n" +
+	"fee_micros\x18\x04 \x01(\x03R\tfeeMicros\x12;\n" +
+	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xb8\x02\n" +
+	"\x12WalletAgentResumed\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x19\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x03 \x01(\tR\tagentName\x12=\n" +
+	"\fperiod_start\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
+	"\n" +
+	"period_end\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12\x1f\n" +
+	"\vtransfer_id\x18\x06 \x01(\tR\n" +
+	"transferId\x12;\n" +
+	"\voccurred_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xe9\x02\n" +
+	"\x14WalletRechargeFailed\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1f\n" +
+	"\vrecharge_id\x18\x02 \x01(\tR\n" +
+	"rechargeId\x12#\n" +
+	"\ramount_micros\x18\x03 \x01(\x03R\famountMicros\x12*\n" +
+	"\x11payment_intent_id\x18\x04 \x01(\tR\x0fpaymentIntentId\x12'\n" +
+	"\x0ffailure_message\x18\x05 \x01(\tR\x0efailureMessage\x121\n" +
+	"\x14consecutive_failures\x18\x06 \x01(\x05R\x13consecutiveFailures\x124\n" +
+	"\x16auto_recharge_disabled\x18\a \x01(\bR\x14autoRechargeDisabled\x12;\n" +
+	"\voccurred_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_agentic_events_v1_wallet_events_proto_rawDescOnce sync.Once
@@ -381,26 +1166,42 @@ func file_agentic_events_v1_wallet_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_wallet_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_wallet_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_agentic_events_v1_wallet_events_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_agentic_events_v1_wallet_events_proto_goTypes = []any{
-	(*WalletDepositCredited)(nil), // 0: agentic.events.v1.WalletDepositCredited
-	(*WalletCharged)(nil),         // 1: agentic.events.v1.WalletCharged
-	(*WalletIncomeCredited)(nil),  // 2: agentic.events.v1.WalletIncomeCredited
-	nil,                           // 3: agentic.events.v1.WalletCharged.MetadataEntry
-	nil,                           // 4: agentic.events.v1.WalletIncomeCredited.MetadataEntry
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*WalletDepositCredited)(nil),   // 0: agentic.events.v1.WalletDepositCredited
+	(*WalletCharged)(nil),           // 1: agentic.events.v1.WalletCharged
+	(*WalletIncomeCredited)(nil),    // 2: agentic.events.v1.WalletIncomeCredited
+	(*WalletSpendWarning)(nil),      // 3: agentic.events.v1.WalletSpendWarning
+	(*WalletBalanceLow)(nil),        // 4: agentic.events.v1.WalletBalanceLow
+	(*WalletDepositReversed)(nil),   // 5: agentic.events.v1.WalletDepositReversed
+	(*WalletDepositReinstated)(nil), // 6: agentic.events.v1.WalletDepositReinstated
+	(*WalletAgentPaused)(nil),       // 7: agentic.events.v1.WalletAgentPaused
+	(*WalletAgentResumed)(nil),      // 8: agentic.events.v1.WalletAgentResumed
+	(*WalletRechargeFailed)(nil),    // 9: agentic.events.v1.WalletRechargeFailed
+	nil,                             // 10: agentic.events.v1.WalletCharged.MetadataEntry
+	nil,                             // 11: agentic.events.v1.WalletIncomeCredited.MetadataEntry
+	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_wallet_events_proto_depIdxs = []int32{
-	5, // 0: agentic.events.v1.WalletDepositCredited.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 1: agentic.events.v1.WalletCharged.metadata:type_name -> agentic.events.v1.WalletCharged.MetadataEntry
-	5, // 2: agentic.events.v1.WalletCharged.occurred_at:type_name -> google.protobuf.Timestamp
-	4, // 3: agentic.events.v1.WalletIncomeCredited.metadata:type_name -> agentic.events.v1.WalletIncomeCredited.MetadataEntry
-	5, // 4: agentic.events.v1.WalletIncomeCredited.occurred_at:type_name -> google.protobuf.Timestamp
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	12, // 0: agentic.events.v1.WalletDepositCredited.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 1: agentic.events.v1.WalletCharged.metadata:type_name -> agentic.events.v1.WalletCharged.MetadataEntry
+	12, // 2: agentic.events.v1.WalletCharged.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 3: agentic.events.v1.WalletIncomeCredited.metadata:type_name -> agentic.events.v1.WalletIncomeCredited.MetadataEntry
+	12, // 4: agentic.events.v1.WalletIncomeCredited.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 5: agentic.events.v1.WalletSpendWarning.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 6: agentic.events.v1.WalletBalanceLow.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 7: agentic.events.v1.WalletDepositReversed.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 8: agentic.events.v1.WalletDepositReinstated.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 9: agentic.events.v1.WalletAgentPaused.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 10: agentic.events.v1.WalletAgentResumed.period_start:type_name -> google.protobuf.Timestamp
+	12, // 11: agentic.events.v1.WalletAgentResumed.period_end:type_name -> google.protobuf.Timestamp
+	12, // 12: agentic.events.v1.WalletAgentResumed.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 13: agentic.events.v1.WalletRechargeFailed.occurred_at:type_name -> google.protobuf.Timestamp
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_wallet_events_proto_init() }
@@ -414,7 +1215,7 @@ func file_agentic_events_v1_wallet_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_wallet_events_proto_rawDesc), len(file_agentic_events_v1_wallet_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
