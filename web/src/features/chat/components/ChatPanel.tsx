@@ -187,7 +187,8 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
           onSubmit={(v) => void submit(v)}
           onStop={() => activeId && session.stop(activeId)}
           generating={generating}
-          disabled={create.isPending}
+          // Until the list is in, a message could not tell whether it starts a new conversation.
+          disabled={create.isPending || list.isPending}
           placeholder={`Message ${agentName}…`}
         />
         <p className="chat-panel__note">

@@ -101,11 +101,13 @@ export function ConversationList(props: ConversationListProps) {
           type="error"
           showIcon
           title="Could not load your conversations."
-          description={chatErrorText(error, '')}
-          action={
-            <Button size="small" icon={<ReloadOutlined aria-hidden="true" />} onClick={onReload}>
-              Try again
-            </Button>
+          description={
+            <>
+              {chatErrorText(error, '') && <p className="chat-conversations__error">{chatErrorText(error, '')}</p>}
+              <Button size="small" icon={<ReloadOutlined aria-hidden="true" />} onClick={onReload}>
+                Try again
+              </Button>
+            </>
           }
         />
       )}

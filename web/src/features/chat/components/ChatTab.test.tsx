@@ -1,0 +1,69 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { configure, fireEvent, render, screen } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { AgentEditor } from '@/features/agents/components/editor/AgentEditor';
+import type { Agent } from '@/features/agents/types';
+import { createQueryClient } from '@/lib/query-client';
+import { fakeIdentity } from '@/test/fake-firebase';
+import '../test/jsdom-stubs';
+import { json } from '../test/fake-stream';
+
+configure({ defaultHidden: true });
+vi.setConfig({ testTimeout: 30_000 });
+
+vi.mock('@/lib/firebase', () => ({
+  loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
+}));
+
+const agent: Agent = {
+  id: 'a1',
+  userId: 'u1',
+  name: 'Math Tutor',
+  description: 'Helps with calculus.',
+  category: 'Education',
+  status: 'active',
+  isPublic: false,
+  iconName: 'ri-robot-line',
+  iconColor: '#FF3E00',
+  instructions: '',
+  tags: [],
+  subscribers: 0,
+  totalInteractions: 0,
+  email: 'math-tutor@agents.example.com',
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+};
+
+const fetchMock = vi.fn(async (input: RequestInfo | URL) => {
+  const url = String(input);
+  if (url === '/api/agents/a1/chat-info') return json({ model: 'gpt-4o-mini', simulated: false, role: 'owner' });
+  if (url === '/api/agents/a1/conversations') return json([]);
+  return json([]);
+});
+
+beforeEach(() => {
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+describe('AgentEditor Chat tab', () => {
+  it('keeps the existing tabs, adds Chat last and loads the chat only when opened', async () => {
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <MemoryRouter>
+          <AgentEditor agent={agent} open onClose={() => {}} />
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    const tabs = await screen.findAllByRole('tab');
+    expect(tabs.map((t) => t.textContent)).toEqual(['Instructions & Documents', 'Users', 'Settings', 'Chat']);
+    expect(fetchMock.mock.calls.some(([u]) => String(u).includes('/conversations'))).toBe(false);
+
+    fireEvent.click(screen.getByRole('tab', { name: 'Chat' }));
+    expect(await screen.findByRole('heading', { level: 3, name: 'Chat with Math Tutor' })).toBeInTheDocument();
+    expect(await screen.findByTestId('chat-model')).toHaveTextContent('Model: gpt-4o-mini');
+    expect(screen.getByText('Answers are charged to your wallet.')).toBeInTheDocument();
+    expect(await screen.findByText('Start a conversation with Math Tutor')).toBeInTheDocument();
+  });
+});
