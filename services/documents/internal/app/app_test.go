@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/documents/internal/drivesim"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
@@ -111,29 +113,51 @@ func startCatalog(t *testing.T) (string, *fakeCatalog) {
 
 type running struct {
 	http    string
+	grpc    string
 	brokers []string
+}
+
+// options of a test instance.
+type options struct {
+	cacheTTL time.Duration
+	// drive, when set, is the Drive simulator the service reads from (dev
+	// tokens); otherwise Drive access is not configured.
+	drive *drivesim.Server
 }
 
 func start(t *testing.T, catalogAddr string, cacheTTL time.Duration) running {
 	t.Helper()
+	return startWith(t, catalogAddr, options{cacheTTL: cacheTTL})
+}
+
+func startWith(t *testing.T, catalogAddr string, o options) running {
+	t.Helper()
 	dbURL := dbtest.NewURL(t, "documents")
 	brokers := eventstest.StartKafka(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
+	type addrs struct{ http, grpc net.Addr }
+	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
-			CatalogGRPCAddr: catalogAddr, OwnershipCacheTTL: cacheTTL, CatalogTimeout: time.Second,
-			RelayPollInterval: 20 * time.Millisecond,
-			Ready:             func(h, _ net.Addr) { ready <- h },
-		}, nil)
-	}()
-	var addr net.Addr
+	cfg := Config{
+		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
+		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
+		ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+		CatalogGRPCAddr: catalogAddr, OwnershipCacheTTL: o.cacheTTL, CatalogTimeout: time.Second,
+		RelayPollInterval: 20 * time.Millisecond,
+		SyncInterval:      time.Hour, SyncConcurrency: 2, SyncLease: time.Minute,
+		SyncPoll: 20 * time.Millisecond, SyncRetryBase: 50 * time.Millisecond, SyncConfirmDelay: time.Hour,
+		SyncMaxAttempts: 2, DriveBaseDelay: 10 * time.Millisecond, DriveMaxAttempts: 2,
+		Ready: func(h, g net.Addr) { ready <- addrs{h, g} },
+	}
+	if o.drive != nil {
+		srv := httptest.NewServer(o.drive.Handler())
+		t.Cleanup(srv.Close)
+		cfg.DriveEndpoint, cfg.DriveDevTokens = srv.URL+"/drive/v3/", true
+	}
+	go func() { done <- Run(ctx, cfg, nil) }()
+	var a addrs
 	select {
-	case addr = <-ready:
+	case a = <-ready:
 	case err := <-done:
 		t.Fatalf("app exited: %v", err)
 	case <-time.After(60 * time.Second):
@@ -150,7 +174,7 @@ func start(t *testing.T, catalogAddr string, cacheTTL time.Duration) running {
 			t.Error("app did not shut down")
 		}
 	})
-	return running{http: "http://" + addr.String(), brokers: brokers}
+	return running{http: "http://" + a.http.String(), grpc: a.grpc.String(), brokers: brokers}
 }
 
 type resp struct {
