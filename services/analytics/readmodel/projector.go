@@ -1,6 +1,7 @@
 package readmodel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,6 +209,25 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 		}
 		return true, nil
 
+	case TypeChargeDebited:
+		var m eventsv1.WalletCharged
+		if err := decode(ev, &m); err != nil {
+			return false, err
+		}
+		if !IsAgentFee(m.GetMetadata()) {
+			return false, nil // answers are counted from the usage event; other expenses are not usage
+		}
+		if m.GetUid() == "" {
+			return false, fmt.Errorf("%s without uid", ev.Type)
+		}
+		md := m.GetMetadata()
+		_, err := insertSpend(ctx, tx, spendRow{
+			EntryID: entryID("fee:", m.GetTransferId(), ev.ID), EventID: ev.ID, Payer: m.GetUid(), Kind: SpendAgentFee,
+			AgentID: cmp.Or(md["agentId"], md["agent_id"]), NameHint: cmp.Or(md["agentName"], md["agent_name"]),
+			AmountMicros: m.GetAmountMicros(), At: occurred(m.GetOccurredAt(), ev),
+		})
+		return err == nil, err
+
 	case TypeInteractionRecorded:
 		// The generated message (decoded with protojson like every other
 		// payload) so field names cannot drift from the producer's.
@@ -220,6 +240,21 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 			return false, fmt.Errorf("%s without ownerUid/agentId", ev.Type)
 		}
 		at := occurred(m.GetOccurredAt(), ev)
+		// The spend: whoever paid (the owner for private agents, and for
+		// events from before payer_uid existed), cost + fee. Keyed by the
+		// interaction id: the same answer published again under another event
+		// id changes nothing at all (no second interaction or activity).
+		amount := m.GetTotalMicros()
+		if amount == 0 {
+			amount = m.GetCostMicros() + m.GetFeeMicros()
+		}
+		fresh, err := insertSpend(ctx, tx, spendRow{
+			EntryID: entryID("answer:", m.GetInteractionId(), ev.ID), EventID: ev.ID, Payer: cmp.Or(m.GetPayerUid(), owner),
+			Kind: SpendAnswer, AgentID: agentID, NameHint: m.GetAgentName(), AmountMicros: amount, At: at,
+		})
+		if err != nil || !fresh {
+			return err == nil, err
+		}
 		if err := ensureAgent(ctx, tx, agentID, owner); err != nil {
 			return false, err
 		}
@@ -237,7 +272,7 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 			DocumentReferences: refs, NameHint: m.GetAgentName(), ColorHint: m.GetIconColor(), At: at,
 		})
 	}
-	// Identity events, wallet deposits/charges and anything unknown: acknowledged, no change.
+	// Identity events, wallet deposits and anything unknown: acknowledged, no change.
 	return false, nil
 }
 
@@ -392,6 +427,43 @@ func ensureAgent(ctx context.Context, tx pgx.Tx, agentID, owner string) error {
 		return fmt.Errorf("agent placeholder: %w", err)
 	}
 	return nil
+}
+
+// IsAgentFee reports whether a wallet charge is a monthly agent fee: its
+// metadata says kind (or type) agent_fee. The fee's agent is metadata agentId
+// and its name agentName (both optional).
+func IsAgentFee(metadata map[string]string) bool {
+	return metadata["kind"] == SpendAgentFee || metadata["type"] == SpendAgentFee
+}
+
+// entryID keys a spend entry by the producer's own id (prefix + id), so the
+// same answer or fee published twice under two event ids counts once; without
+// one, by the event id.
+func entryID(prefix, id, eventID string) string {
+	if id == "" {
+		return "event:" + eventID
+	}
+	return prefix + id
+}
+
+type spendRow struct {
+	EntryID, EventID, Payer, Kind, AgentID, NameHint string
+	AmountMicros                                     int64
+	At                                               time.Time
+}
+
+// insertSpend records a spend entry once; fresh is false when its entry id
+// was already there.
+func insertSpend(ctx context.Context, tx pgx.Tx, r spendRow) (fresh bool, err error) {
+	tag, err := tx.Exec(ctx, `
+		INSERT INTO spend_entries (entry_id, event_id, payer_uid, kind, agent_id, agent_name_hint, amount_micros, occurred_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (entry_id) DO NOTHING`,
+		r.EntryID, r.EventID, r.Payer, r.Kind, r.AgentID, r.NameHint, r.AmountMicros, r.At)
+	if err != nil {
+		return false, fmt.Errorf("spend entry: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 type activityRow struct {

@@ -47,6 +47,10 @@ const (
 	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
 
 	TypeIncomeCredited = "agentic.wallet.income.credited.v1"
+	// TypeChargeDebited is any expense debited from a wallet (payload
+	// eventsv1.WalletCharged); only monthly agent fees are projected (see
+	// IsAgentFee), answers are counted from TypeInteractionRecorded.
+	TypeChargeDebited = "agentic.wallet.charge.debited.v1"
 
 	// TypeInteractionRecorded is the conversations service's usage event; its
 	// payload is eventsv1.InteractionRecorded.

@@ -24,6 +24,9 @@ type Service interface {
 	Activities(ctx context.Context, uid string, limit int) ([]Activity, error)
 	// Stats returns uid's dashboard statistics as of now.
 	Stats(ctx context.Context, uid string) (Stats, error)
+	// Usage returns what uid spent (answers they paid and agent fees) in a
+	// range of days; a bad range is a *UsageError.
+	Usage(ctx context.Context, uid string, req UsageRequest) (Usage, error)
 }
 
 // Store reads the read models from PostgreSQL.

@@ -81,6 +81,7 @@ func dump(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 		"activities":      `SELECT id, owner_uid, agent_id, activity_type, kind, subject, details, document_references, file_type, agent_name_hint, icon_color_hint, created_at FROM activities ORDER BY id`,
 		"revenue_entries": `SELECT event_id, uid, amount_micros, occurred_at FROM revenue_entries ORDER BY event_id`,
 		"interactions":    `SELECT event_id, owner_uid, agent_id, occurred_at FROM interactions ORDER BY event_id`,
+		"spend_entries":   `SELECT entry_id, event_id, payer_uid, kind, agent_id, agent_name_hint, amount_micros, occurred_at FROM spend_entries ORDER BY entry_id`,
 	} {
 		rows, err := pool.Query(context.Background(), q)
 		if err != nil {

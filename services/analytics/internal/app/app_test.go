@@ -380,7 +380,7 @@ func TestAnalyticsEndToEnd(t *testing.T) {
 func dumpTables(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, table := range []string{"agents", "activities", "revenue_entries", "interactions"} {
+	for _, table := range []string{"agents", "activities", "revenue_entries", "interactions", "spend_entries"} {
 		rows, err := pool.Query(context.Background(), fmt.Sprintf(`SELECT to_jsonb(x)::text FROM %s x ORDER BY 1`, table))
 		if err != nil {
 			t.Fatal(err)
@@ -398,4 +398,141 @@ func dumpTables(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 		}
 	}
 	return out
+}
+
+type agentUsageJSON struct {
+	AgentID      string  `json:"agentId"`
+	AgentName    string  `json:"agentName"`
+	Amount       float64 `json:"amount"`
+	Interactions int64   `json:"interactions"`
+}
+
+type usageJSON struct {
+	From  string  `json:"from"`
+	To    string  `json:"to"`
+	Total float64 `json:"total"`
+	Days  []struct {
+		Date         string           `json:"date"`
+		Total        float64          `json:"total"`
+		Interactions int64            `json:"interactions"`
+		Agents       []agentUsageJSON `json:"agents"`
+	} `json:"days"`
+	Agents []agentUsageJSON `json:"agents"`
+}
+
+func usage(t *testing.T, r running, uid, query string) usageJSON {
+	t.Helper()
+	code, body := get(t, r.base+"/api/usage"+query, "token-"+uid)
+	if code != 200 {
+		t.Fatalf("usage%s: %d %s", query, code, body)
+	}
+	var out usageJSON
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("usage body %q: %v", body, err)
+	}
+	return out
+}
+
+// TestUsageEndToEnd: usage and fee events through Kafka into GET /api/usage
+// (dollars, a continuous axis of days, grouping, only the caller's spend,
+// duplicates counted once, range validation).
+func TestUsageEndToEnd(t *testing.T) {
+	brokers := startKafka(t)
+	app := start(t, brokers, dbtest.NewURL(t, "analytics"), "analytics")
+	pool := connect(t, app.dbURL)
+	p := newProducer(t, brokers)
+
+	if code, body := get(t, app.base+"/api/usage", ""); code != 401 || !strings.Contains(body, "unauthenticated") {
+		t.Fatalf("no token: %d %s", code, body)
+	}
+	for q, want := range map[string]string{
+		"?from=2025-01-01&to=2026-02-14": `{"error":"invalid_range","message":"the range must be at most 366 days"}`,
+		"?from=2025-02-13":               `{"error":"invalid_range","message":"the range must be at most 366 days"}`,
+		"?from=2026-02-15":               `{"error":"invalid_range","message":"from must not be after to"}`,
+		"?from=14.02.2026":               `{"error":"invalid_range","message":"from must be a date (YYYY-MM-DD)"}`,
+		"?to=2026-02-30":                 `{"error":"invalid_range","message":"to must be a date (YYYY-MM-DD)"}`,
+		"?to=2026-02-01&to=2026-02-02":   `{"error":"invalid_range","message":"to must be given once"}`,
+		"?groupBy=month":                 `{"error":"invalid_query","message":"groupBy must be day or agent"}`,
+	} {
+		code, body := get(t, app.base+"/api/usage"+q, "token-alice")
+		if code != 400 || strings.TrimSpace(body) != want {
+			t.Fatalf("%s: %d %s", q, code, body)
+		}
+	}
+	// A new user: 30 days of zeros ending today (the app's clock: 14 February).
+	empty := usage(t, app, "alice", "")
+	if empty.From != "2026-01-16" || empty.To != "2026-02-14" || len(empty.Days) != 30 || empty.Total != 0 ||
+		empty.Agents == nil || len(empty.Agents) != 0 || empty.Days[0].Date != "2026-01-16" || empty.Days[0].Agents == nil {
+		t.Fatalf("empty usage: %+v", empty)
+	}
+	if _, body := get(t, app.base+"/api/usage?from=2026-02-14", "token-alice"); body != `{"from":"2026-02-14","to":"2026-02-14","total":0,"days":[{"date":"2026-02-14","total":0,"interactions":0,"agents":[]}],"agents":[]}`+"\n" {
+		t.Fatalf("empty body: %s", body)
+	}
+
+	feb12 := time.Date(2026, 2, 12, 15, 0, 0, 0, time.UTC)
+	feb13 := time.Date(2026, 2, 13, 8, 0, 0, 0, time.UTC)
+	answer := func(id, interaction, agent, owner, payer string, micros int64, at time.Time) {
+		p.sendProto(t, readmodel.TopicUsage, agent, id, readmodel.TypeInteractionRecorded, at, &eventsv1.InteractionRecorded{
+			InteractionId: interaction, AgentId: agent, OwnerUid: owner, PayerUid: payer, AgentName: "name-" + agent,
+			OccurredAt: ts(at), Channel: "chat", CostMicros: micros, TotalMicros: micros, TransferId: "tr-" + interaction})
+	}
+	p.sendProto(t, readmodel.TopicCatalog, "agent-a", "c1", readmodel.TypeAgentCreated, feb12.Add(-time.Hour), &eventsv1.AgentCreated{
+		AgentId: "agent-a", OwnerUid: "alice", Name: "Math Tutor", IconColor: "#6767EC", Status: "active", OccurredAt: ts(feb12.Add(-time.Hour))})
+	answer("u1", "m1", "agent-a", "alice", "alice", 1_234_567, feb12)
+	answer("u2", "m2", "agent-a", "alice", "alice", 765_433, feb13)
+	answer("u3", "m3", "agent-b", "alice", "alice", 500_000, feb13)
+	answer("u1", "m1", "agent-a", "alice", "alice", 1_234_567, feb12)     // re-delivered (same ce_id)
+	answer("u1-bis", "m1", "agent-a", "alice", "alice", 1_234_567, feb12) // re-published (new ce_id)
+	answer("v1", "n1", "agent-z", "bob", "bob", 42_000_000, feb13)        // bob's
+	p.sendProto(t, readmodel.TopicWallet, "alice", "f1", readmodel.TypeChargeDebited, feb13, &eventsv1.WalletCharged{
+		Uid: "alice", AmountMicros: 10_000_000, TransferId: "tr-fee-1", Description: "Agentic User fee · Math Tutor · Feb 13 – Mar 14",
+		Metadata: map[string]string{"kind": "agent_fee", "agentId": "agent-a"}, OccurredAt: ts(feb13)})
+	// The wallet's capture of an answer (already counted from the usage event).
+	p.sendProto(t, readmodel.TopicWallet, "alice", "f2", readmodel.TypeChargeDebited, feb13, &eventsv1.WalletCharged{
+		Uid: "alice", AmountMicros: 765_433, TransferId: "tr-m2", Metadata: map[string]string{"agentId": "agent-a", "messageId": "m2"}, OccurredAt: ts(feb13)})
+	eventually(t, "usage settled", func() bool {
+		return count(t, pool, `SELECT count(*) FROM processed_events`) == 8
+	})
+
+	u := usage(t, app, "alice", "?from=2026-02-11&to=2026-02-14")
+	if u.From != "2026-02-11" || u.To != "2026-02-14" || u.Total != 12.5 || len(u.Days) != 4 {
+		t.Fatalf("usage: %+v", u)
+	}
+	wantDays := []struct {
+		date   string
+		total  float64
+		n      int64
+		agents []agentUsageJSON
+	}{
+		{"2026-02-11", 0, 0, []agentUsageJSON{}},
+		{"2026-02-12", 1.234567, 1, []agentUsageJSON{{"agent-a", "Math Tutor", 1.234567, 1}}},
+		{"2026-02-13", 11.265433, 2, []agentUsageJSON{{"agent-a", "Math Tutor", 10.765433, 1}, {"agent-b", "name-agent-b", 0.5, 1}}},
+		{"2026-02-14", 0, 0, []agentUsageJSON{}},
+	}
+	for i, w := range wantDays {
+		d := u.Days[i]
+		if d.Date != w.date || d.Total != w.total || d.Interactions != w.n || !reflect.DeepEqual(d.Agents, w.agents) {
+			t.Fatalf("day %d: %+v, want %+v", i, d, w)
+		}
+	}
+	wantAgents := []agentUsageJSON{{"agent-a", "Math Tutor", 12, 2}, {"agent-b", "name-agent-b", 0.5, 1}}
+	if !reflect.DeepEqual(u.Agents, wantAgents) {
+		t.Fatalf("agents: %+v", u.Agents)
+	}
+	byAgent := usage(t, app, "alice", "?from=2026-02-11&to=2026-02-14&groupBy=agent")
+	if !reflect.DeepEqual(byAgent.Agents, wantAgents) || byAgent.Total != 12.5 || len(byAgent.Days) != 4 ||
+		byAgent.Days[2].Total != 11.265433 || len(byAgent.Days[2].Agents) != 0 {
+		t.Fatalf("by agent: %+v", byAgent)
+	}
+	// Only the caller's own spend.
+	if b := usage(t, app, "bob", ""); b.Total != 42 || len(b.Agents) != 1 || b.Agents[0].AgentID != "agent-z" {
+		t.Fatalf("bob: %+v", b.Agents)
+	}
+	if m := usage(t, app, "mallory", ""); m.Total != 0 || len(m.Agents) != 0 {
+		t.Fatalf("mallory: %+v", m)
+	}
+	// The dashboard's interaction count is unchanged by the fee and the duplicates.
+	if s := stats(t, app, "alice"); s.TotalInteractions != 3 {
+		t.Fatalf("stats: %+v", s)
+	}
 }

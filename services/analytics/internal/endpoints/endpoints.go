@@ -19,6 +19,7 @@ import (
 type Set struct {
 	Activities endpoint.Endpoint
 	Stats      endpoint.Endpoint
+	Usage      endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller.
@@ -27,7 +28,12 @@ type (
 		Claims auth.Claims
 		Limit  int
 	}
-	StatsRequest       struct{ Claims auth.Claims }
+	StatsRequest struct{ Claims auth.Claims }
+	UsageRequest struct {
+		Claims auth.Claims
+		Query  readmodel.UsageRequest
+	}
+	UsageResponse      struct{ Usage readmodel.Usage }
 	ActivitiesResponse struct{ Activities []readmodel.Activity }
 	StatsResponse      struct{ Stats readmodel.Stats }
 )
@@ -55,11 +61,22 @@ func New(svc readmodel.Service, logger *slog.Logger, reg prometheus.Registerer) 
 			}
 			return StatsResponse{Stats: s}, nil
 		}),
+		Usage: wrap("Usage", func(ctx context.Context, req any) (any, error) {
+			r := req.(UsageRequest)
+			u, err := svc.Usage(ctx, r.Claims.UID, r.Query)
+			if err != nil {
+				return nil, err
+			}
+			return UsageResponse{Usage: u}, nil
+		}),
 	}
 }
 
 // Outcome classifies an endpoint result for metrics and logs: "success",
-// "client_error" (e.g. an invalid limit), "canceled" or "error".
+// "client_error" (e.g. an invalid limit or usage range), "canceled" or "error".
 func Outcome(err error) string { return outcome(err) }
 
-var outcome = endpointmw.Default(endpointmw.ClientErrors(func(err error) bool { return errors.Is(err, readmodel.ErrInvalidLimit) }))
+var outcome = endpointmw.Default(endpointmw.ClientErrors(func(err error) bool {
+	var ue *readmodel.UsageError
+	return errors.Is(err, readmodel.ErrInvalidLimit) || errors.As(err, &ue)
+}))

@@ -1,5 +1,5 @@
 // Package transport exposes the analytics endpoints over HTTP/JSON (the
-// public /api/activities and /api/dashboard/stats routes).
+// public /api/activities, /api/dashboard/stats and /api/usage routes).
 package transport
 
 import (
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 const (
 	PathActivities = "/api/activities"
 	PathStats      = "/api/dashboard/stats"
+	PathUsage      = "/api/usage"
 )
 
 // ErrInvalidLimit is the 400 answer to a bad ?limit.
@@ -36,6 +38,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	protect := auth.Middleware(verifier, logger)
 	server.Route(mux, http.MethodGet, PathActivities, protect(httptransport.NewServer(set.Activities, decodeActivities, encodeJSON, opts...)))
 	server.Route(mux, http.MethodGet, PathStats, protect(httptransport.NewServer(set.Stats, decodeStats, encodeJSON, opts...)))
+	server.Route(mux, http.MethodGet, PathUsage, protect(httptransport.NewServer(set.Usage, decodeUsage, encodeJSON, opts...)))
 }
 
 // ActivityJSON is one activity as the API shows it.
@@ -69,6 +72,74 @@ type StatsJSON struct {
 	RevenueGrowth     float64 `json:"revenueGrowth"`
 	TotalInteractions int64   `json:"totalInteractions"`
 	InteractionGrowth float64 `json:"interactionGrowth"`
+}
+
+// UsageJSON is the GET /api/usage body (docs/billing-api.md): amounts in dollars.
+type UsageJSON struct {
+	From   string           `json:"from"`
+	To     string           `json:"to"`
+	Total  float64          `json:"total"`
+	Days   []UsageDayJSON   `json:"days"`
+	Agents []AgentUsageJSON `json:"agents"`
+}
+
+// UsageDayJSON is one day of the range.
+type UsageDayJSON struct {
+	Date         string           `json:"date"`
+	Total        float64          `json:"total"`
+	Interactions int64            `json:"interactions"`
+	Agents       []AgentUsageJSON `json:"agents"`
+}
+
+// AgentUsageJSON is the spend on one agent.
+type AgentUsageJSON struct {
+	AgentID      string  `json:"agentId"`
+	AgentName    string  `json:"agentName"`
+	Amount       float64 `json:"amount"`
+	Interactions int64   `json:"interactions"`
+}
+
+// Dollars converts micro-dollars to dollars (exact to the micro-dollar).
+func Dollars(micros int64) float64 { return float64(micros) / 1e6 }
+
+func agentsJSON(as []readmodel.AgentUsage) []AgentUsageJSON {
+	out := make([]AgentUsageJSON, len(as))
+	for i, a := range as {
+		out[i] = AgentUsageJSON{AgentID: a.AgentID, AgentName: a.AgentName, Amount: Dollars(a.AmountMicros), Interactions: a.Interactions}
+	}
+	return out
+}
+
+// usageParam reads one optional query parameter; given more than once is a
+// 400 with code.
+func usageParam(q url.Values, name, code string) (string, error) {
+	vals := q[name]
+	switch len(vals) {
+	case 0:
+		return "", nil
+	case 1:
+		return vals[0], nil
+	}
+	return "", &readmodel.UsageError{Code: code, Message: name + " must be given once"}
+}
+
+func decodeUsage(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	var req readmodel.UsageRequest
+	if req.From, err = usageParam(q, "from", readmodel.CodeInvalidRange); err != nil {
+		return nil, err
+	}
+	if req.To, err = usageParam(q, "to", readmodel.CodeInvalidRange); err != nil {
+		return nil, err
+	}
+	if req.GroupBy, err = usageParam(q, "groupBy", readmodel.CodeInvalidQuery); err != nil {
+		return nil, err
+	}
+	return endpoints.UsageRequest{Claims: c, Query: req}, nil
 }
 
 // ParseLimit reads ?limit: absent → DefaultActivityLimit; otherwise a
@@ -127,6 +198,13 @@ func encodeJSON(_ context.Context, w http.ResponseWriter, resp any) error {
 			AgentCount: s.AgentCount, AgentGrowth: s.AgentGrowth, TotalRevenue: s.TotalRevenue,
 			RevenueGrowth: s.RevenueGrowth, TotalInteractions: s.TotalInteractions, InteractionGrowth: s.InteractionGrowth,
 		})
+	case endpoints.UsageResponse:
+		u := r.Usage
+		out := UsageJSON{From: u.From, To: u.To, Total: Dollars(u.TotalMicros), Days: make([]UsageDayJSON, len(u.Days)), Agents: agentsJSON(u.Agents)}
+		for i, d := range u.Days {
+			out.Days[i] = UsageDayJSON{Date: d.Date, Total: Dollars(d.TotalMicros), Interactions: d.Interactions, Agents: agentsJSON(d.Agents)}
+		}
+		server.WriteJSON(w, http.StatusOK, out)
 	default:
 		return errors.New("unexpected response type")
 	}
@@ -135,10 +213,15 @@ func encodeJSON(_ context.Context, w http.ResponseWriter, resp any) error {
 
 func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 	return func(ctx context.Context, err error, w http.ResponseWriter) {
-		var se *server.Error
+		var (
+			se *server.Error
+			ue *readmodel.UsageError
+		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
+		case errors.As(err, &ue):
+			server.WriteError(w, server.BadRequest(ue.Code, ue.Message))
 		case errors.Is(err, readmodel.ErrInvalidLimit):
 			server.WriteError(w, ErrInvalidLimit)
 		default:
