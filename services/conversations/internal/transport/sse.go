@@ -64,6 +64,10 @@ func (h *messageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.errEnc(ctx, err, w)
 		return
 	}
+	// An answer takes as long as the model does (bounded by LLM_TIMEOUT):
+	// the server's write timeout, meant for ordinary requests, must not cut
+	// it, streamed or not.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	req := endpoints.SendMessageRequest{Claims: claims, Request: conversations.AnswerRequest{
 		ConversationID: r.PathValue("id"), Content: b.Content, ClientMessageID: b.ClientMessageID,
 		Channel: conversations.ChannelChat, Received: received,
@@ -109,8 +113,7 @@ func newSSESink(w http.ResponseWriter) *sseSink {
 	return &sseSink{w: w, rc: http.NewResponseController(w)}
 }
 
-// begin sends the stream's headers. An answer may stream for longer than
-// the server's write timeout, so this response has none.
+// begin sends the stream's headers.
 func (s *sseSink) begin() {
 	if s.started {
 		return
@@ -121,7 +124,6 @@ func (s *sseSink) begin() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	h.Set("X-Content-Type-Options", "nosniff")
-	_ = s.rc.SetWriteDeadline(time.Time{})
 	s.w.WriteHeader(http.StatusOK)
 }
 
