@@ -17,6 +17,7 @@ import (
 //	document.added        Document "Syllabus" added to Math Tutor
 //	document.updated      Document "Syllabus" updated on Math Tutor
 //	document.removed      Document "Syllabus" removed from Math Tutor
+//	document.synced       Document "Syllabus" synced from Google Docs to Math Tutor
 //	interaction.recorded  Math Tutor answered a question
 func Describe(kind, subject, agent string) string {
 	if agent == "" {
@@ -43,6 +44,8 @@ func Describe(kind, subject, agent string) string {
 		return fmt.Sprintf("Document %q updated on %s", subject, agent)
 	case KindDocumentRemoved:
 		return fmt.Sprintf("Document %q removed from %s", subject, agent)
+	case KindDocumentSynced:
+		return fmt.Sprintf("Document %q synced from Google Docs to %s", subject, agent)
 	case KindInteraction:
 		return agent + " answered a question"
 	default:

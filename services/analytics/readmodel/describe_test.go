@@ -68,6 +68,7 @@ func TestDescribe(t *testing.T) {
 		{KindDocumentRemoved, "Syllabus", "Tutor", `Document "Syllabus" removed from Tutor`},
 		{KindInteraction, "", "Tutor", "Tutor answered a question"},
 		{KindDocumentAdded, "Syllabus", "", `Document "Syllabus" added to Unknown agent`},
+		{KindDocumentSynced, "Syllabus", "Tutor", `Document "Syllabus" synced from Google Docs to Tutor`},
 		{"something.else", "", "Tutor", "Activity on Tutor"},
 	}
 	for _, c := range cases {

@@ -24,6 +24,9 @@ const (
 	TypeDocumentAdded   = "agentic.documents.document.added.v1"
 	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
 	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
+	// TypeDocumentSynced: a sync read new or changed text of a Google Doc (or
+	// removed it from the agent's knowledge when it stopped being shared).
+	TypeDocumentSynced = "agentic.documents.document.synced.v1"
 )
 
 // ProjectorConfig configures a Projector.
@@ -192,6 +195,31 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 
 	case TypeDocumentAdded, TypeDocumentUpdated, TypeDocumentRemoved:
 		return true, p.document(ctx, tx, ev)
+
+	case TypeDocumentSynced:
+		var m eventsv1.DocumentSynced
+		if err := decode(ev, &m); err != nil {
+			return false, err
+		}
+		if m.GetAgentId() == "" || m.GetOwnerUid() == "" {
+			return false, fmt.Errorf("%s without agent_id/owner_uid", ev.Type)
+		}
+		// Only new or changed readable text is an upload; the event that says
+		// the text left the agent's knowledge (not shared any more) is not.
+		if m.GetSharingStatus() != "shared" {
+			return false, nil
+		}
+		if err := ensureAgent(ctx, tx, m.GetAgentId(), m.GetOwnerUid()); err != nil {
+			return false, err
+		}
+		var details *string
+		if title := strings.TrimSpace(m.GetDriveTitle()); title != "" {
+			details = ptr("Google Docs title: " + title)
+		}
+		return true, insertActivity(ctx, tx, activityRow{
+			ID: ev.ID, Owner: m.GetOwnerUid(), AgentID: m.GetAgentId(), Type: ActivityUpload, Kind: KindDocumentSynced,
+			Subject: m.GetName(), Details: details, FileType: ptr(m.GetFileType()), At: occurred(m.GetOccurredAt(), ev),
+		})
 
 	case TypeIncomeCredited:
 		var m eventsv1.WalletIncomeCredited

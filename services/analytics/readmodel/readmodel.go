@@ -79,6 +79,7 @@ const (
 	KindDocumentAdded       = "document.added"
 	KindDocumentUpdated     = "document.updated"
 	KindDocumentRemoved     = "document.removed"
+	KindDocumentSynced      = "document.synced"
 	KindInteraction         = "interaction.recorded"
 )
 

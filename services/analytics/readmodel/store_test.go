@@ -186,6 +186,46 @@ func TestDocumentBeforeAgent(t *testing.T) {
 	}
 }
 
+// TestDocumentSyncedIsAnUpload: a sync that read new text of a Google Doc is
+// an 'upload' with fileType "Google Docs", once per event id; the event of
+// text removed on unsharing is not an upload.
+func TestDocumentSyncedIsAnUpload(t *testing.T) {
+	pool := newDB(t)
+	p := readmodel.NewProjector(readmodel.ProjectorConfig{})
+	store := readmodel.NewStore(pool, func() time.Time { return t0.Add(time.Hour) })
+	synced := func(id, status string, at time.Time) events.Received {
+		return ev(id, readmodel.TopicDocuments, readmodel.TypeDocumentSynced, at, &eventsv1.DocumentSynced{
+			DocumentId: "d1", AgentId: "a1", OwnerUid: "alice", Name: "Syllabus", DriveTitle: "CS101 Syllabus (2026)",
+			SharingStatus: status, TokenCount: 1234, FileType: "Google Docs", OccurredAt: ts(at),
+		})
+	}
+	first := synced("s1", "shared", t0.Add(time.Minute))
+	apply(t, pool, p,
+		agentCreated("e1", "a1", "alice", "Tutor", t0),
+		first,
+		first, // redelivered: no second activity
+		synced("s2", "not_shared", t0.Add(2*time.Minute)),
+	)
+	feed, err := store.Activities(context.Background(), "alice", 20)
+	if err != nil || len(feed) != 2 {
+		t.Fatalf("feed: %+v %v", feed, err)
+	}
+	up := feed[0]
+	if up.ActivityType != "upload" || up.Description != `Document "Syllabus" synced from Google Docs to Tutor` ||
+		up.Metadata.FileType == nil || *up.Metadata.FileType != "Google Docs" || up.Metadata.Details == nil ||
+		*up.Metadata.Details != "Google Docs title: CS101 Syllabus (2026)" || !up.CreatedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("upload: %+v", up)
+	}
+	// A payload without its ids is an error (retried, then parked).
+	err = pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		return p.Handle(context.Background(), tx, ev("s3", readmodel.TopicDocuments, readmodel.TypeDocumentSynced, t0,
+			&eventsv1.DocumentSynced{Name: "x", SharingStatus: "shared"}))
+	})
+	if err == nil {
+		t.Fatal("synced without ids: no error")
+	}
+}
+
 // TestOlderEventDoesNotOverwriteNewer: an agent.updated that is older (by
 // occurred_at) than what the read model holds leaves the name/colour alone.
 func TestOlderEventDoesNotOverwriteNewer(t *testing.T) {
