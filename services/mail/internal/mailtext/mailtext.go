@@ -92,7 +92,7 @@ func Parse(raw []byte) (Parsed, error) {
 		return Parsed{}, ErrMultipleFrom
 	}
 	p.From = strings.ToLower(from[0].Address)
-	p.FromName = from[0].Name
+	p.FromName = cleanLine(from[0].Name)
 
 	p.MessageID, _ = h.MessageID()
 	p.MessageID = strings.TrimSpace(p.MessageID)
@@ -157,6 +157,8 @@ func Parse(raw []byte) (Parsed, error) {
 	default:
 		p.Text = Clean(plain)
 	}
+	// PostgreSQL text cannot hold NUL; nothing a person writes contains it.
+	p.Text = strings.ReplaceAll(p.Text, "\x00", "")
 	return p, nil
 }
 

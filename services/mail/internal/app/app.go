@@ -1,0 +1,297 @@
+// Package app wires the mail service: configuration, database and
+// migrations, outbox relay, gRPC clients of the catalog, identity and
+// conversations services, the inbound SMTP server, the answer and send
+// workers, the admin HTTP API and the gRPC health service.
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"blitiri.com.ar/go/spf"
+
+	"github.com/agentic-app/agentic/services/mail/internal/clients"
+	"github.com/agentic-app/agentic/services/mail/internal/endpoints"
+	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/relay"
+	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
+	"github.com/agentic-app/agentic/services/mail/internal/transport"
+	"github.com/agentic-app/agentic/services/platform/config"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// ServiceName is used in logs, traces and metrics.
+const ServiceName = "mail"
+
+// Environments (APP_ENV).
+const (
+	EnvProduction  = "production"
+	EnvDevelopment = "development"
+)
+
+// Config is the service configuration (environment only).
+type Config struct {
+	HTTPAddr        string
+	GRPCAddr        string
+	SMTPAddr        string
+	DatabaseURL     string
+	DatabaseCreate  bool
+	KafkaBrokers    []string
+	ShutdownTimeout time.Duration
+
+	// Env is APP_ENV: "production" (the default) requires DKIM or SPF;
+	// "development" skips sender authentication.
+	Env string
+	// Hostname is the SMTP server's name (greeting, EHLO to the relay).
+	Hostname string
+	// TrustSPF accepts an aligned SPF pass instead of DKIM (production).
+	TrustSPF bool
+	// TLSCert, TLSKey: PEM files enabling STARTTLS on the inbound server.
+	TLSCert, TLSKey string
+	// DKIMKey (PEM text or file), DKIMSelector, DKIMDomain: signing of replies.
+	DKIMKey, DKIMSelector, DKIMDomain string
+	// RelayURL is the outgoing SMTP relay (smtp://, smtps://, ?starttls=true).
+	RelayURL string
+	// SenderHourlyLimit: answers per sender per hour.
+	SenderHourlyLimit int
+	MaxMessageBytes   int64
+	AnswerConcurrency int
+	SendConcurrency   int
+	// AnswerTimeout bounds one Answer call (model time included).
+	AnswerTimeout time.Duration
+
+	CatalogGRPCAddr       string
+	IdentityGRPCAddr      string
+	ConversationsGRPCAddr string
+
+	// Tests.
+	HTTPListener, GRPCListener, SMTPListener net.Listener
+	Ready                                    func(httpAddr, grpcAddr, smtpAddr net.Addr)
+	Resolver                                 spf.DNSResolver
+	RelayTLS                                 *tls.Config
+	RelayPollInterval                        time.Duration
+	// Worker timings (zero: the inbox defaults).
+	Poll, RetryBase, RetryMax, SendRetryBase, SendRetryMax, RateWindow time.Duration
+	ModelRetries                                                       int
+}
+
+// LoadConfig reads the configuration from the environment.
+func LoadConfig() (Config, error) {
+	var l config.Loader
+	host, _ := os.Hostname()
+	c := Config{
+		HTTPAddr:              l.String("HTTP_ADDR", "127.0.0.1:8107"),
+		GRPCAddr:              l.String("GRPC_ADDR", "127.0.0.1:9107"),
+		SMTPAddr:              l.String("MAIL_SMTP_ADDR", "127.0.0.1:2525"),
+		DatabaseURL:           l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_mail?sslmode=disable"),
+		DatabaseCreate:        l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:          l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		ShutdownTimeout:       l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		Env:                   strings.ToLower(l.String("APP_ENV", EnvProduction)),
+		Hostname:              l.String("MAIL_HOSTNAME", host),
+		TrustSPF:              l.Bool("MAIL_TRUST_SPF", true),
+		TLSCert:               l.String("MAIL_TLS_CERT", ""),
+		TLSKey:                l.String("MAIL_TLS_KEY", ""),
+		DKIMKey:               l.String("MAIL_DKIM_KEY", ""),
+		DKIMSelector:          l.String("MAIL_DKIM_SELECTOR", ""),
+		DKIMDomain:            l.String("MAIL_DKIM_DOMAIN", ""),
+		RelayURL:              l.String("SMTP_RELAY_URL", "smtp://127.0.0.1:1025"),
+		SenderHourlyLimit:     l.Int("MAIL_SENDER_HOURLY_LIMIT", inbox.DefaultHourlyLimit),
+		MaxMessageBytes:       int64(l.Int("MAIL_MAX_MESSAGE_BYTES", transport.DefaultMaxMessageBytes)),
+		AnswerConcurrency:     l.Int("MAIL_ANSWER_CONCURRENCY", inbox.DefaultAnswerWorkers),
+		SendConcurrency:       l.Int("MAIL_SEND_CONCURRENCY", inbox.DefaultSendWorkers),
+		AnswerTimeout:         l.Duration("MAIL_ANSWER_TIMEOUT", inbox.DefaultAnswerTimeout),
+		CatalogGRPCAddr:       l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
+		IdentityGRPCAddr:      l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
+		ConversationsGRPCAddr: l.String("CONVERSATIONS_GRPC_ADDR", "127.0.0.1:9106"),
+	}
+	if c.Hostname == "" {
+		c.Hostname = "localhost"
+	}
+	errs := []error{l.Err()}
+	if c.Env != EnvProduction && c.Env != EnvDevelopment {
+		errs = append(errs, fmt.Errorf("config: APP_ENV=%q is not production or development", c.Env))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("config: MAIL_TLS_CERT and MAIL_TLS_KEY must be set together"))
+	}
+	if c.SenderHourlyLimit < 1 {
+		errs = append(errs, errors.New("config: MAIL_SENDER_HOURLY_LIMIT must be at least 1"))
+	}
+	if c.MaxMessageBytes < 1024 {
+		errs = append(errs, errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	stopTracing, err := observability.StartTracing(ctx, ServiceName)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer stopTracing()
+	reg := observability.NewRegistry()
+
+	production := cfg.Env != EnvDevelopment
+	if production {
+		logger.Info("production mode: inbound mail must pass DKIM or SPF aligned with its From domain", "trust_spf", cfg.TrustSPF)
+	} else {
+		logger.Warn("development mode: sender authentication (DKIM/SPF) is NOT checked; any message whose From matches an allowed user is answered")
+	}
+
+	// Everything that can fail on configuration before touching the network.
+	dkimKey, err := relay.LoadDKIM(cfg.DKIMKey, cfg.DKIMSelector, cfg.DKIMDomain)
+	if err != nil {
+		return err
+	}
+	smtpRelay, err := relay.New(relay.Config{URL: cfg.RelayURL, LocalName: cfg.Hostname, TLS: cfg.RelayTLS, DKIM: dkimKey})
+	if err != nil {
+		return err
+	}
+	var inTLS *tls.Config
+	if cfg.TLSCert != "" {
+		if inTLS, err = transport.LoadTLS(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return err
+		}
+	} else if production {
+		logger.Warn("MAIL_TLS_CERT/MAIL_TLS_KEY not set: inbound SMTP offers no STARTTLS")
+	}
+	logger.Info("outgoing relay", "addr", smtpRelay.Addr(), "dkim", smtpRelay.Signing())
+
+	pool, err := database.Open(ctx, database.OpenConfig{
+		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
+		Migrations: inbox.Migrations,
+		Extra:      []database.MigrateFunc{events.Migrate},
+	})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	outboxRelay, err := events.NewRelay(events.RelayConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg, PollInterval: cfg.RelayPollInterval,
+	})
+	if err != nil {
+		return err
+	}
+	defer outboxRelay.Close()
+
+	catalogConn, err := clients.Dial(cfg.CatalogGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer catalogConn.Close()
+	identityConn, err := clients.Dial(cfg.IdentityGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer identityConn.Close()
+	conversationsConn, err := clients.Dial(cfg.ConversationsGRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer conversationsConn.Close()
+
+	store := inbox.NewStore(pool)
+	answerWake, sendWake := inbox.NewWaker(), inbox.NewWaker()
+	svc := inbox.NewService(inbox.ServiceConfig{
+		Store:     store,
+		Directory: clients.NewDirectory(catalogConn, identityConn, 0),
+		Auth:      senderauth.New(senderauth.Config{Required: production, TrustSPF: cfg.TrustSPF, Resolver: cfg.Resolver}),
+		Stored:    answerWake.Wake,
+		Logger:    logger,
+	})
+	answerer, err := inbox.NewAnswerWorker(inbox.AnswerConfig{
+		Store: store, Answerer: clients.NewConversations(conversationsConn),
+		HourlyLimit: cfg.SenderHourlyLimit, RateWindow: cfg.RateWindow, Concurrency: cfg.AnswerConcurrency,
+		Timeout: cfg.AnswerTimeout, Poll: cfg.Poll, RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax,
+		ModelRetries: cfg.ModelRetries, Wake: answerWake, Replied: sendWake, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	sender, err := inbox.NewSendWorker(inbox.SendConfig{
+		Store: store, Relay: smtpRelay, IsPermanent: relay.IsPermanent, Concurrency: cfg.SendConcurrency,
+		Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax, Wake: sendWake,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+
+	set := endpoints.New(svc, logger, reg)
+	smtpSrv := transport.NewSMTPServer(set, transport.SMTPConfig{
+		Domain: cfg.Hostname, MaxMessageBytes: cfg.MaxMessageBytes, TLS: inTLS, Logger: logger, Registerer: reg,
+	})
+	smtpLn := cfg.SMTPListener
+	if smtpLn == nil {
+		if smtpLn, err = net.Listen("tcp", cfg.SMTPAddr); err != nil {
+			return fmt.Errorf("listen smtp %s: %w", cfg.SMTPAddr, err)
+		}
+	}
+	defer smtpLn.Close() // when Run fails before the SMTP worker owns it
+	smtpWorker := func(ctx context.Context) error {
+		errCh := make(chan error, 1)
+		go func() {
+			logger.Info("smtp server listening", "addr", smtpLn.Addr().String(), "starttls", inTLS != nil)
+			errCh <- smtpSrv.Serve(smtpLn)
+		}()
+		select {
+		case err := <-errCh:
+			return fmt.Errorf("smtp server: %w", err)
+		case <-ctx.Done():
+		}
+		// Let sessions in DATA finish (their message is stored or refused),
+		// then drop the idle ones.
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout/2)
+		defer cancel()
+		if err := smtpSrv.Shutdown(sctx); err != nil {
+			_ = smtpSrv.Close()
+		}
+		return nil
+	}
+
+	mux := server.NewMux(reg,
+		server.Check{Name: "database", Fn: database.Check(pool)},
+		server.Check{Name: "kafka", Fn: outboxRelay.Check},
+	)
+	transport.RegisterHTTP(mux, set, logger)
+	grpcSrv, health := server.NewGRPCServer(logger)
+
+	var ready func(h, g net.Addr)
+	if cfg.Ready != nil {
+		ready = func(h, g net.Addr) { cfg.Ready(h, g, smtpLn.Addr()) }
+	}
+	return server.Run(ctx, server.RunConfig{
+		Logger:       logger,
+		HTTPAddr:     cfg.HTTPAddr,
+		HTTPListener: cfg.HTTPListener,
+		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:     cfg.GRPCAddr,
+		GRPCListener: cfg.GRPCListener,
+		GRPCServer:   grpcSrv,
+		GRPCHealth:   health,
+		Workers: []server.Worker{
+			{Name: "smtp", Run: smtpWorker},
+			{Name: "outbox-relay", Run: outboxRelay.Run},
+			{Name: "answer", Run: answerer.Run},
+			{Name: "send", Run: sender.Run},
+		},
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Ready:           ready,
+	})
+}

@@ -1,0 +1,144 @@
+// Package clients implements the inbox's ports with the other services'
+// gRPC APIs: the catalog (FindAgentByEmail, CheckAccess) and identity
+// (FindUsersByEmail) as inbox.Directory, and the conversations service
+// (Answer) as inbox.Answerer.
+package clients
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
+	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
+	"github.com/agentic-app/agentic/services/mail/internal/compose"
+	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+)
+
+// Dial opens a plaintext (in-cluster) connection to addr with OpenTelemetry
+// propagation. It connects lazily: an unreachable service fails the calls.
+func Dial(addr string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	if err != nil {
+		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
+	}
+	return conn, nil
+}
+
+// Directory is inbox.Directory over the catalog and identity.
+type Directory struct {
+	catalog  catalogv1.CatalogServiceClient
+	identity identityv1.IdentityServiceClient
+	timeout  time.Duration
+}
+
+// NewDirectory returns a Directory; timeout bounds each call (default 5s).
+func NewDirectory(catalog, identity grpc.ClientConnInterface, timeout time.Duration) *Directory {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &Directory{catalog: catalogv1.NewCatalogServiceClient(catalog),
+		identity: identityv1.NewIdentityServiceClient(identity), timeout: timeout}
+}
+
+// AgentByEmail implements inbox.Directory.
+func (d *Directory) AgentByEmail(ctx context.Context, address string) (inbox.Agent, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	resp, err := d.catalog.FindAgentByEmail(ctx, &catalogv1.FindAgentByEmailRequest{Email: address})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound, codes.InvalidArgument:
+		return inbox.Agent{}, inbox.ErrUnknownRecipient
+	default:
+		return inbox.Agent{}, &inbox.UnavailableError{What: "catalog", Err: err}
+	}
+	a := resp.GetAgent()
+	return inbox.Agent{ID: a.GetId(), Email: a.GetEmail(), Name: a.GetName(), OwnerUID: a.GetOwnerUid(), Status: a.GetStatus()}, nil
+}
+
+// UsersByEmail implements inbox.Directory.
+func (d *Directory) UsersByEmail(ctx context.Context, address string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	resp, err := d.identity.FindUsersByEmail(ctx, &identityv1.FindUsersByEmailRequest{Emails: []string{address}})
+	if err != nil {
+		return nil, &inbox.UnavailableError{What: "identity", Err: err}
+	}
+	var uids []string
+	for _, u := range resp.GetUsers() {
+		// Only exact (case-insensitive) matches: never trust a looser search.
+		if u.GetUid() != "" && strings.EqualFold(strings.TrimSpace(u.GetEmail()), address) {
+			uids = append(uids, u.GetUid())
+		}
+	}
+	return uids, nil
+}
+
+// CanUse implements inbox.Directory.
+func (d *Directory) CanUse(ctx context.Context, agentID, uid string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	resp, err := d.catalog.CheckAccess(ctx, &catalogv1.CheckAccessRequest{AgentId: agentID, Uid: uid})
+	if err != nil {
+		return false, &inbox.UnavailableError{What: "catalog", Err: err}
+	}
+	return resp.GetAllowed(), nil
+}
+
+// Conversations is inbox.Answerer over ConversationsService.Answer.
+type Conversations struct {
+	client conversationsv1.ConversationsServiceClient
+}
+
+// NewConversations returns the Answerer on conn.
+func NewConversations(conn grpc.ClientConnInterface) *Conversations {
+	return &Conversations{client: conversationsv1.NewConversationsServiceClient(conn)}
+}
+
+// ChannelEmail is the conversation channel of e-mail.
+const ChannelEmail = "email"
+
+// Answer implements inbox.Answerer, mapping the service's documented errors:
+// FAILED_PRECONDITION "insufficient_funds" → ErrInsufficientFunds,
+// UNAVAILABLE "model_unavailable" → ErrModelUnavailable, NOT_FOUND →
+// ErrNoAccess, INVALID_ARGUMENT and other FAILED_PRECONDITIONs →
+// ErrRejected. Everything else (UNAVAILABLE, RESOURCE_EXHAUSTED, deadline,
+// internal) is returned as a temporary error.
+func (c *Conversations) Answer(ctx context.Context, req inbox.AnswerRequest) (inbox.Answer, error) {
+	resp, err := c.client.Answer(ctx, &conversationsv1.AnswerRequest{
+		AgentId: req.AgentID, UserUid: req.UserUID, Channel: ChannelEmail, ThreadKey: req.ThreadKey,
+		Title: req.Title, Content: req.Content, IdempotencyKey: req.IdempotencyKey,
+	})
+	if err != nil {
+		st := status.Convert(err)
+		msg := strings.TrimSpace(st.Message())
+		switch {
+		case st.Code() == codes.FailedPrecondition && msg == "insufficient_funds":
+			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrInsufficientFunds, err)
+		case st.Code() == codes.Unavailable && msg == "model_unavailable":
+			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrModelUnavailable, err)
+		case st.Code() == codes.NotFound:
+			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrNoAccess, err)
+		case st.Code() == codes.InvalidArgument || st.Code() == codes.FailedPrecondition:
+			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrRejected, err)
+		}
+		return inbox.Answer{}, fmt.Errorf("conversations Answer: %w", err)
+	}
+	a := inbox.Answer{ConversationID: resp.GetConversationId(), MessageID: resp.GetMessageId(),
+		Markdown: resp.GetContent(), TotalMicros: resp.GetTotalMicros(), Replayed: resp.GetReplayed()}
+	for _, ct := range resp.GetCitations() {
+		a.Citations = append(a.Citations, compose.Citation{Name: ct.GetDocumentName(), URL: ct.GetUrl()})
+	}
+	return a, nil
+}
