@@ -561,6 +561,28 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 	if len(e.wallet.Transfers()) != 2 {
 		t.Fatalf("transfers after two answers: %d", len(e.wallet.Transfers()))
 	}
+
+	// Metrics: answers by outcome, time to first token, the platform's own
+	// latency, tokens and the money captured.
+	res, err := http.Get(e.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	wantCaptured := float64(total + num(am["usage"].(map[string]any)["totalMicros"]))
+	for _, want := range []string{
+		`conversations_answers_total{channel="chat",outcome="complete"} 2`,
+		`conversations_time_to_first_token_seconds_count 2`,
+		`conversations_platform_latency_seconds_count 2`,
+		`conversations_tokens_total{kind="output"}`,
+		fmt.Sprintf("conversations_captured_micros_total %g", wantCaptured),
+		`conversations_wallet_calls_total{op="capture",result="ok"} 2`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }
 
 func TestDuplicateClientMessageIDAnswersAndChargesOnce(t *testing.T) {
