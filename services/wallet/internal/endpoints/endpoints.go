@@ -25,12 +25,20 @@ type Set struct {
 	Reserve               endpoint.Endpoint
 	Capture               endpoint.Endpoint
 	Release               endpoint.Endpoint
+	GetSettings           endpoint.Endpoint
+	PutSettings           endpoint.Endpoint
 }
 
 // Requests and responses.
 type (
 	BalanceRequest      struct{ UID string }
 	BalanceResponse     struct{ Balance wallet.Balance }
+	BalanceViewResponse struct{ View wallet.BalanceView }
+	SettingsRequest     struct {
+		UID      string
+		Settings *wallet.BillingSettings // nil: read
+	}
+	SettingsResponse struct{ Settings wallet.BillingSettings }
 	TransactionsRequest struct {
 		UID   string
 		Query wallet.PageQuery
@@ -60,11 +68,26 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 	wrap := endpointmw.Chain("wallet", logger, reg, Outcome)
 	return Set{
 		Balance: wrap("Balance", func(ctx context.Context, req any) (any, error) {
-			b, err := svc.Balance(ctx, req.(BalanceRequest).UID)
+			v, err := svc.Balance(ctx, req.(BalanceRequest).UID)
 			if err != nil {
 				return nil, err
 			}
-			return BalanceResponse{Balance: b}, nil
+			return BalanceViewResponse{View: v}, nil
+		}),
+		GetSettings: wrap("GetSettings", func(ctx context.Context, req any) (any, error) {
+			st, err := svc.Settings(ctx, req.(SettingsRequest).UID)
+			if err != nil {
+				return nil, err
+			}
+			return SettingsResponse{Settings: st}, nil
+		}),
+		PutSettings: wrap("PutSettings", func(ctx context.Context, req any) (any, error) {
+			r := req.(SettingsRequest)
+			st, err := svc.PutSettings(ctx, r.UID, *r.Settings)
+			if err != nil {
+				return nil, err
+			}
+			return SettingsResponse{Settings: st}, nil
 		}),
 		Transactions: wrap("Transactions", func(ctx context.Context, req any) (any, error) {
 			r := req.(TransactionsRequest)

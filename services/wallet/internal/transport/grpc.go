@@ -148,6 +148,11 @@ const (
 	ReasonHoldCaptured        = "hold_captured"
 	ReasonHoldNotFound        = "hold_not_found"
 	ReasonIdempotencyConflict = "idempotency_conflict"
+	// Reserve refusals by money rules (issue 16); conversations answers 402
+	// for these as for insufficient_funds.
+	ReasonMonthlyLimitReached = "monthly_limit_reached"
+	ReasonDebtOutstanding     = "debt_outstanding"
+	ReasonAgentPaused         = "agent_paused"
 )
 
 // withReason builds a status whose message is msg and whose details carry an
@@ -167,6 +172,12 @@ func grpcError(err error) error {
 		// Reserve and Charge alike: the message is the reason itself, so a
 		// caller can match it without decoding the details.
 		return withReason(codes.FailedPrecondition, ReasonInsufficientFunds, ReasonInsufficientFunds)
+	case errors.Is(err, wallet.ErrMonthlyLimit):
+		return withReason(codes.FailedPrecondition, ReasonMonthlyLimitReached, ReasonMonthlyLimitReached)
+	case errors.Is(err, wallet.ErrDebtOutstanding):
+		return withReason(codes.FailedPrecondition, ReasonDebtOutstanding, ReasonDebtOutstanding)
+	case errors.Is(err, wallet.ErrAgentPaused):
+		return withReason(codes.FailedPrecondition, ReasonAgentPaused, ReasonAgentPaused)
 	case errors.Is(err, wallet.ErrIdempotencyConflict):
 		return withReason(codes.AlreadyExists, "idempotency key already used with different parameters", ReasonIdempotencyConflict)
 	case errors.Is(err, wallet.ErrHoldNotFound):

@@ -56,6 +56,10 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.CreateCheckoutSession, decodeCheckoutRequest, encodeCheckoutResponse, opts...)))
 	server.Route(mux, http.MethodPost, PathStripeWebhook, httptransport.NewServer(
 		set.StripeWebhook, decodeWebhookRequest, encodeWebhookResponse, opts...))
+	server.Route(mux, http.MethodGet, PathBillingSettings, protect(httptransport.NewServer(
+		set.GetSettings, decodeGetSettings, encodeSettingsResponse, opts...)))
+	server.Route(mux, http.MethodPut, PathBillingSettings, protect(httptransport.NewServer(
+		set.PutSettings, decodePutSettings, encodeSettingsResponse, opts...)))
 }
 
 // Dollars converts micro-dollars to the API's dollar number.
@@ -67,24 +71,6 @@ func decodeBalanceRequest(ctx context.Context, _ *http.Request) (any, error) {
 		return nil, err
 	}
 	return endpoints.BalanceRequest{UID: c.UID}, nil
-}
-
-func encodeBalanceResponse(_ context.Context, w http.ResponseWriter, resp any) error {
-	b := resp.(endpoints.BalanceResponse).Balance
-	w.Header().Set("Cache-Control", "no-store")
-	// balance is the spec's data.balance (what the history adds up to, money
-	// on hold included); held is on open holds (answers in progress) and
-	// available = balance − held is what a new answer can use. Each is
-	// converted from integer micro-dollars on its own (no float subtraction).
-	server.WriteJSON(w, http.StatusOK, map[string]any{
-		"success": true,
-		"data": map[string]any{
-			"balance":   Dollars(b.Micros),
-			"held":      Dollars(b.HeldMicros),
-			"available": Dollars(b.AvailableMicros()),
-		},
-	})
-	return nil
 }
 
 func intParam(r *http.Request, name string, def int64, msg string) (int64, error) {
@@ -257,13 +243,18 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		var (
 			se *server.Error
 			ve *wallet.ValidationError
-			pe *wallet.ProviderError
+			pe   *wallet.ProviderError
+			sete *wallet.SettingsError
 		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
 		case errors.As(err, &ve):
 			server.WriteError(w, server.BadRequest("invalid_request", ve.Message))
+		case errors.As(err, &sete):
+			server.WriteError(w, server.BadRequest("invalid_settings", sete.Message))
+		case errors.Is(err, wallet.ErrNoSavedCard):
+			server.WriteError(w, ErrNoSavedCard)
 		case errors.Is(err, wallet.ErrRateLimited):
 			w.Header().Set("Retry-After", "60")
 			server.WriteError(w, ErrRateLimited)

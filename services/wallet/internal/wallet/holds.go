@@ -124,14 +124,17 @@ func (s *service) Reserve(ctx context.Context, req ReserveRequest) (HoldResult, 
 	}
 	res, err := s.store.Reserve(ctx, Reservation{UID: req.UID, AmountMicros: req.AmountMicros,
 		IdempotencyKey: req.IdempotencyKey, TTL: req.TTL, Metadata: req.Metadata})
-	// Expiries found on the way were committed even when the Reserve is refused.
+	// Expiries found on the way were committed even when the Reserve is
+	// refused, and so were a refusal's spend warning or agent pause (the
+	// balance view shows them).
 	s.metrics.expired(res.Expired)
 	if err != nil {
-		if len(res.Expired) > 0 {
+		if len(res.Expired) > 0 || errors.Is(err, ErrMonthlyLimit) || errors.Is(err, ErrAgentPaused) {
 			s.cache.Invalidate(ctx, req.UID)
 		}
 		return HoldResult{}, err
 	}
+	s.startRecharge(res.RechargeID)
 	if !res.Replayed {
 		s.metrics.add(holdOpened, res.Hold.AmountMicros)
 		s.cache.Invalidate(ctx, req.UID)
@@ -161,6 +164,7 @@ func (s *service) Capture(ctx context.Context, req CaptureRequest) (HoldResult, 
 	if err != nil {
 		return HoldResult{}, err
 	}
+	s.startRecharge(res.RechargeID)
 	if !res.Replayed {
 		s.metrics.add(holdCaptured, res.Hold.CapturedMicros)
 		if rest := res.Hold.AmountMicros - res.Hold.CapturedMicros; rest > 0 {

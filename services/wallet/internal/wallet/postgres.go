@@ -169,8 +169,8 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 	if p.AmountMicros <= 0 {
 		return PostResult{}, &ValidationError{Message: "amount must be greater than 0"}
 	}
-	if !p.Type.Visible() {
-		return PostResult{}, fmt.Errorf("post: transfer type %q is for holds only", p.Type)
+	if p.Type != TypeDeposit && p.Type != TypeIncome && p.Type != TypeExpense {
+		return PostResult{}, fmt.Errorf("post: transfer type %q cannot be posted directly", p.Type)
 	}
 	debit, credit, err := p.Type.Accounts(p.UID)
 	if err != nil {
@@ -239,9 +239,30 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 		return PostResult{}, err
 	}
 
-	// 5. The system side, last (shortest hold of the shared row lock).
+	// 5. The system side (shortest hold of the shared row lock).
 	if _, err := addBalance(ctx, tx, system, -delta); err != nil {
 		return PostResult{}, err
+	}
+
+	// 6. Billing rules under the same lock: an expense counts towards this
+	// month's usage (warnings, low balance, auto-recharge); a credit pays the
+	// debt first, then the fees of paused agents.
+	var eff debitEffects
+	if p.Type == TypeExpense {
+		usage, month, err := recordExpense(ctx, tx, p.UID, p.AmountMicros)
+		if err != nil {
+			return PostResult{}, err
+		}
+		if eff, err = s.afterDebit(ctx, tx, p.UID, balance, usage, month); err != nil {
+			return PostResult{}, err
+		}
+	} else {
+		if eff, err = s.afterCredit(ctx, tx, p.UID, t); err != nil {
+			return PostResult{}, err
+		}
+		if err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1`, user).Scan(&balance); err != nil {
+			return PostResult{}, fmt.Errorf("read wallet: %w", err)
+		}
 	}
 
 	// The user's balance includes money on hold (read under the wallet lock:
@@ -260,7 +281,7 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 			}
 		}
 	}
-	return PostResult{Transfer: t, BalanceMicros: total}, nil
+	return PostResult{Transfer: t, BalanceMicros: total, RechargeID: eff.rechargeID}, nil
 }
 
 // Balance implements Store.
@@ -270,7 +291,7 @@ func (s *PostgresStore) Balance(ctx context.Context, uid string) (Balance, error
 
 // visibleTypes is the history's filter; it matches the predicate of the
 // partial index transfers_uid_seq_visible_idx (keep them identical).
-const visibleTypes = `type IN ('deposit', 'income', 'expense')`
+const visibleTypes = `type IN ('deposit', 'income', 'expense', 'refund', 'dispute', 'repayment')`
 
 // Transfers implements Store: the user's history, without the hold and
 // hold_release transfers (only a capture's expense is shown). Without a
@@ -429,10 +450,12 @@ func (e *InvariantViolation) Error() string {
 // CheckInvariants verifies, in one REPEATABLE READ snapshot, that the sum of
 // all debits equals the sum of all credits (the balances sum to zero), that
 // every account's stored balance equals its credits minus its debits, that no
-// user account (wallet or holds) is negative, that every holds account equals
-// its user's open holds and that every settled hold's captured and returned
-// transfers add up to the hold. It returns an *InvariantViolation listing
-// the problems.
+// user account (wallet or holds) is negative and no debt account positive,
+// that the monthly usage counters equal the expenses of their month, that
+// every holds account equals its user's open holds and that every settled
+// hold's captured and returned transfers add up to the hold (and, with the
+// later migrations, the agent-fee and Stripe payment checks). It returns an
+// *InvariantViolation listing the problems.
 func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 	var problems []string
 	// report runs a query whose rows (three columns) each describe a problem.
@@ -471,7 +494,20 @@ func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 			FROM accounts a LEFT JOIN movements m ON m.account = a.id
 			GROUP BY a.id, a.balance_micros, a.kind
 			HAVING a.balance_micros <> COALESCE(sum(m.delta), 0)
-			    OR (a.kind <> 'system' AND a.balance_micros < 0)`); err != nil {
+			    OR (a.kind IN ('user_wallet', 'user_holds') AND a.balance_micros < 0)
+			    OR (a.kind = 'user_debt' AND a.balance_micros > 0)`); err != nil {
+			return err
+		}
+		// This month's usage counters equal the expenses of their month.
+		if err := report(tx, "usage of %s: counter %d, expenses %d", `
+			WITH spent AS (
+				SELECT uid, (date_trunc('month', created_at AT TIME ZONE 'UTC'))::date AS month, sum(amount_micros) AS micros
+				FROM transfers WHERE type = 'expense' GROUP BY 1, 2
+			)
+			SELECT COALESCE(u.uid, e.uid) || ' ' || COALESCE(u.month, e.month)::text,
+				COALESCE(u.micros, 0), COALESCE(e.micros, 0)::bigint
+			FROM usage_months u FULL JOIN spent e ON e.uid = u.uid AND e.month = u.month
+			WHERE COALESCE(u.micros, 0) <> COALESCE(e.micros, 0)`); err != nil {
 			return err
 		}
 		// Every holds account carries exactly its user's open holds.

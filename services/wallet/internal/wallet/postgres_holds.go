@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -140,27 +141,125 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 		return HoldResult{}, nil, fmt.Errorf("read hold by key: %w", err)
 	}
 
-	// 3. Funds. Expired holds the sweeper has not reached yet still sit in
-	// the holds account: return them now (under the wallet lock) before
-	// refusing, so that nobody is refused for money that is free. Those
-	// expiries are committed even when the Reserve is then refused.
+	// 3. The user's billing state, exact under the wallet lock: debt, what is
+	// on hold, this month's usage and the monthly limit.
+	st, err := readReserveState(ctx, tx, r.UID)
+	if err != nil {
+		return HoldResult{}, nil, err
+	}
+	if st.debt > 0 {
+		return HoldResult{}, fmt.Errorf("%w: owes %d", ErrDebtOutstanding, st.debt), nil
+	}
+
+	// 4. The agent's monthly fee, when the answer is for an agent whose paid
+	// period does not cover now (its first answer, a due renewal, a paused
+	// agent): charged here, before the hold, in this transaction.
+	fee, err := s.planFee(ctx, tx, r, st.now)
+	if err != nil {
+		return HoldResult{}, nil, err
+	}
+
+	// Expired holds the sweeper has not reached yet still sit in the holds
+	// account: return them (under the wallet lock) before refusing, so that
+	// nobody is refused for money that is free. Those expiries are committed
+	// even when the Reserve is then refused.
 	var expired []SweptHold
-	if walletExists && available < r.AmountMicros {
+	expireStale := func() error {
+		if !walletExists || expired != nil {
+			return nil
+		}
+		var err error
 		if expired, err = s.expireUserHolds(ctx, tx, r.UID); err != nil {
+			return err
+		}
+		if expired == nil {
+			expired = []SweptHold{}
+		}
+		for _, h := range expired {
+			st.held -= h.AmountMicros
+			available += h.AmountMicros
+		}
+		return nil
+	}
+	need := r.AmountMicros + fee.micros
+
+	// 5. The monthly limit: what this month has spent, what is on hold and
+	// this reservation (with a due fee) must fit; so captures, which never
+	// exceed their holds, can never take the month over the limit.
+	if l := st.limit; l != nil && st.usage+st.held+need > *l {
+		if err := expireStale(); err != nil {
 			return HoldResult{}, nil, err
 		}
-		if len(expired) > 0 {
-			if err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1`, wallet).Scan(&available); err != nil {
-				return HoldResult{}, nil, fmt.Errorf("read wallet: %w", err)
+		if st.usage+st.held+need > *l {
+			// "Reached" as far as the owner is concerned: warn (once).
+			if err := s.spendWarning(ctx, tx, r.UID, st.month, LimitWarning100, *l, st.usage); err != nil {
+				return HoldResult{}, nil, err
 			}
+			return HoldResult{Expired: expired}, fmt.Errorf("%w: used %d, held %d, requested %d, limit %d",
+				ErrMonthlyLimit, st.usage, st.held, need, *l), nil
 		}
 	}
-	if !walletExists || available < r.AmountMicros {
-		return HoldResult{Expired: expired}, fmt.Errorf("%w: available %d, requested %d", ErrInsufficientFunds, max(available, 0), r.AmountMicros), nil
+
+	// 6. Funds: the fee and the hold both come from the available balance.
+	if available < need {
+		if err := expireStale(); err != nil {
+			return HoldResult{}, nil, err
+		}
+	}
+	if !walletExists || available < need {
+		if fee.renewal {
+			// A renewal that cannot be paid pauses the agent (committed with
+			// the refusal) until a deposit pays it.
+			if err := s.pauseAgent(ctx, tx, fee); err != nil {
+				return HoldResult{}, nil, err
+			}
+			return HoldResult{Expired: expired}, fmt.Errorf("%w: agent %s, fee %d, requested %d, available %d",
+				ErrAgentPaused, fee.agentID, fee.micros, r.AmountMicros, max(available, 0)), nil
+		}
+		return HoldResult{Expired: expired}, fmt.Errorf("%w: available %d, requested %d", ErrInsufficientFunds, max(available, 0), need), nil
+	}
+
+	var eff debitEffects
+	if fee.micros > 0 {
+		if eff, err = s.chargeFee(ctx, tx, fee); err != nil {
+			return HoldResult{}, nil, err
+		}
 	}
 	res, err = s.hold(ctx, tx, r, wallet, holds)
+	if err != nil {
+		return HoldResult{}, nil, err
+	}
+	if err := s.markAgentUsed(ctx, tx, fee); err != nil {
+		return HoldResult{}, nil, err
+	}
 	res.Expired = expired
-	return res, nil, err
+	res.RechargeID = eff.rechargeID
+	res.FeeCharged = fee.micros > 0
+	return res, nil, nil
+}
+
+// reserveState is what Reserve checks besides the available balance.
+type reserveState struct {
+	now   time.Time
+	month time.Time
+	debt  int64
+	held  int64
+	usage int64
+	limit *int64
+}
+
+func readReserveState(ctx context.Context, tx pgx.Tx, uid string) (reserveState, error) {
+	var st reserveState
+	err := tx.QueryRow(ctx, `SELECT now(), `+monthSQL+`,
+			COALESCE((SELECT -balance_micros FROM accounts WHERE id = $2), 0),
+			COALESCE((SELECT balance_micros FROM accounts WHERE id = $3), 0),
+			COALESCE((SELECT micros FROM usage_months WHERE uid = $1 AND month = `+monthSQL+`), 0),
+			(SELECT monthly_limit_micros FROM billing_settings WHERE uid = $1)`,
+		uid, DebtAccount(uid), HoldsAccount(uid)).Scan(&st.now, &st.month, &st.debt, &st.held, &st.usage, &st.limit)
+	if err != nil {
+		return reserveState{}, fmt.Errorf("read billing state: %w", err)
+	}
+	return st, nil
 }
 
 // hold moves the money (wallet → holds) and records the hold. The caller
@@ -374,14 +473,26 @@ func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldSt
 		return HoldResult{}, fmt.Errorf("settle hold %s: %w", h.ID, err)
 	}
 	bal := Balance{Micros: available + held, HeldMicros: held}
-	if captured > 0 && c.Events != nil {
-		for _, ev := range c.Events(expense, bal.Micros) {
-			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
-				return HoldResult{}, err
+	var eff debitEffects
+	if captured > 0 {
+		if c.Events != nil {
+			for _, ev := range c.Events(expense, bal.Micros) {
+				if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+					return HoldResult{}, err
+				}
 			}
 		}
+		// The capture is usage: this month's total, spend warnings, low
+		// balance and auto-recharge, under the wallet lock the caller holds.
+		usage, month, err := recordExpense(ctx, tx, h.UID, captured)
+		if err != nil {
+			return HoldResult{}, err
+		}
+		if eff, err = s.afterDebit(ctx, tx, h.UID, available, usage, month); err != nil {
+			return HoldResult{}, err
+		}
 	}
-	return HoldResult{Hold: settled, Balance: bal}, nil
+	return HoldResult{Hold: settled, Balance: bal, RechargeID: eff.rechargeID}, nil
 }
 
 // expireUserHolds expires uid's open holds past their expiry; the caller

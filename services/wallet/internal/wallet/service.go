@@ -27,9 +27,14 @@ const (
 
 // Service is the wallet service API.
 type Service interface {
-	// Balance is the caller's balance and the part of it on hold, served
-	// from the cache when possible (0 without a wallet).
-	Balance(ctx context.Context, uid string) (Balance, error)
+	// Balance is the caller's balance view (balance, held, debt, this month's
+	// usage, spend controls, auto-recharge state), served from the cache when
+	// possible (0s without a wallet).
+	Balance(ctx context.Context, uid string) (BalanceView, error)
+	// Settings returns the caller's spend controls.
+	Settings(ctx context.Context, uid string) (BillingSettings, error)
+	// PutSettings validates and replaces the caller's spend controls.
+	PutSettings(ctx context.Context, uid string, bs BillingSettings) (BillingSettings, error)
 	// Transactions is a page of the caller's transfers, newest first.
 	Transactions(ctx context.Context, uid string, q PageQuery) (Page, error)
 	// CreateCheckoutSession validates the top-up, rate-limits the caller,
@@ -152,29 +157,51 @@ func requireUID(uid string) error {
 	return nil
 }
 
-func (s *service) Balance(ctx context.Context, uid string) (Balance, error) {
+func (s *service) Balance(ctx context.Context, uid string) (BalanceView, error) {
 	if err := requireUID(uid); err != nil {
-		return Balance{}, err
+		return BalanceView{}, err
 	}
-	// "balance:v2" holds "<balance>:<held>" (the old "balance" key held the
-	// balance alone; a new name keeps a rolling deploy from misreading it).
-	const key = "balance:v2"
+	// "balance:v3" holds the whole view as JSON ("balance:v2" held
+	// "<balance>:<held>"; a new name keeps a rolling deploy from misreading it).
+	const key = "balance:v3"
 	raw, gen, hit := s.cache.Lookup(ctx, uid, key)
 	if hit {
-		if total, held, ok := strings.Cut(string(raw), ":"); ok {
-			t, err1 := strconv.ParseInt(total, 10, 64)
-			h, err2 := strconv.ParseInt(held, 10, 64)
-			if err1 == nil && err2 == nil {
-				return Balance{Micros: t, HeldMicros: h}, nil
-			}
+		var v BalanceView
+		if err := json.Unmarshal(raw, &v); err == nil {
+			return v, nil
 		}
 	}
-	v, err := s.store.Balance(ctx, uid)
+	v, err := s.store.Overview(ctx, uid)
 	if err != nil {
-		return Balance{}, err
+		return BalanceView{}, err
 	}
-	s.cache.Put(ctx, uid, gen, key, []byte(strconv.FormatInt(v.Micros, 10)+":"+strconv.FormatInt(v.HeldMicros, 10)), BalanceTTL)
+	if b, err := json.Marshal(v); err == nil {
+		s.cache.Put(ctx, uid, gen, key, b, BalanceTTL)
+	}
 	return v, nil
+}
+
+func (s *service) Settings(ctx context.Context, uid string) (BillingSettings, error) {
+	if err := requireUID(uid); err != nil {
+		return BillingSettings{}, err
+	}
+	return s.store.Settings(ctx, uid)
+}
+
+func (s *service) PutSettings(ctx context.Context, uid string, bs BillingSettings) (BillingSettings, error) {
+	if err := requireUID(uid); err != nil {
+		return BillingSettings{}, err
+	}
+	if err := ValidateSettings(bs); err != nil {
+		return BillingSettings{}, err
+	}
+	out, err := s.store.PutSettings(ctx, uid, bs)
+	if err != nil {
+		return BillingSettings{}, err
+	}
+	// The balance view shows the limits and flags computed from them.
+	s.cache.Invalidate(ctx, uid)
+	return out, nil
 }
 
 func (s *service) GetBalance(ctx context.Context, uid string) (Balance, error) {
@@ -400,16 +427,26 @@ func (s *service) post(ctx context.Context, req TransferRequest, typ TransferTyp
 	if err != nil {
 		return PostResult{}, err
 	}
+	s.startRecharge(res.RechargeID)
 	if !res.Replayed {
 		s.cache.Invalidate(ctx, req.UID)
 	}
 	return res, nil
 }
 
+// startRecharge creates the PaymentIntent of an auto-recharge a ledger
+// transaction has just started (after its commit), in the background.
+func (s *service) startRecharge(id string) {}
+
 // IsClientError reports whether err is the caller's fault.
 func IsClientError(err error) bool {
-	var ve *ValidationError
-	return errors.As(err, &ve) || errors.Is(err, ErrInsufficientFunds) || errors.Is(err, ErrIdempotencyConflict) ||
+	var (
+		ve *ValidationError
+		se *SettingsError
+	)
+	return errors.As(err, &ve) || errors.As(err, &se) || errors.Is(err, ErrInsufficientFunds) ||
+		errors.Is(err, ErrMonthlyLimit) || errors.Is(err, ErrDebtOutstanding) || errors.Is(err, ErrAgentPaused) ||
+		errors.Is(err, ErrNoSavedCard) || errors.Is(err, ErrIdempotencyConflict) ||
 		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrHoldNotFound) ||
 		errors.Is(err, ErrHoldExpired) || errors.Is(err, ErrHoldReleased) || errors.Is(err, ErrHoldCaptured)
 }

@@ -78,8 +78,16 @@ const (
 
 // Visible reports whether transfers of type t appear in the user's history.
 func (t TransferType) Visible() bool {
-	return t == TypeDeposit || t == TypeIncome || t == TypeExpense
+	switch t {
+	case TypeDeposit, TypeIncome, TypeExpense, TypeRefund, TypeDispute, TypeRepayment:
+		return true
+	}
+	return false
 }
+
+// Credit reports whether transfers of type t add money to the wallet (the
+// history shows the others as debits).
+func (t TransferType) Credit() bool { return t == TypeDeposit || t == TypeIncome }
 
 // Providers.
 const (
@@ -100,6 +108,12 @@ func (t TransferType) Accounts(uid string) (debit, credit string, err error) {
 		return UserAccount(uid), HoldsAccount(uid), nil
 	case TypeHoldRelease:
 		return HoldsAccount(uid), UserAccount(uid), nil
+	case TypeRefund, TypeDispute:
+		return UserAccount(uid), AccountStripeClearing, nil
+	case TypeDebt:
+		return DebtAccount(uid), AccountStripeClearing, nil
+	case TypeRepayment:
+		return UserAccount(uid), DebtAccount(uid), nil
 	}
 	return "", "", fmt.Errorf("unknown transfer type %q", t)
 }
@@ -152,6 +166,9 @@ type PostResult struct {
 	Transfer      Transfer
 	Replayed      bool  // the key had been used with the same parameters; no money moved
 	BalanceMicros int64 // the user's balance (available + held) after the call
+	// RechargeID is an auto-recharge this posting started (the service
+	// creates its PaymentIntent after the commit).
+	RechargeID string
 }
 
 // Balance is a user's money: Micros is the balance the API and the history
@@ -206,6 +223,10 @@ type HoldResult struct {
 	// Expired lists holds this call found past their expiry and returned to
 	// the wallet on the way (metrics).
 	Expired []SweptHold
+	// RechargeID is an auto-recharge this call started (see PostResult).
+	RechargeID string
+	// FeeCharged: Reserve charged an agent's monthly fee on the way.
+	FeeCharged bool
 }
 
 // Reservation asks the store to put money on hold.
@@ -398,6 +419,14 @@ type Store interface {
 	SweepExpiredHolds(ctx context.Context, limit int) ([]SweptHold, error)
 	// HoldStats counts the open holds.
 	HoldStats(ctx context.Context) (HoldStats, error)
+
+	// Overview is the balance view of uid (one snapshot).
+	Overview(ctx context.Context, uid string) (BalanceView, error)
+	// Settings returns uid's spend controls.
+	Settings(ctx context.Context, uid string) (BillingSettings, error)
+	// PutSettings replaces uid's spend controls; ErrNoSavedCard when
+	// auto-recharge is enabled without a saved card.
+	PutSettings(ctx context.Context, uid string, bs BillingSettings) (BillingSettings, error)
 }
 
 // Cache caches read results per user. Implementations never fail: a broken
