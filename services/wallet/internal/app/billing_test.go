@@ -96,4 +96,3 @@ func TestBillingSettingsHTTP(t *testing.T) {
 	}
 	checkLedger(t, app)
 }
-

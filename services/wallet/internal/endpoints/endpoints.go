@@ -38,7 +38,7 @@ type (
 		UID      string
 		Settings *wallet.BillingSettings // nil: read
 	}
-	SettingsResponse struct{ Settings wallet.BillingSettings }
+	SettingsResponse    struct{ Settings wallet.BillingSettings }
 	TransactionsRequest struct {
 		UID   string
 		Query wallet.PageQuery

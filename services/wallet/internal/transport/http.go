@@ -241,8 +241,8 @@ func encodeWebhookResponse(_ context.Context, w http.ResponseWriter, resp any) e
 func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 	return func(ctx context.Context, err error, w http.ResponseWriter) {
 		var (
-			se *server.Error
-			ve *wallet.ValidationError
+			se   *server.Error
+			ve   *wallet.ValidationError
 			pe   *wallet.ProviderError
 			sete *wallet.SettingsError
 		)
