@@ -8,6 +8,8 @@ import { useAuth } from '@/features/auth';
 import { useSharedAgents } from '../api/conversations';
 import { chatErrorText } from '../api/errors';
 import { LazyChatPanel } from '../components/LazyChatPanel';
+// The agent icon tile styles (AgentIcon) live with the agents feature.
+import '@/features/agents/agents.css';
 import './shared-agents.css';
 
 export const SHARED_PATH = '/dashboard/shared';
