@@ -386,3 +386,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 type smtpClient = smtp.Client
 
 var smtpDial = smtp.Dial
+
+type smtpMailOptions = smtp.MailOptions
+
+// smtpRefusal is a permanent refusal the relay sink answers DATA with.
+func smtpRefusal(code int) *smtp.SMTPError {
+	return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 1, 1}, Message: "refused by the test relay"}
+}

@@ -83,7 +83,7 @@ var ErrNotAuthenticated = errors.New("sender authentication failed")
 // TemporaryError: a check could not be completed (DNS); try again later.
 type TemporaryError struct{ Detail string }
 
-func (e *TemporaryError) Error() string { return "sender authentication unavailable: " + e.Detail }
+func (e *TemporaryError) Error() string { return "temporary DNS failure: " + e.Detail }
 
 // IsTemporary reports whether err is a TemporaryError.
 func IsTemporary(err error) bool {

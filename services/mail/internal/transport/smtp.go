@@ -56,6 +56,7 @@ var (
 	replyMalformed    = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "Malformed message"}
 	replyNoRecipients = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
 	replyTempFailure  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, please try again later"}
+	replyLongLine     = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "Message has a line longer than the limit (RFC 5322 allows 998 characters)"}
 	replyAuthTemp     = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 5}, Message: "Sender authentication could not be completed, please try again later"}
 )
 
@@ -201,10 +202,15 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 func (s *session) Data(r io.Reader) error {
 	raw, err := io.ReadAll(r)
 	if err != nil {
-		if err == smtp.ErrDataTooLarge {
+		switch {
+		case err == smtp.ErrDataTooLarge:
 			s.log.Info("smtp message too large", "from", s.from)
 			return s.count("DATA", smtp.ErrDataTooLarge)
+		case errors.Is(err, smtp.ErrTooLongLine):
+			s.log.Info("smtp message with a too long line", "from", s.from)
+			return s.count("DATA", replyLongLine)
 		}
+		// The connection broke mid-message: the client will not see this.
 		return s.count("DATA", replyTempFailure)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.b.cfg.DataTimeout)
