@@ -690,6 +690,27 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 0 {
 		t.Fatalf("refused turn kept: %v", msgs)
 	}
+	// The wallet's other money rules are 402 too, each with its message for
+	// the owner; a subscriber is only told the agent is unavailable.
+	e.wallet.SetBalance(e.alice, 5*dollar)
+	for reason, msg := range map[string]string{
+		"monthly_limit_reached": "Monthly spending limit reached: raise your limit in the wallet to keep talking to this agent.",
+		"debt_outstanding":      "Your wallet has an outstanding balance: add funds to keep talking to this agent.",
+		"agent_paused":          "This agent is paused until its monthly fee is paid: add funds to your wallet.",
+	} {
+		e.wallet.Refuse(e.alice, reason)
+		if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 402 || r.obj()["error"] != "insufficient_funds" || r.obj()["message"] != msg {
+			t.Errorf("%s (owner): %d %s", reason, r.status, r.raw)
+		}
+		if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.status != 402 || r.obj()["message"] != "This agent is unavailable right now." {
+			t.Errorf("%s (subscriber): %d %s", reason, r.status, r.raw)
+		}
+	}
+	e.wallet.Refuse(e.alice, "")
+	if n := e.sim.Stats().Requests; n != 0 {
+		t.Fatalf("the model was called %d times", n)
+	}
+
 	// ...so after adding funds the same clientMessageId is answered.
 	e.wallet.SetBalance(e.alice, 5*dollar)
 	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 200 {

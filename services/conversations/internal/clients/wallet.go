@@ -2,9 +2,12 @@ package clients
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -38,6 +41,9 @@ func NewWallet(conn grpc.ClientConnInterface, timeout time.Duration) *Wallet {
 func walletError(op string, err error, precondition error) error {
 	switch status.Code(err) {
 	case codes.FailedPrecondition:
+		if errors.Is(precondition, metering.ErrInsufficientFunds) {
+			return fmt.Errorf("wallet %s: %w", op, &metering.RefusedError{Reason: reason(err)})
+		}
 		return fmt.Errorf("wallet %s: %w: %v", op, precondition, err)
 	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted, codes.Internal,
 		codes.Unknown, codes.Canceled:
@@ -46,6 +52,21 @@ func walletError(op string, err error, precondition error) error {
 	default:
 		return fmt.Errorf("wallet %s: %w: %v", op, metering.ErrRejected, err)
 	}
+}
+
+// reason is the wallet's refusal reason: its ErrorInfo detail, else the
+// status message (which the wallet sets to the reason too).
+func reason(err error) string {
+	st := status.Convert(err)
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {
+			return info.GetReason()
+		}
+	}
+	if m := st.Message(); m != "" && !strings.ContainsAny(m, " :") {
+		return m
+	}
+	return metering.ReasonInsufficientFunds
 }
 
 func hold(h *walletv1.Hold) metering.Hold {

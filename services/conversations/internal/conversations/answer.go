@@ -172,8 +172,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	hold, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
 	switch {
 	case errors.Is(err, metering.ErrInsufficientFunds):
-		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "insufficient_funds"})
-		return Turn{}, &InsufficientFundsError{Role: access.Role}
+		reason := metering.RefusalReason(err)
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: reason})
+		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason}
 	case err != nil:
 		// Unknown outcome: a hold may exist. The reconciler reserves again
 		// with the same key (getting that hold back) and releases it.

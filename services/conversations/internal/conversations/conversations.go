@@ -70,6 +70,9 @@ const (
 	MsgInvalidClientID      = "clientMessageId must be 1 to 100 characters."
 	MsgInsufficientOwner    = "Insufficient funds: add funds to your wallet to keep talking to this agent."
 	MsgInsufficientOther    = "This agent is unavailable right now."
+	MsgMonthlyLimit         = "Monthly spending limit reached: raise your limit in the wallet to keep talking to this agent."
+	MsgDebt                 = "Your wallet has an outstanding balance: add funds to keep talking to this agent."
+	MsgAgentPaused          = "This agent is paused until its monthly fee is paid: add funds to your wallet."
 	MsgRateLimited          = "Too many messages. Please wait a moment and try again."
 	MsgModelUnavailable     = "The model is unavailable right now. Nothing was charged."
 	MsgInterrupted          = "The answer was interrupted. You were charged only for what was generated."
@@ -166,19 +169,31 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return e.Code + ": " + e.Message }
 
-// InsufficientFundsError: the payer's wallet cannot cover the worst case of
-// the answer (402). Role tells who asked: the owner is told to add funds, a
-// subscriber only that the agent is unavailable.
-type InsufficientFundsError struct{ Role string }
+// InsufficientFundsError: the payer's wallet refused the worst case of the
+// answer (402): not enough available balance, or another money rule
+// (Reason: monthly limit reached, debt outstanding, agent paused). Role
+// tells who asked: the owner is told what to do, a subscriber only that the
+// agent is unavailable (never the owner's money matters).
+type InsufficientFundsError struct{ Role, Reason string }
 
-func (e *InsufficientFundsError) Error() string { return "insufficient funds (" + e.Role + ")" }
+func (e *InsufficientFundsError) Error() string {
+	return "insufficient funds (" + e.Role + ", " + e.Reason + ")"
+}
 
 // Message is what the caller is told.
 func (e *InsufficientFundsError) Message() string {
-	if e.Role == AccessOwner {
-		return MsgInsufficientOwner
+	if e.Role != AccessOwner {
+		return MsgInsufficientOther
 	}
-	return MsgInsufficientOther
+	switch e.Reason {
+	case "monthly_limit_reached":
+		return MsgMonthlyLimit
+	case "debt_outstanding":
+		return MsgDebt
+	case "agent_paused":
+		return MsgAgentPaused
+	}
+	return MsgInsufficientOwner
 }
 
 // RateLimitedError: the caller sent too many messages (429).

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -161,12 +162,14 @@ type Wallet struct {
 	lost      map[string]int // op → next calls that take effect but answer UNAVAILABLE
 	now       func() time.Time
 	seq       int
+	refuse    map[string]string // uid → reason every Reserve/Charge is refused with
 }
 
 // NewWallet returns a wallet with no money.
 func NewWallet() *Wallet {
 	return &Wallet{balances: map[string]int64{}, holds: map[string]*Hold{}, holdByKey: map[string]string{},
-		chargeKey: map[string]*Transfer{}, calls: map[string]int{}, fail: map[string]int{}, lost: map[string]int{}, now: time.Now}
+		chargeKey: map[string]*Transfer{}, calls: map[string]int{}, fail: map[string]int{}, lost: map[string]int{}, now: time.Now,
+		refuse: map[string]string{}}
 }
 
 // SetBalance sets uid's ledger balance.
@@ -182,6 +185,25 @@ func (w *Wallet) Balance(uid string) (balance, held int64) {
 	defer w.mu.Unlock()
 	w.sweep()
 	return w.balances[uid], w.held(uid)
+}
+
+// Refuse makes every Reserve and Charge of uid fail with FAILED_PRECONDITION
+// and reason (the wallet's money rules: "monthly_limit_reached",
+// "debt_outstanding", "agent_paused"); "" lifts it.
+func (w *Wallet) Refuse(uid, reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.refuse[uid] = reason
+}
+
+// refusal is the wallet's FAILED_PRECONDITION: message = reason, plus an
+// ErrorInfo detail carrying it.
+func refusal(reason string) error {
+	st := status.New(codes.FailedPrecondition, reason)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: "wallet.agentic"}); err == nil {
+		st = d
+	}
+	return st.Err()
 }
 
 // Fail makes the next n calls of op ("Reserve", "Capture", "Release",
@@ -312,8 +334,11 @@ func (w *Wallet) Reserve(_ context.Context, req *walletv1.ReserveRequest) (*wall
 		}
 		return w.holdResponse(h, true), nil
 	}
+	if r := w.refuse[req.GetUid()]; r != "" {
+		return nil, refusal(r)
+	}
 	if w.balances[req.GetUid()]-w.held(req.GetUid()) < req.GetAmountMicros() {
-		return nil, status.Error(codes.FailedPrecondition, "insufficient_funds")
+		return nil, refusal("insufficient_funds")
 	}
 	ttl := time.Duration(req.GetTtlSeconds()) * time.Second
 	if ttl <= 0 {
@@ -415,8 +440,11 @@ func (w *Wallet) Charge(_ context.Context, req *walletv1.ChargeRequest) (*wallet
 		}
 		return resp(t, true), nil
 	}
+	if r := w.refuse[req.GetUid()]; r != "" {
+		return nil, refusal(r)
+	}
 	if w.balances[req.GetUid()]-w.held(req.GetUid()) < req.GetAmountMicros() {
-		return nil, status.Error(codes.FailedPrecondition, "insufficient_funds")
+		return nil, refusal("insufficient_funds")
 	}
 	t := &Transfer{ID: w.nextID("tr"), UID: req.GetUid(), Key: req.GetIdempotencyKey(), Amount: req.GetAmountMicros(),
 		Description: req.GetDescription(), Metadata: req.GetMetadata()}

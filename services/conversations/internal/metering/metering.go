@@ -50,6 +50,34 @@ var (
 	ErrRejected = errors.New("metering: wallet rejected the call")
 )
 
+// Reasons the wallet gives for refusing money (Reserve, Charge).
+const (
+	ReasonInsufficientFunds   = "insufficient_funds"
+	ReasonMonthlyLimitReached = "monthly_limit_reached"
+	ReasonDebtOutstanding     = "debt_outstanding"
+	ReasonAgentPaused         = "agent_paused"
+)
+
+// RefusedError is a refusal by the wallet's money rules: not enough
+// available balance, or another rule (monthly limit, debt, agent paused).
+// It is ErrInsufficientFunds for errors.Is; Reason says which rule.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "metering: refused by the wallet: " + e.Reason }
+
+// Is makes every refusal ErrInsufficientFunds.
+func (e *RefusedError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// RefusalReason returns the wallet's reason for a refusal
+// (ReasonInsufficientFunds when it gave none).
+func RefusalReason(err error) string {
+	var re *RefusedError
+	if errors.As(err, &re) && re.Reason != "" {
+		return re.Reason
+	}
+	return ReasonInsufficientFunds
+}
+
 // Wallet is the wallet's holds API (gRPC WalletService in production).
 type Wallet interface {
 	Reserve(ctx context.Context, uid string, amountMicros int64, key string, ttl time.Duration, metadata map[string]string) (Hold, error)
