@@ -9,6 +9,17 @@ interface AnswerFooterProps {
   model?: string;
 }
 
+/** Only http(s) URLs become links (a citation never carries a javascript: or data: URL into an href). */
+export function safeHref(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Citations of the answer by document, first occurrence first. */
 export function uniqueCitations(citations: readonly Citation[]): Citation[] {
   const seen = new Set<string>();
@@ -34,21 +45,31 @@ export function AnswerFooter({ citations, usage, model }: AnswerFooterProps) {
     <div className="chat-answer-footer">
       {chips.length > 0 && (
         <ul className="chat-citations" aria-label="Sources">
-          {chips.map((c) => (
-            <li key={c.documentId || c.url}>
-              <a
-                className="chat-citation"
-                href={c.url}
-                target="_blank"
-                rel="noopener noreferrer"
-                title={`Open ${c.documentName} in Google Docs (new tab)`}
-                data-testid="citation-chip"
-              >
-                <FileTextOutlined aria-hidden="true" />
-                <span>{c.documentName}</span>
-              </a>
-            </li>
-          ))}
+          {chips.map((c) => {
+            const href = safeHref(c.url);
+            return (
+              <li key={c.documentId || c.url}>
+                {href ? (
+                  <a
+                    className="chat-citation"
+                    href={href}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    title={`Open ${c.documentName} in Google Docs (new tab)`}
+                    data-testid="citation-chip"
+                  >
+                    <FileTextOutlined aria-hidden="true" />
+                    <span>{c.documentName}</span>
+                  </a>
+                ) : (
+                  <span className="chat-citation" data-testid="citation-chip">
+                    <FileTextOutlined aria-hidden="true" />
+                    <span>{c.documentName}</span>
+                  </span>
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
       {usage && (
