@@ -3,7 +3,10 @@ import { format } from 'date-fns';
 import { UserDataGate } from '@/components/UserDataGate';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAuth } from '@/features/auth';
+import { BalanceNotices } from '@/features/wallet/components/BalanceNotices';
+import { useBalanceDetails } from '@/features/wallet/hooks/use-balance-details';
 import { activitiesKey, dashboardStatsKey, type Activity, type DashboardStats } from '../api/dashboard';
+import { InteractionsCard } from '../components/InteractionsCard';
 import { RecentActivity } from '../components/RecentActivity';
 import { StatCards, StatCardsSkeleton } from '../components/StatCards';
 import '../components/dashboard.css';
@@ -16,6 +19,8 @@ function DashboardContent() {
   const ready = Boolean(user) && !loading && !profileLoading && !error;
   const stats = useQuery<DashboardStats>({ queryKey: dashboardStatsKey, enabled: ready });
   const activities = useQuery<Activity[]>({ queryKey: activitiesKey, enabled: ready });
+  // Billing notices (low balance, monthly limit, debt, auto-recharge problems) from the wallet's balance.
+  const balance = useBalanceDetails(user?.uid, ready);
   const updatedAt = stats.dataUpdatedAt ? new Date(stats.dataUpdatedAt) : new Date();
 
   return (
@@ -24,6 +29,7 @@ function DashboardContent() {
         <h1 className="page__title">Dashboard</h1>
         <p className="dashboard__updated">Last updated: {format(updatedAt, 'MM/dd/yyyy, h:mm:ss a')}</p>
       </div>
+      <BalanceNotices balance={balance.data} autoRecharge />
       {stats.isError ? (
         <p className="dashboard__error" role="alert">
           {STATS_ERROR_MESSAGE}
@@ -33,6 +39,7 @@ function DashboardContent() {
       ) : (
         <StatCardsSkeleton />
       )}
+      <InteractionsCard uid={user?.uid} enabled={ready} />
       <RecentActivity
         activities={Array.isArray(activities.data) ? activities.data : undefined}
         loading={activities.isPending && !activities.isError}
@@ -42,7 +49,10 @@ function DashboardContent() {
   );
 }
 
-/** Dashboard home (/dashboard): stat cards, 'Last updated:', Recent Activity (spec "Dashboard home"). */
+/**
+ * Dashboard home (/dashboard): stat cards, 'Last updated:', Recent Activity (spec "Dashboard home"), plus
+ * the billing notices and the Interactions chart (docs/analytics.md).
+ */
 export function DashboardHome() {
   usePageTitle('Dashboard');
   return (

@@ -1,6 +1,8 @@
-import { SearchOutlined } from '@ant-design/icons';
-import { Input, Select } from 'antd';
+import { DownloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { Button, Input, Select } from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { toast } from '@/components/toast';
+import { BILLING_MESSAGES, downloadTransactionsCsv } from '../api/billing';
 import { SCROLL_THRESHOLD_PX, TABLE_MAX_HEIGHT_PX } from '../lib/constants';
 import { filterTransactions, TRANSACTION_FILTER_OPTIONS } from '../lib/filter';
 import {
@@ -19,6 +21,24 @@ export function TransactionHistory({ state, onLoadMore }: { state: TransactionsS
   const scrollRef = useRef<HTMLDivElement>(null);
   const visible = useMemo(() => filterTransactions(state.items, search, filter), [state.items, search, filter]);
   const status = transactionsStatus(state, visible.length);
+  const [exporting, setExporting] = useState(false);
+
+  // Every page with the current filter, built by the wallet service (not just the rows loaded here).
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      await downloadTransactionsCsv(search, filter);
+    } catch (error) {
+      console.error('CSV export failed:', error);
+      toast({
+        title: 'Export Failed',
+        description: error instanceof Error && error.message ? error.message : BILLING_MESSAGES.exportFailed,
+        variant: 'destructive',
+      });
+    } finally {
+      setExporting(false);
+    }
+  };
 
   // When the rows do not fill the box (e.g. a narrow filter), its bottom is already in view:
   // keep loading while more pages exist, as scrolling would.
@@ -35,6 +55,18 @@ export function TransactionHistory({ state, onLoadMore }: { state: TransactionsS
         <h2 id="wallet-history-title" className="wallet-card__title">
           Transaction History
         </h2>
+        <Button
+          icon={<DownloadOutlined aria-hidden="true" />}
+          onClick={() => void exportCsv()}
+          loading={exporting}
+          disabled={exporting}
+          aria-describedby="wallet-export-hint"
+        >
+          Export CSV
+        </Button>
+        <span id="wallet-export-hint" className="wallet-sr-only">
+          Downloads every transaction matching the current search and type filter as transactions.csv
+        </span>
       </header>
       <div className="wallet-history__tools">
         <Input

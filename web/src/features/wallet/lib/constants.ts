@@ -22,3 +22,7 @@ export const MIN_TOP_UP_DOLLARS = 0.5;
 export const CHECKOUT_SESSION_PLACEHOLDER = '{CHECKOUT_SESSION_ID}';
 /** The card payment provider's name (ARCHITECTURE "Names"). */
 export const PAYMENT_PROVIDER_NAME = 'Stripe';
+/** After saving a card: refresh the billing data up to this many times ... */
+export const SETUP_POLL_ROUNDS = 5;
+/** ... this far apart, until the saved card shows. */
+export const SETUP_POLL_INTERVAL_MS = 2000;

@@ -22,3 +22,17 @@ export const PAYMENT_TOASTS = {
   success: { title: 'Payment Successful!', description: 'Your funds have been added to your wallet.' },
   canceled: { title: 'Payment Canceled', description: 'Your payment was canceled. No funds were added to your wallet.' },
 } as const;
+
+export type SetupReturn = 'success' | 'canceled' | null;
+
+/** Stripe's return from saving a card (Checkout in setup mode): ?setup=success or ?setup=canceled. */
+export function readSetupReturn(params: URLSearchParams): SetupReturn {
+  const v = params.get('setup');
+  return v === 'success' || v === 'canceled' ? v : null;
+}
+
+export const SETUP_TOASTS = {
+  success: { title: 'Card saved', description: 'Your card is saved for auto-recharge.' },
+  pending: { title: 'Card saved', description: 'Stripe saved your card; it will show here in a moment.' },
+  canceled: { title: 'Card not saved', description: 'You left before saving a card. Nothing was changed.' },
+} as const;

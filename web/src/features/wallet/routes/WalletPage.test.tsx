@@ -124,7 +124,16 @@ describe('wallet screen', () => {
     await renderWallet();
     expect(await within(balanceRegion()).findByText('$0.00')).toBeInTheDocument();
     expect(await screen.findByText('No transactions found.')).toBeInTheDocument();
-    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    // Balance and history failures are silent (spec); the Usage and Spend controls cards (not spec
+    // screens) say that they could not load.
+    expect(within(balanceRegion()).queryByRole('alert')).not.toBeInTheDocument();
+    expect(within(screen.getByRole('region', { name: 'Transaction History' })).queryByRole('alert')).not.toBeInTheDocument();
+    await waitFor(() =>
+      expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual([
+        expect.stringContaining('Failed to load usage.'),
+        expect.stringContaining('Failed to load spend controls.'),
+      ]),
+    );
   });
 
   it('keeps the previous balance when a refresh fails', async () => {
