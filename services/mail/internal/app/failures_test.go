@@ -19,6 +19,7 @@ import (
 	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
 	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
+	"github.com/agentic-app/agentic/services/mail/internal/smtptest"
 )
 
 func TestProductionModeRequiresSenderAuthentication(t *testing.T) {
@@ -372,5 +373,24 @@ func TestAdminAndMetrics(t *testing.T) {
 		if resp != nil {
 			resp.Body.Close()
 		}
+	}
+}
+
+func TestInboundSTARTTLS(t *testing.T) {
+	certFile, keyFile, clientTLS := smtptest.SelfSignedFiles(t)
+	app := start(t, func(c *Config) { c.TLSCert, c.TLSKey = certFile, keyFile })
+	c, err := smtpDialStartTLS(app.smtp, clientTLS)
+	if err != nil {
+		t.Fatalf("STARTTLS: %v", err)
+	}
+	defer c.Close()
+	if _, ok := c.TLSConnectionState(); !ok {
+		t.Fatal("not encrypted")
+	}
+	if err := c.SendMail(owner, []string{agentEmail}, strings.NewReader(message(owner, agentEmail, "TLS", "tls@example.org", nil, "Encrypted question"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := app.sink.Wait(1, 20*time.Second); len(got) != 1 {
+		t.Fatal("no reply")
 	}
 }

@@ -393,3 +393,5 @@ type smtpMailOptions = smtp.MailOptions
 func smtpRefusal(code int) *smtp.SMTPError {
 	return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 1, 1}, Message: "refused by the test relay"}
 }
+
+var smtpDialStartTLS = smtp.DialStartTLS

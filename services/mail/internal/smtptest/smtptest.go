@@ -12,9 +12,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -253,4 +256,26 @@ func SelfSigned(t testing.TB) (server, client *tls.Config) {
 	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12}
 	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return server, client
+}
+
+// SelfSignedFiles is SelfSigned written as PEM files (a mounted Secret):
+// it returns the certificate and key paths and a client configuration
+// trusting the certificate.
+func SelfSignedFiles(t testing.TB) (certFile, keyFile string, client *tls.Config) {
+	t.Helper()
+	server, client := SelfSigned(t)
+	c := server.Certificates[0]
+	keyDER, err := x509.MarshalPKCS8PrivateKey(c.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, client
 }
