@@ -1154,6 +1154,22 @@ func TestChargeRecovery(t *testing.T) {
 	}
 	e.wallet.SetBalance(e.alice, 10*dollar)
 
+	// A capture the wallet rejects for good (it does not know the hold) is
+	// not retried forever: unbilled, logged.
+	e.wallet.Fail("Capture", 1000)
+	r = e.sendJSON(t, e.alice, conv, "What does the midterm exam cover?", "forgotten")
+	id3 := r.obj()["assistantMessage"].(map[string]any)["id"].(string)
+	e.wallet.Forget(e.charge(t, id3).HoldID)
+	e.wallet.Fail("Capture", 0)
+	e.wallet.SetBalance(e.alice, 10*dollar)
+	e.clock.advance(time.Hour)
+	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile rejected: %d %v", n, err)
+	}
+	if c3 := e.charge(t, id3); c3.State != conversations.ChargeUnbilled || len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("rejected capture: %+v, %d transfers", c3, len(e.wallet.Transfers()))
+	}
+
 	// The reserve's reply is lost: 503, and the hold it made is found with
 	// the same key and released by the reconciler.
 	e.wallet.LoseReplies("Reserve", 3)
@@ -1170,7 +1186,7 @@ func TestChargeRecovery(t *testing.T) {
 	if bal, held := e.wallet.Balance(e.alice); held != 0 || bal != 10*dollar {
 		t.Fatalf("after abandon: balance %d held %d", bal, held)
 	}
-	if e.sim.Stats().Requests != 2 {
+	if e.sim.Stats().Requests != 3 {
 		t.Fatalf("model calls %d", e.sim.Stats().Requests)
 	}
 

@@ -175,6 +175,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		reason := metering.RefusalReason(err)
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: reason})
 		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason}
+	case errors.Is(err, metering.ErrRejected):
+		// Refused for a reason of ours (an amount or metadata the wallet
+		// does not accept): nothing was held.
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: err.Error()})
+		return Turn{}, err
 	case err != nil:
 		// Unknown outcome: a hold may exist. The reconciler reserves again
 		// with the same key (getting that hold back) and releases it.

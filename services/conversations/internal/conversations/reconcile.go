@@ -61,13 +61,16 @@ func (s *Service) reconcileOne(ctx context.Context, c Charge) (bool, error) {
 	defer cancel()
 	switch c.State {
 	case ChargeReserving:
-		if err := s.meter.Abandon(wctx, c.PayerUID, c.ReserveMicros, c.Key, c.ReserveMeta); err != nil {
+		// Rejected: the wallet refuses this reserve outright, so none exists.
+		if err := s.meter.Abandon(wctx, c.PayerUID, c.ReserveMicros, c.Key, c.ReserveMeta); err != nil && !errors.Is(err, metering.ErrRejected) {
 			return false, err
 		}
 		return s.store.UpdateCharge(ctx, c.MessageID, []string{ChargeReserving},
 			ChargeUpdate{State: ChargeReleased, LastError: "abandoned: reserve outcome unknown"}, DropTurn)
 	case ChargeHeld:
-		if err := s.meter.Release(wctx, c.HoldID); err != nil && !errors.Is(err, metering.ErrHoldClosed) {
+		// Closed (expired, or captured — which our records rule out) or
+		// rejected (the wallet does not know the hold): nothing to give back.
+		if err := s.meter.Release(wctx, c.HoldID); err != nil && !errors.Is(err, metering.ErrHoldClosed) && !errors.Is(err, metering.ErrRejected) {
 			return false, err
 		}
 		return s.store.UpdateCharge(ctx, c.MessageID, []string{ChargeHeld},
@@ -77,6 +80,13 @@ func (s *Service) reconcileOne(ctx context.Context, c Charge) (bool, error) {
 			HoldID: c.HoldID, Payer: c.PayerUID, Key: c.Key, AmountMicros: c.CaptureMicros,
 			Description: c.Description, Metadata: c.CaptureMeta,
 		})
+		if errors.Is(err, metering.ErrRejected) {
+			// The wallet will never take this capture (e.g. it does not know
+			// the hold): retrying forever would not help. Left unbilled, loudly.
+			s.log.ErrorContext(ctx, "capture rejected by the wallet, answer left unbilled", "message_id", c.MessageID,
+				"hold_id", c.HoldID, "amount_micros", c.CaptureMicros, "error", err)
+			return s.store.FinishCharge(ctx, c.MessageID, metering.Unbilled, "", s.now())
+		}
 		if err != nil {
 			return false, err
 		}

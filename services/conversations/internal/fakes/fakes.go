@@ -231,6 +231,17 @@ func (w *Wallet) Expire(holdID string) {
 	}
 }
 
+// Forget drops a hold as if the wallet had never made it (its calls then
+// answer NOT_FOUND).
+func (w *Wallet) Forget(holdID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if h := w.holds[holdID]; h != nil {
+		delete(w.holdByKey, h.Key)
+		delete(w.holds, holdID)
+	}
+}
+
 // Calls returns how many calls op received.
 func (w *Wallet) Calls(op string) int {
 	w.mu.Lock()
