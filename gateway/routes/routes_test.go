@@ -53,6 +53,11 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/user/agent-fees", "wallet", true},
 		{"/api/stripe/setup-session", "wallet", true},
 		{"/api/usage", "analytics", true},
+		// Agent API: the service checks API keys itself.
+		{"/api/agents/a1b2/api-keys", "conversations", true},
+		{"/api/agents/a1b2/api-keys/k1", "conversations", true},
+		{"/api/v1/chat/completions", "conversations", false},
+		{"/api/v1/models", "conversations", false},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
@@ -78,9 +83,11 @@ func TestUnroutedPaths(t *testing.T) {
 	}
 }
 
-func TestOnlyTheWebhookSkipsAuth(t *testing.T) {
+// Only the Stripe webhook (signature) and the agent API (API keys) skip the
+// Firebase ID-token check; their services check their own credentials.
+func TestOnlyTheWebhookAndAgentAPISkipAuth(t *testing.T) {
 	for _, r := range mustTable(t).Routes {
-		if !r.RequiresAuth() && r.Name != "stripe-webhook" {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" && !strings.HasPrefix(r.Match.Path, "/api/v1/") {
 			t.Errorf("route %s skips auth", r.Name)
 		}
 	}
@@ -107,11 +114,11 @@ func TestParseRejectsBadTables(t *testing.T) {
 	}
 }
 
-// Only the streamed-answer route is a stream (no edge response timeout).
+// Only the streamed-answer routes are streams (no edge response timeout).
 func TestOnlyMessageSendingStreams(t *testing.T) {
 	table := mustTable(t)
 	for _, r := range table.Routes {
-		if r.Stream != (r.Name == "conversation-messages") {
+		if r.Stream != (r.Name == "conversation-messages" || r.Name == "agent-api-chat-completions") {
 			t.Errorf("route %s: stream = %v", r.Name, r.Stream)
 		}
 	}
