@@ -515,7 +515,7 @@ func (w *Worker) finish(ctx context.Context, j job, d doc, r result) (string, er
 				t := now.Add(w.cfg.ConfirmDelay)
 				retryAt, reason = &t, documents.ReasonConfirm
 			default:
-				if err := knowledge.RemoveChunks(ctx, tx, cur.ID); err != nil {
+				if err := knowledge.RemoveChunks(ctx, tx, cur.AgentID, cur.ID); err != nil {
 					return err
 				}
 				syncError = str(fmt.Sprintf(msgRemoved, r.agentEmail))

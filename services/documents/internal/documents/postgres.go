@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/events"
 )
 
@@ -159,6 +160,14 @@ func (s *PostgresStore) Update(ctx context.Context, agentID, id string, fn func(
 // Remove implements Store.
 func (s *PostgresStore) Remove(ctx context.Context, agentID, id string, at time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// Lock the document first (as every sync does), then take its chunks
+		// out of the index and its counts, then delete it.
+		if _, err := getDocument(ctx, tx, agentID, id, true); err != nil {
+			return err
+		}
+		if err := knowledge.RemoveChunks(ctx, tx, agentID, id); err != nil {
+			return err
+		}
 		d, err := scanDocument(tx.QueryRow(ctx, `DELETE FROM documents WHERE id = $1 AND agent_id = $2 RETURNING `+documentColumns,
 			id, agentID))
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,10 +22,10 @@ const (
 	// MaxQueryRunes bounds the text that is turned into a query (longer
 	// input, e.g. a whole message from the conversations service, is cut).
 	MaxQueryRunes = 4000
-	// maxPairTerms: the "at least two terms" stage pairs the first this many
-	// lexemes (n·(n−1)/2 pairs).
+	// maxPairTerms: the "at least two terms" stage pairs the rarest this
+	// many words (n·(n−1)/2 pairs).
 	maxPairTerms = 8
-	// maxAnyTerms: the "any term" stage uses the first this many lexemes.
+	// maxAnyTerms: the "any term" stage uses at most this many words.
 	maxAnyTerms = 32
 )
 
@@ -67,7 +68,7 @@ func NewIndex(pool *pgxpool.Pool) *Index { return &Index{pool: pool} }
 // the rest of the sync's changes, it swaps the old version for the new one
 // atomically: a search (one statement, one snapshot) sees either.
 func ReplaceChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string, chunks []Chunk) error {
-	if err := RemoveChunks(ctx, tx, documentID); err != nil {
+	if err := RemoveChunks(ctx, tx, agentID, documentID); err != nil {
 		return err
 	}
 	if len(chunks) == 0 {
@@ -83,14 +84,40 @@ func ReplaceChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string, c
 	if err != nil {
 		return fmt.Errorf("insert chunks: %w", err)
 	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO agent_lexemes (agent_id, lexeme, chunks)
+		SELECT $1, l.lexeme, count(*) FROM document_chunks c, unnest(c.tsv) AS l
+		WHERE c.document_id = $2
+		GROUP BY l.lexeme ORDER BY l.lexeme
+		ON CONFLICT (agent_id, lexeme) DO UPDATE SET chunks = agent_lexemes.chunks + EXCLUDED.chunks`, agentID, documentID)
+	if err != nil {
+		return fmt.Errorf("count lexemes: %w", err)
+	}
 	return nil
 }
 
-// RemoveChunks deletes a document's chunks inside tx (it leaves retrieval).
-func RemoveChunks(ctx context.Context, tx pgx.Tx, documentID string) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM document_chunks WHERE document_id = $1`, documentID); err != nil {
+// RemoveChunks deletes a document's chunks inside tx (it leaves retrieval)
+// and takes them out of the agent's lexeme counts. Index changes of one
+// agent are serialised by a transaction-scoped advisory lock: the counts
+// are shared rows, and two documents updating them in different orders
+// could otherwise deadlock.
+func RemoveChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('agentic.knowledge:' || $1, 0))`, agentID); err != nil {
+		return fmt.Errorf("lock agent index: %w", err)
+	}
+	_, err := tx.Exec(ctx, `
+		WITH gone AS (
+			DELETE FROM document_chunks WHERE document_id = $2 RETURNING tsv
+		), counts AS (
+			SELECT l.lexeme, count(*) AS n FROM gone, unnest(gone.tsv) AS l GROUP BY l.lexeme
+		)
+		UPDATE agent_lexemes a SET chunks = a.chunks - counts.n
+		FROM counts WHERE a.agent_id = $1 AND a.lexeme = counts.lexeme`, agentID, documentID)
+	if err != nil {
 		return fmt.Errorf("delete chunks: %w", err)
 	}
+	// Rows that reach 0 stay (a search reads them as absent): deleting them
+	// would cost a scan of the agent's vocabulary on every re-index.
 	return nil
 }
 
@@ -133,17 +160,24 @@ func (ix *Index) scope(ctx context.Context, agentID string, docIDs, labels []str
 	return out, nil
 }
 
+// term is a positive word of a query and its document frequency: how
+// many of the agent's chunks contain it (agent_lexemes).
+type term struct {
+	lexeme string
+	df     int
+}
+
 // plan is what a query text turns into: the websearch_to_tsquery (AND
-// semantics, phrases, negation) and, for the relaxed stages, the distinct
-// lexemes of its positive words in query order and those of its excluded
-// ("-word") words.
+// semantics, phrases, negation) and, for the relaxed stages, the lexemes of
+// its positive words in query order with their frequencies, and those of
+// its excluded ("-word") words.
 type plan struct {
 	and      string // tsquery text; "" when the query has no searchable words
-	lexemes  []string
+	terms    []term
 	excluded []string
 }
 
-func (ix *Index) plan(ctx context.Context, text string) (plan, error) {
+func (ix *Index) plan(ctx context.Context, agentID, text string) (plan, error) {
 	var p plan
 	var positive, negative []string
 	for _, w := range strings.Fields(text) {
@@ -153,12 +187,25 @@ func (ix *Index) plan(ctx context.Context, text string) (plan, error) {
 			positive = append(positive, w)
 		}
 	}
+	var (
+		lexemes []string
+		dfs     []int32
+	)
 	err := ix.pool.QueryRow(ctx, `
+		WITH pos AS (
+			SELECT v.lexeme, v.positions[1] AS first, coalesce(a.chunks, 0) AS df
+			FROM unnest(to_tsvector('english', $2)) AS v
+			LEFT JOIN agent_lexemes a ON a.agent_id = $4 AND a.lexeme = v.lexeme
+		)
 		SELECT CASE WHEN numnode(q) = 0 THEN '' ELSE q::text END,
-		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $2)) ORDER BY positions[1], lexeme),
-		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)) ORDER BY positions[1], lexeme)
-		FROM websearch_to_tsquery('english', $1) AS q`, text, strings.Join(positive, " "), strings.Join(negative, " ")).
-		Scan(&p.and, &p.lexemes, &p.excluded)
+		       ARRAY(SELECT lexeme FROM pos ORDER BY first, lexeme),
+		       ARRAY(SELECT greatest(df, 0) FROM pos ORDER BY first, lexeme),
+		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)))
+		FROM websearch_to_tsquery('english', $1) AS q`,
+		text, strings.Join(positive, " "), strings.Join(negative, " "), agentID).Scan(&p.and, &lexemes, &dfs, &p.excluded)
+	for i, l := range lexemes {
+		p.terms = append(p.terms, term{l, int(dfs[i])})
+	}
 	return p, err
 }
 
@@ -180,24 +227,66 @@ func quoteLexeme(l string) string {
 	return "'" + strings.ReplaceAll(l, "'", "''") + "'"
 }
 
-// atLeastTwo is the tsquery "any two of the lexemes" (for 3 or more).
-func atLeastTwo(lex []string) string {
-	lex = lex[:min(len(lex), maxPairTerms)]
-	var pairs []string
-	for i := range lex {
-		for j := i + 1; j < len(lex); j++ {
-			pairs = append(pairs, "("+quoteLexeme(lex[i])+" & "+quoteLexeme(lex[j])+")")
+// MaxCandidates bounds the chunks one stage ranks. Below it ranking is
+// exact; a stage that matches more (a query made only of words most chunks
+// have) ranks the first MaxCandidates matches it finds, which keeps its
+// time bounded at any size.
+const MaxCandidates = 3000
+
+// useful returns the terms some chunk has, rarest first: a word no chunk
+// has (a typo) cannot help, and rare words say most about what is asked.
+func (p plan) useful() []term {
+	var out []term
+	seen := map[string]bool{}
+	for _, t := range p.terms {
+		if t.df > 0 && !seen[t.lexeme] {
+			seen[t.lexeme] = true
+			out = append(out, t)
 		}
 	}
-	return strings.Join(pairs, " | ")
+	slices.SortStableFunc(out, func(a, b term) int { return a.df - b.df })
+	return out
 }
 
-// anyOf is the tsquery "any of the lexemes".
-func anyOf(lex []string) string {
-	lex = lex[:min(len(lex), maxAnyTerms)]
-	q := make([]string, len(lex))
-	for i, l := range lex {
-		q[i] = quoteLexeme(l)
+// atLeastTwo is the tsquery "two of the useful terms", pairs taken from the
+// rarest on while the chunks they can match add up to MaxCandidates (at
+// least one pair).
+func atLeastTwo(ts []term) string {
+	ts = ts[:min(len(ts), maxPairTerms)]
+	type pair struct {
+		a, b string
+		df   int // at most this many chunks have both
+	}
+	var pairs []pair
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			pairs = append(pairs, pair{ts[i].lexeme, ts[j].lexeme, min(ts[i].df, ts[j].df)})
+		}
+	}
+	slices.SortStableFunc(pairs, func(x, y pair) int { return x.df - y.df })
+	var q []string
+	total := 0
+	for _, pr := range pairs {
+		if len(q) > 0 && total+pr.df > MaxCandidates {
+			break
+		}
+		total += pr.df
+		q = append(q, "("+quoteLexeme(pr.a)+" & "+quoteLexeme(pr.b)+")")
+	}
+	return strings.Join(q, " | ")
+}
+
+// anyOf is the tsquery "any of the useful terms", from the rarest on while
+// their chunks add up to MaxCandidates (at least one term).
+func anyOf(ts []term) string {
+	var q []string
+	total := 0
+	for _, t := range ts[:min(len(ts), maxAnyTerms)] {
+		if len(q) > 0 && total+t.df > MaxCandidates {
+			break
+		}
+		total += t.df
+		q = append(q, quoteLexeme(t.lexeme))
 	}
 	return strings.Join(q, " | ")
 }
@@ -205,14 +294,18 @@ func anyOf(lex []string) string {
 // Search returns the agent's best passages for q.Text, best first.
 //
 // Stages, the first with any hit wins: (1) websearch_to_tsquery — every
-// word must match (AND; quoted phrases and -exclusions as typed); (2) for
-// three or more words, at least two of them must match; (3) any word. A
-// question such as "What is the grading policy for late work?" rarely has
-// all its words in one passage, and plain OR ranks a passage that repeats
-// one common word above one that has several of them, so the middle stage
-// keeps precision while still finding the passage. Within a stage passages
-// are ranked by ts_rank_cd (cover density: query words close together rank
-// higher; the section heading weighs more than the body).
+// word must match (AND; quoted phrases and -exclusions as typed); (2) at
+// least two of the words must match; (3) any word. A question such as "What
+// is the grading policy for late work?" rarely has all its words in one
+// passage, and plain OR ranks a passage that repeats one common word above
+// one that has several of them, so the middle stage keeps precision while
+// still finding the passage. The relaxed stages use the words' frequencies
+// in the agent's chunks (agent_lexemes): words no chunk has are left out,
+// and words are taken from the rarest on, as far as the chunks they match
+// stay within MaxCandidates — rare words carry the meaning (as IDF does), and
+// the work of ranking stays bounded. Within a stage passages are ranked by
+// ts_rank_cd (cover density: query words close together rank higher; the
+// section heading weighs more than the body).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Passage, error) {
 	if strings.TrimSpace(q.AgentID) == "" {
 		return nil, ErrNoAgent
@@ -240,19 +333,23 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Passage, error) {
 	if docs != nil && len(docs) == 0 {
 		return []Passage{}, nil
 	}
-	p, err := ix.plan(ctx, text)
+	p, err := ix.plan(ctx, agent.String(), text)
 	if err != nil {
 		return nil, fmt.Errorf("parse query: %w", err)
 	}
-	stages := []string{}
-	if p.and != "" {
+	useful := p.useful()
+	var stages []string
+	// A word no chunk has makes an AND query fail: skip it then (unless the
+	// query says "or").
+	missing := len(useful) < len(p.terms)
+	if p.and != "" && (!missing || strings.Contains(p.and, "|")) {
 		stages = append(stages, p.and)
 	}
-	if len(p.lexemes) >= 3 {
-		stages = append(stages, p.relax(atLeastTwo(p.lexemes)))
+	if len(useful) >= 3 || (len(useful) == 2 && missing) {
+		stages = append(stages, p.relax(atLeastTwo(useful)))
 	}
-	if len(p.lexemes) >= 2 || (len(p.lexemes) == 1 && p.and == "") {
-		stages = append(stages, p.relax(anyOf(p.lexemes)))
+	if len(useful) >= 2 || (len(useful) == 1 && (missing || p.and == "")) {
+		stages = append(stages, p.relax(anyOf(useful)))
 	}
 	for _, tsq := range stages {
 		out, err := ix.rank(ctx, agent.String(), tsq, docs, limit)
@@ -266,22 +363,24 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Passage, error) {
 	return []Passage{}, nil
 }
 
-// rank runs one stage. The inner query ranks only the matching chunks of
-// the agent (GIN on tsv, then the agent filter) and keeps the best; the
-// outer one fetches their text and document in the same snapshot.
+// rank runs one stage: the matching chunks of the agent (one bitmap of the
+// (agent_id, tsv) GIN index), at most MaxCandidates of them, ranked; the
+// best get their text and document in the same statement (one snapshot).
 func (ix *Index) rank(ctx context.Context, agentID, tsq string, docs []string, limit int) ([]Passage, error) {
-	// Two texts rather than "$3 IS NULL OR ...": a prepared statement's
+	// Two texts rather than "$4 IS NULL OR ...": a prepared statement's
 	// generic plan would have to serve both cases.
-	filter, args := "", []any{agentID, tsq, limit}
+	filter, args := "", []any{agentID, tsq, limit, MaxCandidates}
 	if docs != nil {
-		filter, args = "AND c.document_id = ANY($4::uuid[])", append(args, docs)
+		filter, args = "AND c.document_id = ANY($5::uuid[])", append(args, docs)
 	}
 	rows, err := ix.pool.Query(ctx, `
-		WITH best AS (
-			SELECT c.id, ts_rank_cd(c.tsv, $2::tsquery) AS score
-			FROM document_chunks c
+		WITH cand AS MATERIALIZED (
+			SELECT c.id, c.tsv FROM document_chunks c
 			WHERE c.agent_id = $1 AND c.tsv @@ $2::tsquery `+filter+`
-			ORDER BY score DESC, c.id
+			LIMIT $4
+		), best AS (
+			SELECT id, ts_rank_cd(tsv, $2::tsquery) AS score FROM cand
+			ORDER BY score DESC, id
 			LIMIT $3
 		)
 		SELECT c.id::text, c.document_id::text, d.name, d.labels, d.url, c.body, b.score,

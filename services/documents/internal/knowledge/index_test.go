@@ -257,6 +257,15 @@ func TestGetPassages(t *testing.T) {
 	if _, err := ix.GetPassages(ctx, "", []string{a}, 0); err == nil {
 		t.Fatal("no agent: no error")
 	}
+	checkLexemeCounts(t, pool)
+	// Removing a document's chunks takes them out of the counts.
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return knowledge.RemoveChunks(ctx, tx, agent, a) }); err != nil {
+		t.Fatal(err)
+	}
+	checkLexemeCounts(t, pool)
+	if ps, _ := ix.Search(ctx, knowledge.Query{AgentID: agent, Text: "assignment late"}); len(ps) != 0 {
+		t.Fatalf("removed chunks found: %+v", ps)
+	}
 }
 
 // A document re-indexed again and again while searches run: every search
@@ -342,5 +351,22 @@ func TestReindexIsAtomicForSearches(t *testing.T) {
 	wg.Wait()
 	if checks < 20 {
 		t.Fatalf("only %d checks", checks)
+	}
+	checkLexemeCounts(t, pool)
+}
+
+// checkLexemeCounts compares agent_lexemes with counts taken from the chunks.
+func checkLexemeCounts(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	var diff int
+	err := pool.QueryRow(context.Background(), `
+		WITH real AS (
+			SELECT c.agent_id, l.lexeme, count(*)::int AS n FROM document_chunks c, unnest(c.tsv) AS l GROUP BY 1, 2
+		), kept AS (
+			SELECT agent_id, lexeme, chunks AS n FROM agent_lexemes WHERE chunks > 0
+		)
+		SELECT count(*) FROM (SELECT * FROM real EXCEPT SELECT * FROM kept UNION ALL (SELECT * FROM kept EXCEPT SELECT * FROM real)) d`).Scan(&diff)
+	if err != nil || diff != 0 {
+		t.Fatalf("lexeme counts differ from the chunks in %d rows (%v)", diff, err)
 	}
 }
