@@ -51,8 +51,8 @@ type Config struct {
 	Keep bool
 	// Verbose prints the slowest queries of each size.
 	Verbose bool
-	Out  io.Writer
-	Seed uint64
+	Out     io.Writer
+	Seed    uint64
 }
 
 const (

@@ -83,7 +83,9 @@ func (f *fakeCatalog) GetAgent(_ context.Context, req *catalogv1.GetAgentRequest
 	return &catalogv1.GetAgentResponse{Agent: &catalogv1.Agent{Id: req.GetAgentId(), OwnerUid: owner, Email: agentEmail(req.GetAgentId())}}, nil
 }
 
-func agentEmail(agentID string) string { return "agent-" + agentID[len(agentID)-4:] + "@agents.example" }
+func agentEmail(agentID string) string {
+	return "agent-" + agentID[len(agentID)-4:] + "@agents.example"
+}
 
 func (f *fakeCatalog) set(down bool) {
 	f.mu.Lock()

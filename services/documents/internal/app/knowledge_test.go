@@ -35,7 +35,9 @@ How do I reset my password?
 Open the settings page, choose Security and follow the password reset link sent to your e-mail address.
 `
 
-func searchPath(base, agent string) string { return base + "/api/agents/" + agent + "/knowledge/search" }
+func searchPath(base, agent string) string {
+	return base + "/api/agents/" + agent + "/knowledge/search"
+}
 
 // waitDocs polls the list until every document's sync has finished.
 func waitDocs(t *testing.T, base, agent, token string) map[string]map[string]any {
