@@ -117,3 +117,117 @@ describe('DashboardHome', () => {
     expect(screen.queryByRole('button', { name: 'View all activity' })).not.toBeInTheDocument();
   });
 });
+
+// The Interactions chart is drawn by @ant-design/plots on a canvas jsdom lacks: a stand-in shows its rows.
+vi.mock('../components/InteractionsColumnChart', () => ({
+  default: ({ rows }: { rows: { date: string; interactions: number }[] }) => (
+    <div data-testid="interactions-column-chart" data-rows={rows.length}>
+      {rows.map((r) => r.interactions).join(',')}
+    </div>
+  ),
+}));
+
+function usage(counts: number[]) {
+  return {
+    from: '2026-03-08',
+    to: '2026-03-10',
+    total: 0,
+    days: counts.map((n, i) => ({ date: `2026-03-${String(8 + i).padStart(2, '0')}`, total: n * 0.01, interactions: n, agents: [] })),
+    agents: [],
+  };
+}
+const USAGE = '/api/usage?groupBy=day';
+const BALANCE = '/api/user/balance';
+
+describe('DashboardHome: interactions chart and billing notices', () => {
+  it('draws answers per day for the last 30 days', async () => {
+    respond({ '/api/dashboard/stats': stats, '/api/activities': [], [USAGE]: usage([0, 3, 1]), [BALANCE]: { success: true, data: { balance: 5 } } });
+    renderApp('/dashboard', authValue({ user: signedIn }));
+    const card = await screen.findByRole('region', { name: 'Interactions per day' }, SLOW);
+    const chart = await within(card).findByTestId('interactions-column-chart', {}, SLOW);
+    expect(chart).toHaveAttribute('data-rows', '3');
+    expect(chart).toHaveTextContent('0,3,1');
+    expect(within(card).getByTestId('interactions-total')).toHaveTextContent('4');
+    expect(within(card).getByRole('img')).toHaveAttribute(
+      'aria-label',
+      'Answers per day for the last 3 days: 4 in all; most on Mar 9 (3).',
+    );
+    expect(apiRequest).toHaveBeenCalledWith(USAGE, expect.objectContaining({ method: 'GET' }));
+    // An older wallet (balance only): no notices.
+    expect(screen.queryByRole('group', { name: 'Billing notices' })).not.toBeInTheDocument();
+  });
+
+  it('shows the loading, empty and error states', async () => {
+    respond({ '/api/dashboard/stats': stats, '/api/activities': [], [USAGE]: 'pending', [BALANCE]: 'pending' });
+    const { unmount } = renderApp('/dashboard', authValue({ user: signedIn }));
+    expect(await screen.findByRole('status', { name: 'Loading interactions' }, SLOW)).toBeInTheDocument();
+    unmount();
+
+    respond({ '/api/dashboard/stats': stats, '/api/activities': [], [USAGE]: usage([0, 0, 0]), [BALANCE]: new Error('500: x') });
+    const second = renderApp('/dashboard', authValue({ user: signedIn }));
+    expect(await screen.findByText('No interactions in the last 30 days.', {}, SLOW)).toBeInTheDocument();
+    expect(screen.queryByTestId('interactions-column-chart')).not.toBeInTheDocument();
+    second.unmount();
+
+    respond({ '/api/dashboard/stats': stats, '/api/activities': [], [USAGE]: new Error('502: bad gateway'), [BALANCE]: new Error('500: x') });
+    renderApp('/dashboard', authValue({ user: signedIn }));
+    const card = await screen.findByRole('region', { name: 'Interactions per day' }, SLOW);
+    expect(await within(card).findByRole('alert', {}, SLOW)).toHaveTextContent('Failed to load interactions.');
+    // The statistics are unaffected.
+    expect(await screen.findByRole('article', { name: 'Interactions' }, SLOW)).toBeInTheDocument();
+  });
+
+  it('shows low balance, monthly limit and auto-recharge notices', async () => {
+    respond({
+      '/api/dashboard/stats': stats,
+      '/api/activities': [],
+      [USAGE]: usage([0]),
+      [BALANCE]: {
+        success: true,
+        data: {
+          balance: 1,
+          held: 0,
+          available: 1,
+          debt: 0,
+          monthUsage: 10,
+          monthlyLimit: 10,
+          lowBalanceThreshold: 2,
+          lowBalance: true,
+          limitWarning: 'limit_100',
+          autoRecharge: {
+            enabled: false,
+            threshold: 2,
+            amount: 20,
+            hasCard: true,
+            cardLabel: 'Visa •••• 4242',
+            disabledReason: 'Your card was declined 3 times in a row.',
+            lastFailure: 'card_declined',
+            inFlight: false,
+          },
+        },
+      },
+    });
+    renderApp('/dashboard', authValue({ user: signedIn }));
+    const notices = await screen.findByRole('group', { name: 'Billing notices' }, SLOW);
+    const alerts = within(notices).getAllByRole('alert');
+    expect(alerts.map((a) => a.getAttribute('data-notice'))).toEqual(['limit_100', 'low_balance', 'auto_recharge_off']);
+    expect(alerts[0]).toHaveTextContent('You have reached your monthly spending limit ($10.00 of $10.00).');
+    expect(alerts[1]).toHaveTextContent('Your balance is low: $1.00 available, below your $2.00 threshold.');
+    expect(alerts[2]).toHaveTextContent('Your card was declined 3 times in a row.');
+  });
+
+  it('shows the debt', async () => {
+    respond({
+      '/api/dashboard/stats': stats,
+      '/api/activities': [],
+      [USAGE]: usage([0]),
+      [BALANCE]: { success: true, data: { balance: 0, debt: 12.5 } },
+    });
+    renderApp('/dashboard', authValue({ user: signedIn }));
+    const notices = await screen.findByRole('group', { name: 'Billing notices' }, SLOW);
+    const [debt, ...rest] = within(notices).getAllByRole('alert');
+    expect(rest).toHaveLength(0);
+    expect(debt).toHaveAttribute('data-notice', 'debt');
+    expect(debt).toHaveTextContent('You owe $12.50 after a refund; your next top-up pays it first.');
+  });
+});

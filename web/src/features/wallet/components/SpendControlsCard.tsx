@@ -19,9 +19,7 @@ import {
 import { balanceKey } from '../hooks/use-balance-details';
 import {
   SETTINGS_LABELS,
-  SETTINGS_MAX_DOLLARS,
   SETTINGS_MESSAGES,
-  SETTINGS_MIN_DOLLARS,
   spendControlsSchema,
   toBillingSettings,
   toFormValues,
@@ -41,9 +39,8 @@ export const SPEND_TEXTS = {
   inFlight: 'A recharge is in progress.',
 } as const;
 
+// No min/max on the input: it would clamp silently; the schema says what is wrong instead.
 const moneyInput = {
-  min: SETTINGS_MIN_DOLLARS,
-  max: SETTINGS_MAX_DOLLARS,
   precision: 2,
   step: 1,
   prefix: <span aria-hidden="true">$</span>,
