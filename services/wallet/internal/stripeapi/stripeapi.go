@@ -112,14 +112,47 @@ func (c *Client) CreateCheckoutSession(ctx context.Context, p wallet.CheckoutPar
 	return wallet.ProviderSession{ID: s.ID, URL: s.URL}, nil
 }
 
-// checkoutObject is the part of a Checkout Session the wallet reads.
-type checkoutObject struct {
-	ID                string `json:"id"`
-	Object            string `json:"object"`
-	PaymentStatus     string `json:"payment_status"`
-	AmountTotal       int64  `json:"amount_total"`
-	Currency          string `json:"currency"`
-	ClientReferenceID string `json:"client_reference_id"`
+// eventObject is the part of an event's data.object the wallet reads: a
+// checkout.session, charge, dispute or payment_intent (fields of the others
+// stay empty). Ids of related objects may be a string or, when expanded, an
+// object with an id.
+type eventObject struct {
+	ID                string            `json:"id"`
+	Object            string            `json:"object"`
+	Mode              string            `json:"mode"`
+	PaymentStatus     string            `json:"payment_status"`
+	AmountTotal       int64             `json:"amount_total"`
+	Currency          string            `json:"currency"`
+	ClientReferenceID string            `json:"client_reference_id"`
+	PaymentIntent     json.RawMessage   `json:"payment_intent"`
+	SetupIntent       json.RawMessage   `json:"setup_intent"`
+	Customer          json.RawMessage   `json:"customer"`
+	Charge            json.RawMessage   `json:"charge"`
+	Amount            int64             `json:"amount"`
+	AmountRefunded    int64             `json:"amount_refunded"`
+	Status            string            `json:"status"`
+	Metadata          map[string]string `json:"metadata"`
+	LatestCharge      json.RawMessage   `json:"latest_charge"`
+	LastPaymentError  *struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"last_payment_error"`
+}
+
+// idOf reads an id that is either a JSON string or an object with an id.
+func idOf(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &o)
+	return o.ID
 }
 
 // ParseWebhook implements wallet.Payments: stripe-go verifies the
@@ -141,16 +174,34 @@ func ParseWebhook(payload []byte, signatureHeader, secret string) (wallet.Webhoo
 		return wallet.WebhookEvent{}, fmt.Errorf("%w: event without id or type", wallet.ErrBadSignature)
 	}
 	out := wallet.WebhookEvent{ID: ev.ID, Type: string(ev.Type)}
-	if !strings.HasPrefix(out.Type, "checkout.session.") || ev.Data == nil {
+	if ev.Data == nil || len(ev.Data.Raw) == 0 {
 		return out, nil
 	}
-	var obj checkoutObject
+	var obj eventObject
 	if err := json.Unmarshal(ev.Data.Raw, &obj); err != nil {
 		return wallet.WebhookEvent{}, fmt.Errorf("%w: data.object: %v", wallet.ErrBadSignature, err)
 	}
-	if obj.Object == "checkout.session" {
+	switch obj.Object {
+	case "checkout.session":
 		out.SessionID, out.PaymentStatus, out.AmountTotal = obj.ID, obj.PaymentStatus, obj.AmountTotal
-		out.Currency, out.ClientReferenceID = obj.Currency, obj.ClientReferenceID
+		out.Currency, out.ClientReferenceID, out.Mode = obj.Currency, obj.ClientReferenceID, obj.Mode
+		out.PaymentIntentID, out.SetupIntentID, out.CustomerID = idOf(obj.PaymentIntent), idOf(obj.SetupIntent), idOf(obj.Customer)
+		out.Metadata = obj.Metadata
+	case "charge":
+		out.ChargeID, out.ChargeAmount, out.AmountRefunded = obj.ID, obj.Amount, obj.AmountRefunded
+		out.PaymentIntentID, out.Currency = idOf(obj.PaymentIntent), obj.Currency
+	case "dispute":
+		out.DisputeID, out.DisputeStatus, out.DisputeAmount = obj.ID, obj.Status, obj.Amount
+		out.ChargeID, out.PaymentIntentID, out.Currency = idOf(obj.Charge), idOf(obj.PaymentIntent), obj.Currency
+	case "payment_intent":
+		out.PaymentIntentID, out.PaymentIntentStatus, out.PaymentIntentAmount = obj.ID, obj.Status, obj.Amount
+		out.Metadata, out.ChargeID, out.CustomerID, out.Currency = obj.Metadata, idOf(obj.LatestCharge), idOf(obj.Customer), obj.Currency
+		if e := obj.LastPaymentError; e != nil {
+			out.FailureMessage = e.Message
+			if out.FailureMessage == "" {
+				out.FailureMessage = e.Code
+			}
+		}
 	}
 	return out, nil
 }

@@ -343,14 +343,16 @@ func (s *PostgresStore) CreateCheckoutSession(ctx context.Context, cs CheckoutSe
 	return err
 }
 
-const sessionColumns = `id, uid, amount_cents, currency, status, url, COALESCE(transfer_id::text, ''), created_at`
+const sessionColumns = `id, uid, amount_cents, currency, status, url, COALESCE(transfer_id::text, ''), created_at,
+	COALESCE(payment_intent_id, '')`
 
 func scanSession(row pgx.Row) (CheckoutSession, error) {
 	var (
 		cs     CheckoutSession
 		status string
 	)
-	err := row.Scan(&cs.ID, &cs.UID, &cs.AmountCents, &cs.Currency, &status, &cs.URL, &cs.TransferID, &cs.CreatedAt)
+	err := row.Scan(&cs.ID, &cs.UID, &cs.AmountCents, &cs.Currency, &status, &cs.URL, &cs.TransferID, &cs.CreatedAt,
+		&cs.PaymentIntentID)
 	cs.Status = SessionStatus(status)
 	return cs, err
 }
@@ -360,17 +362,16 @@ func (s *PostgresStore) CheckoutSession(ctx context.Context, id string) (Checkou
 	return scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = $1`, id))
 }
 
-// ApplyWebhook implements Store. One transaction: record the event id (a
-// concurrent delivery of the same id waits here and then sees a duplicate),
-// move the session with a conditional update (only one transaction can take
-// it from open/processing to paid), and credit the recorded amount with the
-// session's deposit key (unique in transfers: a third line of defence).
-func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, deposit func(CheckoutSession) Posting) (WebhookResult, error) {
+// withEvent runs fn in one transaction that first records the Stripe event
+// id: a concurrent delivery of the same id waits on the insert and then sees
+// a duplicate, and a later one finds it. The event's effect and its record
+// commit together, so an event is applied exactly once.
+func (s *PostgresStore) withEvent(ctx context.Context, ev WebhookEvent, object string, fn func(tx pgx.Tx) (WebhookResult, error)) (WebhookResult, error) {
 	var res WebhookResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		res = WebhookResult{}
-		tag, err := tx.Exec(ctx, `INSERT INTO processed_webhook_events (event_id, type, session_id) VALUES ($1, $2, $3)
-			ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, ev.SessionID)
+		tag, err := tx.Exec(ctx, `INSERT INTO processed_webhook_events (event_id, type, session_id) VALUES ($1, $2, NULLIF($3, ''))
+			ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, object)
 		if err != nil {
 			return fmt.Errorf("record event: %w", err)
 		}
@@ -378,8 +379,24 @@ func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, depos
 			res.Outcome = OutcomeDuplicateEvent
 			return nil
 		}
+		if res, err = fn(tx); err != nil {
+			return err
+		}
+		return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+	})
+	return res, err
+}
 
+// ApplyWebhook implements Store. One transaction: record the event id,
+// move the session with a conditional update (only one transaction can take
+// it from open/processing to paid), and credit the recorded amount with the
+// session's deposit key (unique in transfers: a third line of defence). The
+// payment (PaymentIntent) is recorded with the deposit for later refunds and
+// disputes.
+func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, deposit func(CheckoutSession) Posting) (WebhookResult, error) {
+	return s.withEvent(ctx, ev, ev.SessionID, func(tx pgx.Tx) (WebhookResult, error) {
 		var (
+			res  WebhookResult
 			to   SessionStatus
 			from []string
 		)
@@ -395,44 +412,59 @@ func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, depos
 			to, from = SessionExpired, []string{string(SessionOpen)}
 		default:
 			res.Outcome = OutcomeIgnored
-			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+			return res, nil
 		}
 
-		cs, err := scanSession(tx.QueryRow(ctx, `UPDATE checkout_sessions SET status = $2, updated_at = now()
-			WHERE id = $1 AND status = ANY($3) RETURNING `+sessionColumns, ev.SessionID, string(to), from))
+		cs, err := scanSession(tx.QueryRow(ctx, `UPDATE checkout_sessions SET status = $2, updated_at = now(),
+				payment_intent_id = COALESCE(payment_intent_id, NULLIF($4, ''))
+			WHERE id = $1 AND status = ANY($3) RETURNING `+sessionColumns, ev.SessionID, string(to), from, ev.PaymentIntentID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			cs, err = scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+` FROM checkout_sessions WHERE id = $1`, ev.SessionID))
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 				res.Outcome = OutcomeUnknownSession
 			case err != nil:
-				return fmt.Errorf("read session: %w", err)
+				return res, fmt.Errorf("read session: %w", err)
 			default:
 				res.Outcome, res.Session = OutcomeAlreadyFinal, cs
+				// A session credited before its PaymentIntent was known
+				// (an event without it, or before payments were recorded)
+				// learns it from a later event.
+				if cs.Status == SessionPaid && cs.TransferID != "" && ev.PaymentIntentID != "" {
+					if err := s.recordPayment(ctx, tx, stripePayment{pi: ev.PaymentIntentID, uid: cs.UID,
+						cents: cs.AmountCents, transferID: cs.TransferID, sessionID: cs.ID}); err != nil {
+						return res, err
+					}
+				}
 			}
-			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+			return res, nil
 		}
 		if err != nil {
-			return fmt.Errorf("update session: %w", err)
+			return res, fmt.Errorf("update session: %w", err)
 		}
 		res.Session = cs
 		if to != SessionPaid {
 			res.Outcome = OutcomeMarked
-			return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+			return res, nil
 		}
 
 		pr, err := s.post(ctx, tx, deposit(cs))
 		if err != nil {
-			return fmt.Errorf("credit session %s: %w", cs.ID, err)
+			return res, fmt.Errorf("credit session %s: %w", cs.ID, err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE checkout_sessions SET transfer_id = $2 WHERE id = $1`, cs.ID, pr.Transfer.ID); err != nil {
-			return fmt.Errorf("link transfer: %w", err)
+			return res, fmt.Errorf("link transfer: %w", err)
+		}
+		if pi := cs.PaymentIntentID; pi != "" {
+			if err := s.recordPayment(ctx, tx, stripePayment{pi: pi, uid: cs.UID, cents: cs.AmountCents,
+				transferID: pr.Transfer.ID, sessionID: cs.ID}); err != nil {
+				return res, err
+			}
 		}
 		res.Session.TransferID = pr.Transfer.ID
 		res.Outcome, res.Credit = OutcomeCredited, &pr
-		return s.setOutcome(ctx, tx, ev.ID, res.Outcome)
+		return res, nil
 	})
-	return res, err
 }
 
 func (s *PostgresStore) setOutcome(ctx context.Context, tx pgx.Tx, eventID string, o WebhookOutcome) error {
@@ -508,6 +540,27 @@ func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 				COALESCE(u.micros, 0), COALESCE(e.micros, 0)::bigint
 			FROM usage_months u FULL JOIN spent e ON e.uid = u.uid AND e.month = u.month
 			WHERE COALESCE(u.micros, 0) <> COALESCE(e.micros, 0)`); err != nil {
+			return err
+		}
+		// Refunds and disputes moved exactly what their rows say: a payment's
+		// refunded cents are its refund transfers (wallet and debt parts), a
+		// dispute's withdrawn and reinstated cents its transfers.
+		if err := report(tx, "stripe %s: recorded %d, transfers %d", `
+			SELECT 'refunds of ' || p.payment_intent_id, p.refunded_cents * 10000,
+				COALESCE((SELECT sum(amount_micros) FROM transfers t
+					WHERE starts_with(t.idempotency_key, 'stripe:refund:' || p.payment_intent_id || ':')), 0)::bigint
+			FROM stripe_payments p
+			WHERE p.refunded_cents * 10000 <> COALESCE((SELECT sum(amount_micros) FROM transfers t
+				WHERE starts_with(t.idempotency_key, 'stripe:refund:' || p.payment_intent_id || ':')), 0)
+			UNION ALL
+			SELECT 'dispute ' || d.id, d.withdrawn_cents * 10000 - d.reinstated_cents * 10000,
+				(COALESCE((SELECT sum(amount_micros) FROM transfers t WHERE starts_with(t.idempotency_key, 'stripe:dispute:' || d.id || ':withdrawn:')), 0)
+				 - COALESCE((SELECT sum(amount_micros) FROM transfers t WHERE t.idempotency_key = 'stripe:dispute:' || d.id || ':reinstated'), 0))::bigint
+			FROM stripe_disputes d
+			WHERE d.withdrawn_cents * 10000 <> COALESCE((SELECT sum(amount_micros) FROM transfers t
+					WHERE starts_with(t.idempotency_key, 'stripe:dispute:' || d.id || ':withdrawn:')), 0)
+			   OR d.reinstated_cents * 10000 <> COALESCE((SELECT sum(amount_micros) FROM transfers t
+					WHERE t.idempotency_key = 'stripe:dispute:' || d.id || ':reinstated'), 0)`); err != nil {
 			return err
 		}
 		// Every holds account carries exactly its user's open holds.

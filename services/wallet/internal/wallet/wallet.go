@@ -312,6 +312,8 @@ type CheckoutSession struct {
 	URL         string
 	TransferID  string
 	CreatedAt   time.Time
+	// PaymentIntentID is the PaymentIntent that paid (once known).
+	PaymentIntentID string
 }
 
 // Stripe event types the wallet handles.
@@ -322,16 +324,57 @@ const (
 	EventCheckoutExpired              = "checkout.session.expired"
 )
 
-// WebhookEvent is a verified Stripe event about a Checkout Session.
+// More Stripe event types the wallet handles (issue 16).
+const (
+	EventChargeRefunded             = "charge.refunded"
+	EventDisputeCreated             = "charge.dispute.created"
+	EventDisputeClosed              = "charge.dispute.closed"
+	EventDisputeFundsWithdrawn      = "charge.dispute.funds_withdrawn"
+	EventDisputeFundsReinstated     = "charge.dispute.funds_reinstated"
+	EventPaymentIntentSucceeded     = "payment_intent.succeeded"
+	EventPaymentIntentPaymentFailed = "payment_intent.payment_failed"
+	EventPaymentIntentCanceled      = "payment_intent.canceled"
+	CheckoutModePayment             = "payment"
+	CheckoutModeSetup               = "setup"
+	PaymentIntentStatusSucceeded    = "succeeded"
+	PaymentIntentStatusRequiresPM   = "requires_payment_method"
+	PaymentIntentStatusCanceled     = "canceled"
+	DisputeStatusWon                = "won"
+	DisputeStatusLost               = "lost"
+	disputeInquiryStatusPrefix      = "warning_"
+	ReconcileEventPrefix            = "reconcile:"
+)
+
+// WebhookEvent is a verified Stripe event: the fields of its data.object the
+// wallet reads, by object kind (zero when absent).
 type WebhookEvent struct {
-	ID   string
-	Type string
-	// Session fields (zero for events that are not about a Checkout Session).
-	SessionID         string
-	PaymentStatus     string // paid, unpaid, no_payment_required
-	AmountTotal       int64  // cents, as Stripe reports it (informational: the recorded amount is credited)
-	Currency          string
-	ClientReferenceID string
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	// Checkout Session (checkout.session.*).
+	SessionID         string `json:"sessionId,omitempty"`
+	PaymentStatus     string `json:"paymentStatus,omitempty"` // paid, unpaid, no_payment_required
+	AmountTotal       int64  `json:"amountTotal,omitempty"`   // cents, as Stripe reports it (informational: the recorded amount is credited)
+	Currency          string `json:"currency,omitempty"`
+	ClientReferenceID string `json:"clientReferenceId,omitempty"`
+	Mode              string `json:"mode,omitempty"` // payment or setup
+	SetupIntentID     string `json:"setupIntentId,omitempty"`
+	CustomerID        string `json:"customerId,omitempty"`
+	// PaymentIntentID: the session's, the charge's, the dispute's or the
+	// PaymentIntent's own id.
+	PaymentIntentID string `json:"paymentIntentId,omitempty"`
+	// Charge (charge.refunded) or the dispute's charge.
+	ChargeID       string `json:"chargeId,omitempty"`
+	ChargeAmount   int64  `json:"chargeAmount,omitempty"`
+	AmountRefunded int64  `json:"amountRefunded,omitempty"` // cumulative, cents
+	// Dispute (charge.dispute.*).
+	DisputeID     string `json:"disputeId,omitempty"`
+	DisputeStatus string `json:"disputeStatus,omitempty"`
+	DisputeAmount int64  `json:"disputeAmount,omitempty"`
+	// PaymentIntent (payment_intent.*).
+	PaymentIntentStatus string            `json:"paymentIntentStatus,omitempty"`
+	PaymentIntentAmount int64             `json:"paymentIntentAmount,omitempty"`
+	Metadata            map[string]string `json:"metadata,omitempty"`
+	FailureMessage      string            `json:"failureMessage,omitempty"`
 }
 
 // WebhookOutcome says what a webhook event did.
@@ -345,6 +388,16 @@ const (
 	OutcomeUnknownSession WebhookOutcome = "unknown_session"
 	OutcomeMarked         WebhookOutcome = "marked" // session status changed without credit
 	OutcomeIgnored        WebhookOutcome = "ignored"
+	// Refunds and disputes.
+	OutcomeReversed   WebhookOutcome = "reversed"   // money taken back (wallet, then debt)
+	OutcomeReinstated WebhookOutcome = "reinstated" // a won dispute's money given back
+	OutcomeNoChange   WebhookOutcome = "no_change"  // applied before, or nothing to move
+	// OutcomeUnmatched: about a payment not credited (yet); kept and applied
+	// when it is.
+	OutcomeUnmatched WebhookOutcome = "unmatched"
+	// Auto-recharge.
+	OutcomeCardSaved WebhookOutcome = "card_saved"
+	OutcomeFailed    WebhookOutcome = "failed" // a declined recharge counted
 )
 
 // WebhookResult is returned by Store.ApplyWebhook.
@@ -352,6 +405,20 @@ type WebhookResult struct {
 	Outcome WebhookOutcome
 	Session CheckoutSession // the session after the event (zero when unknown)
 	Credit  *PostResult     // set when Outcome is OutcomeCredited
+	// UID is the user whose wallet the event changed (cache invalidation).
+	UID string
+	// Reversal is set when a refund or dispute took money back.
+	Reversal *Reversal
+	// RechargeID is an auto-recharge the event's effects started.
+	RechargeID string
+}
+
+// Reversal is what a refund or a dispute took back from a deposit.
+type Reversal struct {
+	UID              string
+	AmountMicros     int64
+	FromWalletMicros int64
+	ToDebtMicros     int64
 }
 
 // Errors.
@@ -419,6 +486,10 @@ type Store interface {
 	SweepExpiredHolds(ctx context.Context, limit int) ([]SweptHold, error)
 	// HoldStats counts the open holds.
 	HoldStats(ctx context.Context) (HoldStats, error)
+
+	// ApplyReversal applies a charge.refunded or charge.dispute.* event
+	// exactly once (see PostgresStore.ApplyReversal).
+	ApplyReversal(ctx context.Context, ev WebhookEvent) (WebhookResult, error)
 
 	// Overview is the balance view of uid (one snapshot).
 	Overview(ctx context.Context, uid string) (BalanceView, error)
