@@ -96,7 +96,7 @@ func LoadConfig() (Config, error) {
 		OwnershipCacheTTL: l.Duration("OWNERSHIP_CACHE_TTL", catalogclient.DefaultCacheTTL),
 		CatalogTimeout:    l.Duration("CATALOG_TIMEOUT", catalogclient.DefaultTimeout),
 		DriveEndpoint:     l.String("GOOGLE_DRIVE_ENDPOINT", ""),
-		DriveDevTokens:    l.Bool("GOOGLE_DRIVE_DEV_TOKENS", false),
+		DriveDevTokens:    l.Bool("GOOGLE_DRIVE_DEV_IDENTITY", false),
 		DriveCredentials:  l.String("GOOGLE_APPLICATION_CREDENTIALS", ""),
 		SyncInterval:      l.Duration("DOCUMENT_SYNC_INTERVAL", docsync.DefaultInterval),
 		SyncConcurrency:   l.Int("DOCUMENT_SYNC_CONCURRENCY", docsync.DefaultConcurrency),
@@ -119,7 +119,7 @@ func LoadConfig() (Config, error) {
 // listing documents does not depend on Drive.
 func newDrive(cfg Config, reg prometheus.Registerer, logger *slog.Logger) (docsync.Drive, error) {
 	if !cfg.DriveDevTokens && cfg.DriveCredentials == "" {
-		logger.Warn("Google Drive access is not configured (GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_DRIVE_DEV_TOKENS): documents cannot be read")
+		logger.Warn("Google Drive access is not configured (GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_DRIVE_DEV_IDENTITY): documents cannot be read")
 		return unconfiguredDrive{}, nil
 	}
 	return drive.New(drive.Config{

@@ -189,14 +189,14 @@ func isGoogleEndpoint(endpoint string) bool {
 // configured, or when dev tokens would be sent to Google.
 func New(cfg Config) (*Client, error) {
 	if cfg.DevTokens && isGoogleEndpoint(cfg.Endpoint) {
-		return nil, errors.New("drive: dev tokens are only for the Drive simulator; set GOOGLE_DRIVE_ENDPOINT to it or turn GOOGLE_DRIVE_DEV_TOKENS off")
+		return nil, errors.New("drive: dev tokens are only for the Drive simulator; set GOOGLE_DRIVE_ENDPOINT to it or turn GOOGLE_DRIVE_DEV_IDENTITY off")
 	}
 	c := &Client{cfg: cfg, services: map[string]*drivev3.Service{}, sleep: sleepCtx}
 	if !cfg.DevTokens {
 		key := cfg.CredentialsJSON
 		if len(key) == 0 {
 			if cfg.CredentialsFile == "" {
-				return nil, errors.New("drive: GOOGLE_APPLICATION_CREDENTIALS (a service account key with domain-wide delegation) is required unless GOOGLE_DRIVE_DEV_TOKENS=true")
+				return nil, errors.New("drive: GOOGLE_APPLICATION_CREDENTIALS (a service account key with domain-wide delegation) is required unless GOOGLE_DRIVE_DEV_IDENTITY=true")
 			}
 			b, err := os.ReadFile(cfg.CredentialsFile)
 			if err != nil {
