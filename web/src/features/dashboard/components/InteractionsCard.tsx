@@ -2,6 +2,7 @@ import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Skeleton } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
+import { ChartBoundary } from '@/features/wallet/components/ChartBoundary';
 import { readUsage, usageKey, USAGE_STALE_TIME_MS } from '@/features/wallet/api/usage';
 import {
   INTERACTIONS_TEXTS,
@@ -54,9 +55,11 @@ export function InteractionsCard({ uid, enabled }: { uid: string | undefined; en
           {query.data.days.length} days
         </p>
         <div className="interactions-chart" role="img" aria-label={interactionsSummary(query.data)}>
-          <Suspense fallback={<ChartSkeleton label="Loading chart" />}>
-            <InteractionsColumnChart rows={rows} />
-          </Suspense>
+          <ChartBoundary>
+            <Suspense fallback={<ChartSkeleton label="Loading chart" />}>
+              <InteractionsColumnChart rows={rows} />
+            </Suspense>
+          </ChartBoundary>
         </div>
       </>
     );

@@ -5,13 +5,14 @@ import { lazy, Suspense, useMemo } from 'react';
 import { readUsage, usageKey, USAGE_STALE_TIME_MS, type Usage } from '../api/usage';
 import {
   agentLabels,
+  dayLabel,
   formatSpend,
   isUsageEmpty,
   USAGE_TEXTS,
   usageColumnRows,
   usageSummary,
-  dayLabel,
 } from '../lib/usage-chart';
+import { ChartBoundary } from './ChartBoundary';
 
 const UsageColumnChart = lazy(() => import('./UsageColumnChart'));
 
@@ -38,9 +39,11 @@ function UsageBody({ usage }: { usage: Usage }) {
         </span>
       </p>
       <div className="usage-chart" role="img" aria-label={usageSummary(usage)}>
-        <Suspense fallback={<ChartSkeleton label="Loading chart" />}>
-          <UsageColumnChart rows={rows} />
-        </Suspense>
+        <ChartBoundary>
+          <Suspense fallback={<ChartSkeleton label="Loading chart" />}>
+            <UsageColumnChart rows={rows} />
+          </Suspense>
+        </ChartBoundary>
       </div>
       <ul className="usage-agents" aria-label="Spend by agent">
         {usage.agents.map((a) => (
