@@ -31,7 +31,7 @@ test('the owner chats in the editor: a streamed, cited answer with its tokens an
   const agent = newAgent('Chat');
   await createAgent(page, agent);
   const editor = await openEditor(page, agent.name);
-  await addDocument(page, editor, { name: 'Algebra Syllabus', url: doc.url });
+  await addDocument(page, editor, { name: 'AlgebraSyllabus', url: doc.url });
 
   const panel = await openChatTab(editor);
   await expect(panel.getByRole('heading', { name: `Chat with ${agent.name}` })).toBeVisible();
