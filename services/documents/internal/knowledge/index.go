@@ -105,14 +105,17 @@ func RemoveChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string) er
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('agentic.knowledge:' || $1, 0))`, agentID); err != nil {
 		return fmt.Errorf("lock agent index: %w", err)
 	}
+	// An upsert of negative counts rather than UPDATE … FROM: ON CONFLICT
+	// probes the primary key row by row, where a join may choose to scan every
+	// agent's counts.
 	_, err := tx.Exec(ctx, `
 		WITH gone AS (
 			DELETE FROM document_chunks WHERE document_id = $2 RETURNING tsv
-		), counts AS (
-			SELECT l.lexeme, count(*) AS n FROM gone, unnest(gone.tsv) AS l GROUP BY l.lexeme
 		)
-		UPDATE agent_lexemes a SET chunks = a.chunks - counts.n
-		FROM counts WHERE a.agent_id = $1 AND a.lexeme = counts.lexeme`, agentID, documentID)
+		INSERT INTO agent_lexemes (agent_id, lexeme, chunks)
+		SELECT $1, l.lexeme, -count(*) FROM gone, unnest(gone.tsv) AS l
+		GROUP BY l.lexeme ORDER BY l.lexeme
+		ON CONFLICT (agent_id, lexeme) DO UPDATE SET chunks = agent_lexemes.chunks + EXCLUDED.chunks`, agentID, documentID)
 	if err != nil {
 		return fmt.Errorf("delete chunks: %w", err)
 	}
