@@ -308,7 +308,10 @@ describe('wallet billing', () => {
     expect(saveBlob.mock.calls[0]![1]).toBe('transactions.csv');
 
     routes['GET /api/user/transactions.csv'] = () => json({ error: 'internal', message: 'Internal server error' }, 500);
-    await user.click(within(history).getByRole('button', { name: 'Export CSV' }));
+    // While it works the button is busy (its name gains antd's 'loading' icon); wait until it is back.
+    const button = await within(history).findByRole('button', { name: 'Export CSV' });
+    await waitFor(() => expect(button).toBeEnabled());
+    await user.click(button);
     expect(await screen.findByText('Export Failed')).toBeInTheDocument();
     expect(saveBlob).toHaveBeenCalledTimes(1);
   });
