@@ -49,6 +49,8 @@ type Config struct {
 	CheckoutRateWindow time.Duration
 	// HoldSweepInterval is how often the sweeper releases expired holds.
 	HoldSweepInterval time.Duration
+	// AgentFeeInterval is how often the fee scheduler renews due agent fees.
+	AgentFeeInterval time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -58,6 +60,8 @@ type Config struct {
 	Ready func(httpAddr, grpcAddr net.Addr)
 	// RelayPollInterval overrides the relay's idle poll (tests).
 	RelayPollInterval time.Duration
+	// ConsumerMaxWait overrides the catalog consumer's fetch wait (tests).
+	ConsumerMaxWait time.Duration
 }
 
 // LoadConfig reads the configuration from the environment.
@@ -81,6 +85,10 @@ func LoadConfig() (Config, error) {
 		CheckoutRateLimit:    l.Int("CHECKOUT_RATE_LIMIT", 5),
 		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
 		HoldSweepInterval:    l.Duration("HOLD_SWEEP_INTERVAL", 15*time.Second),
+		AgentFeeInterval:     l.Duration("AGENT_FEE_INTERVAL", time.Minute),
+	}
+	if c.AgentFeeInterval <= 0 {
+		return c, fmt.Errorf("AGENT_FEE_INTERVAL: must be greater than 0")
 	}
 	if c.HoldSweepInterval <= 0 {
 		return c, fmt.Errorf("HOLD_SWEEP_INTERVAL: must be greater than 0")
@@ -110,7 +118,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	pool, err := database.Open(ctx, database.OpenConfig{
 		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
 		Migrations: wallet.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate},
+		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
 	})
 	if err != nil {
 		return err
@@ -130,6 +138,15 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer relay.Close()
+
+	// Agents' owner, name and status for the monthly fee (inactive: no renewal).
+	catalogConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: wallet.CatalogConsumerGroup, Topics: []string{wallet.CatalogTopic},
+		Handler: wallet.CatalogEventHandler(), MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
 
 	rdb, err := cache.NewClient(cfg.RedisURL)
 	if err != nil {
@@ -151,8 +168,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if sweepInterval <= 0 {
 		sweepInterval = 15 * time.Second
 	}
+	feeInterval := cfg.AgentFeeInterval
+	if feeInterval <= 0 {
+		feeInterval = time.Minute
+	}
 	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
-		"hold_sweep_interval", sweepInterval.String())
+		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String())
 
 	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
 	mux := server.NewMux(reg,
@@ -169,6 +190,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		// Every replica sweeps; they take different holds (SKIP LOCKED).
 		{Name: "hold-sweeper", Run: func(ctx context.Context) error {
 			return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
+		}},
+		{Name: "catalog-events", Run: catalogConsumer.Run},
+		// Every replica renews; they take different agents (SKIP LOCKED) and
+		// a period can be charged only once (agent_fee_periods' key).
+		{Name: "agent-fee-scheduler", Run: func(ctx context.Context) error {
+			return wallet.RunEvery(ctx, "agent fee renewal", feeInterval, logger, svc.RenewAgentFees)
 		}},
 	}
 	return server.Run(ctx, server.RunConfig{

@@ -80,7 +80,7 @@ func start(t *testing.T, redis string, opts ...func(*Config)) running {
 		cfg := Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond,
+			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
 			RedisURL: redis, StripeAPIBase: simSrv.URL, StripeSecretKey: "sk_test_x", StripePublishableKey: "pk_test_x",
 			StripeWebhookSecret: webhookSecret, AppBaseURL: "http://localhost:8080",
 			CheckoutRateLimit: 5, CheckoutRateWindow: time.Minute,

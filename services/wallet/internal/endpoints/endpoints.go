@@ -27,6 +27,7 @@ type Set struct {
 	Release               endpoint.Endpoint
 	GetSettings           endpoint.Endpoint
 	PutSettings           endpoint.Endpoint
+	AgentFees             endpoint.Endpoint
 }
 
 // Requests and responses.
@@ -39,6 +40,7 @@ type (
 		Settings *wallet.BillingSettings // nil: read
 	}
 	SettingsResponse    struct{ Settings wallet.BillingSettings }
+	AgentFeesResponse   struct{ Fees []wallet.AgentFee }
 	TransactionsRequest struct {
 		UID   string
 		Query wallet.PageQuery
@@ -88,6 +90,13 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 				return nil, err
 			}
 			return SettingsResponse{Settings: st}, nil
+		}),
+		AgentFees: wrap("AgentFees", func(ctx context.Context, req any) (any, error) {
+			fees, err := svc.AgentFees(ctx, req.(BalanceRequest).UID)
+			if err != nil {
+				return nil, err
+			}
+			return AgentFeesResponse{Fees: fees}, nil
 		}),
 		Transactions: wrap("Transactions", func(ctx context.Context, req any) (any, error) {
 			r := req.(TransactionsRequest)

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/agentic-app/agentic/services/platform/server"
 	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
@@ -12,6 +13,7 @@ import (
 // Billing routes (docs/billing-api.md).
 const (
 	PathBillingSettings = "/api/user/billing-settings"
+	PathAgentFees       = "/api/user/agent-fees"
 )
 
 // ErrNoSavedCard is the 400 for enabling auto-recharge without a card.
@@ -146,5 +148,24 @@ func settingsOut(s wallet.BillingSettings) map[string]any {
 func encodeSettingsResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 	w.Header().Set("Cache-Control", "no-store")
 	server.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": settingsOut(resp.(endpoints.SettingsResponse).Settings)})
+	return nil
+}
+
+// encodeAgentFees answers [{agentId, agentName, periodStart, periodEnd, status}].
+func encodeAgentFees(_ context.Context, w http.ResponseWriter, resp any) error {
+	fees := resp.(endpoints.AgentFeesResponse).Fees
+	out := make([]map[string]any, len(fees))
+	for i, f := range fees {
+		status := "paid"
+		if f.Paused {
+			status = "paused"
+		}
+		out[i] = map[string]any{
+			"agentId": f.AgentID, "agentName": f.AgentName, "status": status,
+			"periodStart": f.PeriodStart.UTC().Format(time.RFC3339), "periodEnd": f.PeriodEnd.UTC().Format(time.RFC3339),
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	server.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": out})
 	return nil
 }

@@ -60,6 +60,8 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.GetSettings, decodeGetSettings, encodeSettingsResponse, opts...)))
 	server.Route(mux, http.MethodPut, PathBillingSettings, protect(httptransport.NewServer(
 		set.PutSettings, decodePutSettings, encodeSettingsResponse, opts...)))
+	server.Route(mux, http.MethodGet, PathAgentFees, protect(httptransport.NewServer(
+		set.AgentFees, decodeBalanceRequest, encodeAgentFees, opts...)))
 }
 
 // Dollars converts micro-dollars to the API's dollar number.

@@ -32,6 +32,21 @@ const (
 	TypeRepayment TransferType = "repayment"
 )
 
+// The monthly agent fee: $10.00 per agent per 30-day period (the pricing).
+const (
+	AgentFeeMicros = 10 * MicrosPerDollar
+	AgentFeePeriod = 30 * 24 * time.Hour
+)
+
+// Reserve metadata keys the wallet reads (set by conversations), and the
+// metadata of a fee's expense.
+const (
+	MetaAgentID   = "agent_id"
+	MetaAgentName = "agent_name"
+	MetaKind      = "kind"
+	KindAgentFee  = "agent_fee"
+)
+
 // DebtAccount is the ledger account of what uid owes (kind user_debt, never
 // positive: the debt is its negated balance).
 func DebtAccount(uid string) string { return "debt:" + uid }

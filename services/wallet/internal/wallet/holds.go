@@ -132,9 +132,13 @@ func (s *service) Reserve(ctx context.Context, req ReserveRequest) (HoldResult, 
 		if len(res.Expired) > 0 || errors.Is(err, ErrMonthlyLimit) || errors.Is(err, ErrAgentPaused) {
 			s.cache.Invalidate(ctx, req.UID)
 		}
+		s.billing.refused(err)
 		return HoldResult{}, err
 	}
 	s.startRecharge(res.RechargeID)
+	if res.FeeCharged {
+		s.billing.fees.WithLabelValues("reserve").Inc()
+	}
 	if !res.Replayed {
 		s.metrics.add(holdOpened, res.Hold.AmountMicros)
 		s.cache.Invalidate(ctx, req.UID)

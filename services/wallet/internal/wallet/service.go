@@ -57,6 +57,11 @@ type Service interface {
 	// SweepExpiredHolds expires holds past their expiry (one round of the
 	// sweeper) and returns how many it expired.
 	SweepExpiredHolds(ctx context.Context) (int, error)
+	// RenewAgentFees renews due agent fees (one round of the fee scheduler)
+	// and returns how many agents it charged or paused.
+	RenewAgentFees(ctx context.Context) (int, error)
+	// AgentFees lists the caller's agents with a paid period or paused.
+	AgentFees(ctx context.Context, uid string) ([]AgentFee, error)
 }
 
 // ReserveRequest is a gRPC Reserve.
@@ -112,6 +117,8 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// SweepBatch bounds the holds one sweeper round expires (default 500).
 	SweepBatch int
+	// FeeBatch bounds the agents one fee-scheduler round renews (default 100).
+	FeeBatch int
 }
 
 type service struct {
@@ -122,6 +129,7 @@ type service struct {
 	cfg      Config
 	log      *slog.Logger
 	metrics  holdMetrics
+	billing  billingMetrics
 }
 
 // NewService returns the Service. cache and limiter may be nil (no caching,
@@ -139,9 +147,12 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 	if cfg.SweepBatch <= 0 {
 		cfg.SweepBatch = 500
 	}
+	if cfg.FeeBatch <= 0 {
+		cfg.FeeBatch = 100
+	}
 	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
 	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger,
-		metrics: newHoldMetrics(cfg.Registerer)}
+		metrics: newHoldMetrics(cfg.Registerer), billing: newBillingMetrics(cfg.Registerer)}
 }
 
 type noCache struct{}
@@ -434,6 +445,8 @@ func ValidateTransfer(req TransferRequest) error {
 		return &ValidationError{Message: "idempotency_key must not start with \"stripe:\" (reserved)"}
 	case strings.HasPrefix(req.IdempotencyKey, "hold:"):
 		return &ValidationError{Message: "idempotency_key must not start with \"hold:\" (reserved)"}
+	case strings.HasPrefix(req.IdempotencyKey, "fee:"), strings.HasPrefix(req.IdempotencyKey, "debt:"):
+		return &ValidationError{Message: "idempotency_key must not start with \"fee:\" or \"debt:\" (reserved)"}
 	case utf8.RuneCountInString(req.Description) > MaxDescriptionLen:
 		return &ValidationError{Message: "description must be at most 500 characters"}
 	case len(req.Metadata) > MaxMetadataEntries:

@@ -491,6 +491,12 @@ type Store interface {
 	// exactly once (see PostgresStore.ApplyReversal).
 	ApplyReversal(ctx context.Context, ev WebhookEvent) (WebhookResult, error)
 
+	// RenewAgentFees renews at most limit due agent fees (or pauses the
+	// agents), each in its own transaction; safe from several replicas.
+	RenewAgentFees(ctx context.Context, limit int) ([]FeeRenewal, error)
+	// AgentFees lists uid's paid and paused agents.
+	AgentFees(ctx context.Context, uid string) ([]AgentFee, error)
+
 	// Overview is the balance view of uid (one snapshot).
 	Overview(ctx context.Context, uid string) (BalanceView, error)
 	// Settings returns uid's spend controls.
