@@ -399,12 +399,13 @@ func checkNetworkPolicies(t *testing.T, ty *typed) {
 func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 	ty := decodeAll(t, allServices)
 	wantGRPC := map[string][]string{
-		"identity":      {"catalog"},
-		"catalog":       {"conversations", "documents"},
+		"identity":      {"catalog", "mail"},
+		"catalog":       {"conversations", "documents", "mail"},
 		"documents":     {"conversations"},
 		"wallet":        {"conversations"},
 		"analytics":     nil,
-		"conversations": nil,
+		"conversations": {"mail"},
+		"mail":          nil,
 	}
 	for svc, callers := range wantGRPC {
 		n := ty.netpol(release + "-" + svc)
@@ -428,9 +429,13 @@ func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 			}
 		}
 		for port := range got {
-			if port != "http" && port != "grpc" {
+			// Only the mail service takes SMTP (from anywhere: it is the agents' MX).
+			if port != "http" && port != "grpc" && !(svc == "mail" && port == "smtp") {
 				t.Errorf("%s: unexpected port %q in NetworkPolicy", svc, port)
 			}
+		}
+		if svc == "mail" && len(got["smtp"]) == 0 {
+			t.Errorf("mail: SMTP is not reachable")
 		}
 		sort.Strings(got["grpc"])
 		if fmt.Sprint(got["grpc"]) != fmt.Sprint(callers) && !(len(got["grpc"]) == 0 && len(callers) == 0) {
@@ -489,18 +494,18 @@ func TestOnlyEnabledServicesRender(t *testing.T) {
 	if got, want := deployments(identityOnly), "[agentic-envoy agentic-identity agentic-web]"; got != want {
 		t.Errorf("identity only: Deployments %v, want %v", got, want)
 	}
-	all := "[agentic-analytics agentic-catalog agentic-conversations agentic-documents agentic-envoy agentic-identity agentic-wallet agentic-web]"
+	all := "[agentic-analytics agentic-catalog agentic-conversations agentic-documents agentic-envoy agentic-identity agentic-mail agentic-wallet agentic-web]"
 	if got := deployments(defaults); got != all {
 		t.Errorf("defaults: Deployments %v, want %v", got, all)
 	}
 	ty := decodeAll(t, allServices)
-	for _, svc := range []string{"identity", "catalog", "documents", "wallet", "analytics", "conversations"} {
+	for _, svc := range []string{"identity", "catalog", "documents", "wallet", "analytics", "conversations", "mail"} {
 		if ty.deployment(release+"-"+svc) == nil || ty.service(release+"-"+svc) == nil {
 			t.Errorf("all-services: %s has no Deployment/Service", svc)
 		}
 	}
-	if len(ty.monitors) != 6 {
-		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 6", len(ty.monitors))
+	if len(ty.monitors) != 7 {
+		t.Errorf("all-services with the Prometheus Operator: %d ServiceMonitors, want 7", len(ty.monitors))
 	}
 	if n := len(decodeAll(t, production).monitors); n != 0 {
 		t.Errorf("production without monitoring.coreos.com/v1: %d ServiceMonitors, want 0", n)
@@ -564,4 +569,32 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The agents' inbox: port 25 on a LoadBalancer to the mail pods' SMTP port,
+// keeping the client address (SPF needs it); TLS and DKIM keys are mounted
+// Secrets, never ConfigMap values.
+func TestMailSMTPService(t *testing.T) {
+	ty := decodeAll(t, allServices)
+	s := ty.service(release + "-mail-smtp")
+	if s == nil {
+		t.Fatal("no mail SMTP Service")
+	}
+	if s.Spec.Type != "LoadBalancer" || len(s.Spec.Ports) != 1 || s.Spec.Ports[0].Port != 25 || s.Spec.Ports[0].TargetPort.StrVal != "smtp" {
+		t.Errorf("mail SMTP Service: type %s ports %+v, want LoadBalancer 25 -> smtp", s.Spec.Type, s.Spec.Ports)
+	}
+	if s.Spec.ExternalTrafficPolicy != "Local" {
+		t.Errorf("externalTrafficPolicy %q, want Local (SPF needs the client address)", s.Spec.ExternalTrafficPolicy)
+	}
+	d := ty.deployment(release + "-mail")
+	var mounts []string
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.Secret != nil {
+			mounts = append(mounts, v.Secret.SecretName)
+		}
+	}
+	sort.Strings(mounts)
+	if fmt.Sprint(mounts) != "[agentic-mail-dkim agentic-mail-tls agentic-mail-tls]" {
+		t.Errorf("mail Secret volumes %v", mounts)
+	}
 }
