@@ -251,7 +251,7 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 		md := m.GetMetadata()
 		_, err := insertSpend(ctx, tx, spendRow{
 			EntryID: entryID("fee:", m.GetTransferId(), ev.ID), EventID: ev.ID, Payer: m.GetUid(), Kind: SpendAgentFee,
-			AgentID: cmp.Or(md["agentId"], md["agent_id"]), NameHint: cmp.Or(md["agentName"], md["agent_name"]),
+			AgentID: cmp.Or(md["agent_id"], md["agentId"]), NameHint: cmp.Or(md["agent_name"], md["agentName"]),
 			AmountMicros: m.GetAmountMicros(), At: occurred(m.GetOccurredAt(), ev),
 		})
 		return err == nil, err
@@ -458,8 +458,9 @@ func ensureAgent(ctx context.Context, tx pgx.Tx, agentID, owner string) error {
 }
 
 // IsAgentFee reports whether a wallet charge is a monthly agent fee: its
-// metadata says kind (or type) agent_fee. The fee's agent is metadata agentId
-// and its name agentName (both optional).
+// metadata says kind (or type) agent_fee. The fee's agent is metadata agent_id
+// and its name agent_name, as the wallet writes them (agentId/agentName are
+// accepted too; both optional).
 func IsAgentFee(metadata map[string]string) bool {
 	return metadata["kind"] == SpendAgentFee || metadata["type"] == SpendAgentFee
 }

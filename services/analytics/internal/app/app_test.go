@@ -486,7 +486,9 @@ func TestUsageEndToEnd(t *testing.T) {
 	answer("v1", "n1", "agent-z", "bob", "bob", 42_000_000, feb13)        // bob's
 	p.sendProto(t, readmodel.TopicWallet, "alice", "f1", readmodel.TypeChargeDebited, feb13, &eventsv1.WalletCharged{
 		Uid: "alice", AmountMicros: 10_000_000, TransferId: "tr-fee-1", Description: "Agentic User fee · Math Tutor · Feb 13 – Mar 14",
-		Metadata: map[string]string{"kind": "agent_fee", "agentId": "agent-a"}, OccurredAt: ts(feb13)})
+		Metadata: map[string]string{"kind": "agent_fee", "agent_id": "agent-a", "agent_name": "Math Tutor",
+			"period_start": "2026-02-13T08:00:00Z", "period_end": "2026-03-15T08:00:00Z"}, OccurredAt: ts(feb13)})
+	// (The metadata above is the wallet's own: services/wallet/internal/wallet/postgres_fees.go.)
 	// The wallet's capture of an answer (already counted from the usage event).
 	p.sendProto(t, readmodel.TopicWallet, "alice", "f2", readmodel.TypeChargeDebited, feb13, &eventsv1.WalletCharged{
 		Uid: "alice", AmountMicros: 765_433, TransferId: "tr-m2", Metadata: map[string]string{"agentId": "agent-a", "messageId": "m2"}, OccurredAt: ts(feb13)})
