@@ -24,7 +24,7 @@ test('the owner chats in the editor: a streamed, cited answer with its tokens an
   test.setTimeout(180_000);
   const owner = newUser('chat');
   await register(page, owner);
-  await fundWallet(request, owner.email, owner.password, 500);
+  await fundWallet(request, owner.email, owner.password, 2500);
   const doc = await sharedDocument(request);
 
   await openAgentList(page);
@@ -83,7 +83,7 @@ test("an invited user chats under Shared with me and the owner's balance drops",
   test.setTimeout(180_000);
   const owner = newUser('chatown');
   await register(page, owner);
-  const ownerId = await fundWallet(request, owner.email, owner.password, 500);
+  const ownerId = await fundWallet(request, owner.email, owner.password, 2500);
 
   // The invitee signs up first, so the invitation is active at once (or soon, through the onboarding event).
   const guest = newUser('chatguest');
