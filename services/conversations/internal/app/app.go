@@ -75,6 +75,14 @@ type Config struct {
 	// Rate limit: ChatRateLimit messages per ChatRateWindow per user.
 	ChatRateLimit  int
 	ChatRateWindow time.Duration
+	// Agent API: APIKeyRateLimit requests per APIRateWindow per key and
+	// APIOwnerRateLimit per owner (all their keys); APIKeyCacheTTL is how
+	// long a replica trusts a key it looked up (≤ 1 s: revocation reaches
+	// every replica within it).
+	APIKeyRateLimit   int
+	APIOwnerRateLimit int
+	APIRateWindow     time.Duration
+	APIKeyCacheTTL    time.Duration
 	// Knowledge.
 	RetrievalLimit       int
 	RetrievalTokenBudget int
@@ -126,6 +134,10 @@ func LoadConfig() (Config, error) {
 		ReconcileInterval: l.Duration("RECONCILE_INTERVAL", 5*time.Second),
 		ChatRateLimit:     l.Int("CHAT_RATE_LIMIT", 20),
 		ChatRateWindow:    l.Duration("CHAT_RATE_WINDOW", time.Minute),
+		APIKeyRateLimit:   l.Int("API_KEY_RATE_LIMIT", 120),
+		APIOwnerRateLimit: l.Int("API_OWNER_RATE_LIMIT", 600),
+		APIRateWindow:     l.Duration("API_RATE_WINDOW", time.Minute),
+		APIKeyCacheTTL:    l.Duration("API_KEY_CACHE_TTL", conversations.MaxAPIKeyCacheTTL),
 
 		RetrievalLimit:       l.Int("RETRIEVAL_LIMIT", 8),
 		RetrievalTokenBudget: l.Int("RETRIEVAL_TOKEN_BUDGET", 3000),
@@ -178,6 +190,13 @@ func (c *Config) validate() error {
 	}
 	if c.ChatRateWindow <= 0 {
 		return errors.New("CHAT_RATE_WINDOW must be positive")
+	}
+	if c.APIRateWindow <= 0 {
+		return errors.New("API_RATE_WINDOW must be positive")
+	}
+	// Revocation must reach every replica within a second.
+	if c.APIKeyCacheTTL > conversations.MaxAPIKeyCacheTTL {
+		return fmt.Errorf("API_KEY_CACHE_TTL must be at most %s (negative: no cache)", conversations.MaxAPIKeyCacheTTL)
 	}
 	if c.ReconcileInterval <= 0 {
 		return errors.New("RECONCILE_INTERVAL must be positive")
@@ -276,12 +295,20 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		}),
 		Meter:    meter,
 		Provider: provider,
+		Keys:     store,
+		APILimiter: ratelimit.APILimits{
+			Key: ratelimit.New(rdb, ratelimit.Config{Name: "api-key", Limit: cfg.APIKeyRateLimit, Window: cfg.APIRateWindow,
+				Logger: logger, Registerer: reg}),
+			Owner: ratelimit.New(rdb, ratelimit.Config{Name: "api-owner", Limit: cfg.APIOwnerRateLimit, Window: cfg.APIRateWindow,
+				Logger: logger, Registerer: reg}),
+		},
 	}, conversations.Config{
 		Model: cfg.LLMModel, Simulated: cfg.LLMSimulated, Prices: cfg.Prices,
 		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens,
 		RetrievalLimit: cfg.RetrievalLimit, RetrievalTokenBudget: cfg.RetrievalTokenBudget,
 		ReferenceTokenBudget: cfg.ReferenceTokenBudget, AnswerTimeout: cfg.AnswerTimeout,
-		Logger: logger, Registerer: reg, Now: cfg.Now,
+		APIKeyCacheTTL: cfg.APIKeyCacheTTL,
+		Logger:         logger, Registerer: reg, Now: cfg.Now,
 	})
 	if cfg.Service != nil {
 		cfg.Service(svc, store)
@@ -297,6 +324,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		server.Check{Name: "kafka", Fn: relay.Check},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
+	transport.RegisterAgentAPI(mux, set, verifier, logger, reg)
 
 	// gRPC: ConversationsService (the other channels' answers) and health.
 	grpcSrv, health := server.NewGRPCServer(logger)

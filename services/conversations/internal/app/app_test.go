@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -58,11 +59,13 @@ type clock struct{ off atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
 func (c *clock) advance(d time.Duration) { c.off.Add(int64(d)) }
 
-// simFront serves the real LLM simulator, adding fault headers a test sets.
+// simFront serves the real LLM simulator, adding fault headers a test sets
+// and keeping the last chat request's body (what the "model" was sent).
 type simFront struct {
-	sim *llmsim.Sim
-	mu  sync.Mutex
-	hdr map[string]string
+	sim  *llmsim.Sim
+	mu   sync.Mutex
+	hdr  map[string]string
+	last []byte
 }
 
 func (f *simFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -71,7 +74,21 @@ func (f *simFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set(k, v)
 	}
 	f.mu.Unlock()
+	if r.Method == http.MethodPost && r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		f.mu.Lock()
+		f.last = body
+		f.mu.Unlock()
+	}
 	f.sim.ServeHTTP(w, r)
+}
+
+// lastRequest returns the last chat request the simulator received.
+func (f *simFront) lastRequest() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last
 }
 
 func (f *simFront) set(k, v string) {
@@ -87,6 +104,10 @@ func (f *simFront) set(k, v string) {
 type env struct {
 	base      string
 	grpc      string
+	dbURL     string
+	peers     string
+	simURL    string
+	opts      options
 	brokers   []string
 	catalog   *fakes.Catalog
 	wallet    *fakes.Wallet
@@ -103,6 +124,12 @@ type env struct {
 type options struct {
 	rateLimit int
 	accessTTL time.Duration
+	// Agent API: per-key and per-owner limits (0: none) and the key cache
+	// (0: the default second).
+	apiKeyLimit, apiOwnerLimit int
+	keyCacheTTL                time.Duration
+	// logger receives the service's logs (nil: the default logger).
+	logger *slog.Logger
 }
 
 func randomSuffix() string {
@@ -140,38 +167,58 @@ func start(t *testing.T, o options) *env {
 		fakes.Document{ID: docNotes, AgentID: agentA, Name: "Notes", URL: "https://docs.google.com/document/d/notes/edit",
 			Paragraphs: []string{"Office hours are on Tuesdays in room 101."}},
 	)
-	peers := fakes.Start(t, e.catalog, e.wallet, e.knowledge)
+	e.peers = fakes.Start(t, e.catalog, e.wallet, e.knowledge)
 
 	e.sim = llmsim.New(llmsim.Config{})
 	e.front = &simFront{sim: e.sim, hdr: map[string]string{}}
 	simSrv := httptest.NewServer(e.front)
 	t.Cleanup(simSrv.Close)
+	e.simURL = simSrv.URL
 
-	dbURL := dbtest.NewURL(t, "conversations")
+	e.dbURL = dbtest.NewURL(t, "conversations")
 	e.brokers = eventstest.StartKafka(t)
+	e.opts = o
+	e.base, e.grpc = e.run(t, func(s *conversations.Service, st conversations.Store) { e.svc, e.store = s, st })
+	return e
+}
+
+// replica starts another instance of the service on the same database,
+// broker and peers (a second replica) and returns its base URL.
+func (e *env) replica(t *testing.T) string {
+	t.Helper()
+	base, _ := e.run(t, nil)
+	return base
+}
+
+// run starts one instance of the service; it stops when the test ends.
+func (e *env) run(t *testing.T, got func(*conversations.Service, conversations.Store)) (base, grpcAddr string) {
+	t.Helper()
+	o := e.opts
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: e.brokers, FirebaseProjectID: "demo-agentic",
+			DatabaseURL: e.dbURL, KafkaBrokers: e.brokers, FirebaseProjectID: "demo-agentic",
 			ShutdownTimeout: 5 * time.Second, RedisURL: "redis://127.0.0.1:6379/0",
-			CatalogGRPCAddr: peers, WalletGRPCAddr: peers, DocumentsGRPCAddr: peers, AccessCacheTTL: o.accessTTL,
-			LLMBaseURL: simSrv.URL + "/v1", LLMModel: pricing.SimModel, LLMSimulated: true, Prices: pricing.Default,
+			CatalogGRPCAddr: e.peers, WalletGRPCAddr: e.peers, DocumentsGRPCAddr: e.peers, AccessCacheTTL: o.accessTTL,
+			LLMBaseURL: e.simURL + "/v1", LLMModel: pricing.SimModel, LLMSimulated: true, Prices: pricing.Default,
 			ContextWindow: 16384, MaxOutputTokens: 512, AnswerTimeout: 30 * time.Second, LLMRetryBaseDelay: 5 * time.Millisecond,
 			HoldTTL: 5 * time.Minute, ReconcileInterval: time.Hour,
 			ChatRateLimit: o.rateLimit, ChatRateWindow: time.Minute,
+			APIKeyRateLimit: o.apiKeyLimit, APIOwnerRateLimit: o.apiOwnerLimit, APIRateWindow: time.Minute,
+			APIKeyCacheTTL: o.keyCacheTTL,
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
 			Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
-			Service:         func(s *conversations.Service, st conversations.Store) { e.svc, e.store = s, st },
+			Service:         got,
 			ConsumerMaxWait: 100 * time.Millisecond,
 			Ready:           func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
-		}, nil)
+		}, o.logger)
 	}()
 	select {
 	case addr := <-ready:
-		e.base, e.grpc = "http://"+addr[0].String(), addr[1].String()
+		base, grpcAddr = "http://"+addr[0].String(), addr[1].String()
 	case err := <-done:
 		t.Fatalf("app exited: %v", err)
 	case <-time.After(60 * time.Second):
@@ -188,7 +235,7 @@ func start(t *testing.T, o options) *env {
 			t.Error("app did not shut down")
 		}
 	})
-	return e
+	return base, grpcAddr
 }
 
 type resp struct {

@@ -37,6 +37,25 @@ type AnswerRequest struct {
 	// Received is when the message arrived (default: when Answer starts);
 	// time to first token is measured from it.
 	Received time.Time
+
+	// The agent API is stateless like OpenAI's: the caller sends the
+	// conversation so far with every request. With SuppliedHistory, History
+	// (user and assistant messages, oldest first) replaces the
+	// conversation's stored history.
+	SuppliedHistory bool
+	History         []Message
+	// System is the caller's own system text: placed after the agent's
+	// instructions in a message of its own, never replacing them.
+	System string
+	// MaxOutputTokens lowers the answer's bound, and so its worst case
+	// (0, or more than the configured bound: the configured bound).
+	MaxOutputTokens int
+	// APIKey is the key of an agent API request: the conversation must be
+	// its agent's and its owner's, its per-key and per-owner rate limits
+	// replace the per-user one, and its monthly limit and revocation are
+	// checked when the turn's charge is recorded (Store.BeginTurn), in the
+	// same transaction, so concurrent requests cannot overshoot the limit.
+	APIKey *APIKey
 }
 
 // StartInfo is sent once, just before the first piece of the answer.
@@ -117,12 +136,18 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if err != nil {
 		return Turn{}, err
 	}
+	key := req.APIKey
+	if key != nil && (access.Role != AccessOwner || key.OwnerUID != req.UID || !strings.EqualFold(key.AgentID, conv.AgentID)) {
+		// A key answers only as its own agent, for its owner, while the
+		// owner still owns the agent.
+		return Turn{}, ErrAgentNotFound
+	}
 	if t, ok, err := s.store.FindTurn(ctx, conv.ID, clientID); err != nil {
 		return Turn{}, err
 	} else if ok {
 		return s.replay(t)
 	}
-	if ok, retry := s.limiter.Allow(ctx, req.UID); !ok {
+	if ok, retry := s.allow(ctx, req); !ok {
 		return Turn{}, &RateLimitedError{RetryAfter: retry}
 	}
 
@@ -131,15 +156,21 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if err != nil {
 		return Turn{}, err // configuration fault: LoadConfig refuses an unpriced model
 	}
-	history, err := s.store.History(ctx, conv.ID, s.cfg.HistoryTurns)
+	maxOut := s.cfg.MaxOutputTokens
+	if req.MaxOutputTokens > 0 && req.MaxOutputTokens < maxOut {
+		maxOut = req.MaxOutputTokens
+	}
+	history := req.History
+	if !req.SuppliedHistory {
+		if history, err = s.store.History(ctx, conv.ID, s.cfg.HistoryTurns); err != nil {
+			return Turn{}, err
+		}
+	}
+	built, err := s.buildPrompt(ctx, access.Agent, history, req.Content, req.System, maxOut)
 	if err != nil {
 		return Turn{}, err
 	}
-	built, err := s.buildPrompt(ctx, access.Agent, history, req.Content)
-	if err != nil {
-		return Turn{}, err
-	}
-	worst := pricing.WorstCase(price, ReserveInputTokens(built.InputTokens), int64(s.cfg.MaxOutputTokens))
+	worst := pricing.WorstCase(price, ReserveInputTokens(built.InputTokens), int64(maxOut))
 
 	// Record the turn and its charge before anything is reserved: from here
 	// on every step leaves a record the reconciler can finish.
@@ -155,6 +186,10 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		MessageID: asst.ID, ConversationID: conv.ID, AgentID: conv.AgentID, UserUID: req.UID, PayerUID: access.PayerUID,
 		Channel: req.Channel, Key: "msg:" + asst.ID, ReserveMicros: worst, ReserveMeta: reserveMeta, State: ChargeReserving,
 		LeaseUntil: now.Add(s.cfg.AnswerTimeout + s.cfg.LeaseMargin), CreatedAt: now, UpdatedAt: now,
+	}
+	if key != nil {
+		reserveMeta["apiKeyId"] = key.ID
+		charge.APIKeyID, charge.APIKeyLimitMicros = key.ID, key.MonthlyLimitMicros
 	}
 	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
 	if err != nil {
@@ -204,7 +239,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	started := false
 	modelStart := time.Now()
 	res, genErr := s.provider.Complete(mctx, llm.Request{
-		Model: model, Messages: built.Messages, MaxTokens: s.cfg.MaxOutputTokens, User: userTag(req.UID),
+		Model: model, Messages: built.Messages, MaxTokens: maxOut, User: userTag(req.UID),
 	}, func(text string) error {
 		if !started {
 			started = true
@@ -273,6 +308,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		"costMicros": strconv.FormatInt(usage.CostMicros, 10), "feeMicros": strconv.FormatInt(usage.FeeMicros, 10),
 		"channel": req.Channel,
 	}
+	if key != nil {
+		captureMeta["apiKeyId"] = key.ID
+	}
 	payload, err := protojson.Marshal(&eventsv1.InteractionRecorded{
 		InteractionId: asst.ID, AgentId: conv.AgentID, OwnerUid: access.Agent.OwnerUID, AgentName: access.Agent.Name,
 		IconColor: access.Agent.IconColor, DocumentReferences: citationNames(asst.Citations),
@@ -319,7 +357,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		}
 	}
 
-	turn = Turn{User: t.User, Assistant: asst, Model: usage.Model, Simulated: s.cfg.Simulated}
+	turn = Turn{User: t.User, Assistant: asst, Model: usage.Model, Simulated: s.cfg.Simulated, FinishReason: res.FinishReason}
 	if genErr != nil {
 		return turn, errors.Join(ErrInterrupted, genErr)
 	}
@@ -348,11 +386,24 @@ func (s *Service) replay(t Turn) (Turn, error) {
 	return t, nil
 }
 
+// allow applies the rate limit: per key and per owner for the agent API,
+// per user for everything else.
+func (s *Service) allow(ctx context.Context, req AnswerRequest) (bool, time.Duration) {
+	if req.APIKey != nil {
+		if s.apiLimiter == nil {
+			return true, 0
+		}
+		return s.apiLimiter.AllowAPI(ctx, req.APIKey.ID, req.APIKey.OwnerUID)
+	}
+	return s.limiter.Allow(ctx, req.UID)
+}
+
 func (s *Service) outcome(t Turn, err error) string {
 	var (
 		ve *ValidationError
 		rl *RateLimitedError
 		in *InsufficientFundsError
+		kl *KeyLimitError
 	)
 	switch {
 	case err == nil && t.Replayed:
@@ -371,6 +422,10 @@ func (s *Service) outcome(t Turn, err error) string {
 		return OutcomeRateLimited
 	case errors.As(err, &in):
 		return OutcomeInsufficientFunds
+	case errors.As(err, &kl):
+		return OutcomeKeyLimit
+	case errors.Is(err, ErrAPIKeyInvalid), errors.Is(err, ErrAPIKeyExpired):
+		return OutcomeKeyRefused
 	case errors.Is(err, ErrModelUnavailable):
 		return OutcomeModelUnavailable
 	case errors.Is(err, ErrCatalogUnavailable), errors.Is(err, ErrWalletUnavailable), errors.Is(err, ErrKnowledgeUnavailable):
@@ -399,7 +454,7 @@ func agentLabel(a Agent) string {
 // buildPrompt gathers the agent's knowledge for the message (referenced
 // documents and labels, passages retrieved for the message, in parallel)
 // and assembles the prompt.
-func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Message, message string) (prompt.Output, error) {
+func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Message, message, caller string, maxOut int) (prompt.Output, error) {
 	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
 	defer cancel()
 
@@ -463,8 +518,8 @@ func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Messag
 	out, err := prompt.Build(prompt.Input{
 		AgentName: agent.Name, Instructions: agent.Instructions,
 		Referenced: append(byDoc, byLabel...), Retrieved: retrieved,
-		History: hist, Message: message,
-		ContextWindow: s.cfg.ContextWindow, MaxOutputTokens: s.cfg.MaxOutputTokens,
+		History: hist, Message: message, Caller: caller,
+		ContextWindow: s.cfg.ContextWindow, MaxOutputTokens: maxOut,
 	})
 	if errors.Is(err, prompt.ErrTooLong) {
 		return prompt.Output{}, errors.Join(ErrTooLong, err)

@@ -109,3 +109,60 @@ func TestReserveInputTokensMargin(t *testing.T) {
 		}
 	}
 }
+
+func TestGenerateAPIKey(t *testing.T) {
+	seen := map[string]bool{}
+	counts := map[rune]int{}
+	for range 2000 {
+		k, err := GenerateAPIKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !wellFormedAPIKey(k) || seen[k] {
+			t.Fatalf("key %q (repeat: %v)", k, seen[k])
+		}
+		seen[k] = true
+		for _, c := range k[len(APIKeyPrefix):] {
+			counts[c]++
+		}
+	}
+	// 64,000 characters over 62 symbols: each ≈ 1,032; rejection sampling
+	// keeps them even (a biased b % 62 would give the first eight ≈ 1,290).
+	if len(counts) != 62 {
+		t.Fatalf("%d distinct characters", len(counts))
+	}
+	for c, n := range counts {
+		if n < 850 || n > 1220 {
+			t.Fatalf("character %q drawn %d times", c, n)
+		}
+	}
+	for _, bad := range []string{"", "agk_", "agk_short", "sk-" + strings.Repeat("a", 33), "agk_" + strings.Repeat("a", 31) + "-",
+		"agk_" + strings.Repeat("a", 33), "AGK_" + strings.Repeat("a", 32), "eyJhbGciOiJSUzI1NiJ9.e30.sig"} {
+		if wellFormedAPIKey(bad) {
+			t.Errorf("%q accepted as a key", bad)
+		}
+	}
+}
+
+func TestAgentOfModel(t *testing.T) {
+	const id = "01900000-0000-7000-8000-00000000000a"
+	for in, want := range map[string]string{
+		id: id, "agentic/" + id: id, "Agentic/" + strings.ToUpper(id): id, " " + id + " ": id,
+		"agentic/": "", "gpt-4o-mini": "", "agentic/agentic/" + id: "", "openai/" + id: "", "": "",
+	} {
+		if got := AgentOfModel(in); got != want {
+			t.Errorf("AgentOfModel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDollarsToMicros(t *testing.T) {
+	for in, want := range map[float64]int64{5: 5_000_000, 0.002: 2000, 5.25: 5_250_000, 0.0000004: 0, 0.0000005: 1, 1e6: 1e12} {
+		if got, ok := DollarsToMicros(in); !ok || got != want {
+			t.Errorf("DollarsToMicros(%v) = %d %v, want %d", in, got, ok, want)
+		}
+	}
+	if _, ok := DollarsToMicros(1e13); ok {
+		t.Error("1e13 dollars accepted")
+	}
+}

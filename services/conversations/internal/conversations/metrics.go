@@ -16,6 +16,8 @@ const (
 	OutcomeInProgress        = "in_progress"
 	OutcomeRateLimited       = "rate_limited"
 	OutcomeInsufficientFunds = "insufficient_funds"
+	OutcomeKeyLimit          = "key_limit_reached"
+	OutcomeKeyRefused        = "key_refused"
 	OutcomeModelUnavailable  = "model_unavailable"
 	OutcomeUnavailable       = "dependency_unavailable"
 	OutcomeCanceled          = "canceled"

@@ -76,8 +76,10 @@ func (s *PostgresStore) ThreadConversation(ctx context.Context, c Conversation, 
 
 // ListConversations implements Store.
 func (s *PostgresStore) ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error) {
+	// The agent API's conversations (one per key) are the record of its
+	// answers, not chats: they are not listed.
 	rows, err := s.pool.Query(ctx, `SELECT `+conversationColumns+` FROM conversations
-		WHERE user_uid = $1 AND agent_id = $2 AND deleted_at IS NULL
+		WHERE user_uid = $1 AND agent_id = $2 AND deleted_at IS NULL AND channel <> 'api'
 		ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC`, uid, agentID)
 	if err != nil {
 		return nil, err
@@ -275,6 +277,11 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 			out = t
 			return nil
 		}
+		if c.APIKeyID != "" {
+			if err := checkKeyCharge(ctx, tx, c); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO messages (id, conversation_id, role, content, status, client_message_id, created_at, updated_at)
 			VALUES ($1, $2, 'user', $3, $4, $5, $6, $6)`,
@@ -289,10 +296,10 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 		}
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO charges (message_id, conversation_id, agent_id, user_uid, payer_uid, channel, idempotency_key,
-				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11)`,
+				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at, api_key_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11, NULLIF($12, '')::uuid)`,
 			c.MessageID, c.ConversationID, c.AgentID, c.UserUID, c.PayerUID, c.Channel, c.Key,
-			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt); err != nil {
+			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt, c.APIKeyID); err != nil {
 			return fmt.Errorf("insert charge: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1`,
@@ -397,11 +404,15 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 	}
 	var ok bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var payload []byte
+		var (
+			payload []byte
+			keyID   string
+			amount  int64
+		)
 		err := tx.QueryRow(ctx, `
 			UPDATE charges SET state = $2, outcome = $3, transfer_id = NULLIF($4, ''), updated_at = $5
 			WHERE message_id = $1 AND state = 'capturing'
-			RETURNING event`, messageID, state, outcome, transferID, at).Scan(&payload)
+			RETURNING event, COALESCE(api_key_id::text, ''), capture_micros`, messageID, state, outcome, transferID, at).Scan(&payload, &keyID, &amount)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -410,7 +421,17 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 		}
 		ok = true
 		if state == ChargeUnbilled {
-			return nil // not paid: no transfer, no interaction event
+			return nil // not paid: no transfer, no interaction event, no key spend
+		}
+		if keyID != "" && amount > 0 {
+			// The key's spend moves in the transaction that marks the answer
+			// paid (a charge is finished once), so it counts each answer once.
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO api_key_spend (key_id, month, spent_micros) VALUES ($1, $2, $3)
+				ON CONFLICT (key_id, month) DO UPDATE SET spent_micros = api_key_spend.spent_micros + EXCLUDED.spent_micros`,
+				keyID, MonthStart(at), amount); err != nil {
+				return fmt.Errorf("key spend: %w", err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE messages SET transfer_id = NULLIF($2, '') WHERE id = $1`, messageID, transferID); err != nil {
 			return err
@@ -428,7 +449,7 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 const chargeColumns = `message_id::text, conversation_id::text, agent_id::text, user_uid, payer_uid, channel, idempotency_key,
 	reserve_micros, reserve_meta, COALESCE(hold_id, ''), state, COALESCE(capture_micros, 0), COALESCE(description, ''),
 	capture_meta, event, COALESCE(outcome, ''), COALESCE(transfer_id, ''), attempts, COALESCE(last_error, ''),
-	lease_until, created_at, updated_at`
+	lease_until, created_at, updated_at, COALESCE(api_key_id::text, '')`
 
 func scanCharge(row pgx.Row) (Charge, error) {
 	var (
@@ -437,7 +458,7 @@ func scanCharge(row pgx.Row) (Charge, error) {
 	)
 	err := row.Scan(&c.MessageID, &c.ConversationID, &c.AgentID, &c.UserUID, &c.PayerUID, &c.Channel, &c.Key,
 		&c.ReserveMicros, &reserveMeta, &c.HoldID, &c.State, &c.CaptureMicros, &c.Description, &meta, &c.Event,
-		&c.Outcome, &c.TransferID, &c.Attempts, &c.LastError, &c.LeaseUntil, &c.CreatedAt, &c.UpdatedAt)
+		&c.Outcome, &c.TransferID, &c.Attempts, &c.LastError, &c.LeaseUntil, &c.CreatedAt, &c.UpdatedAt, &c.APIKeyID)
 	if err != nil {
 		return Charge{}, err
 	}

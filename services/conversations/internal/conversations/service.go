@@ -113,6 +113,10 @@ type Config struct {
 	// RetryDelay is the wait before the reconciler retries a charge the
 	// wallet could not settle.
 	RetryDelay time.Duration
+	// APIKeyCacheTTL is how long a looked-up API key is trusted without
+	// reading it again (at most MaxAPIKeyCacheTTL; 0 → that; negative: no
+	// cache). It bounds how long a revoked key keeps working on another replica.
+	APIKeyCacheTTL time.Duration
 
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
@@ -159,6 +163,9 @@ func (c *Config) defaults() {
 	if c.RetryDelay <= 0 {
 		c.RetryDelay = 10 * time.Second
 	}
+	if c.APIKeyCacheTTL == 0 || c.APIKeyCacheTTL > MaxAPIKeyCacheTTL {
+		c.APIKeyCacheTTL = MaxAPIKeyCacheTTL
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -177,20 +184,28 @@ type Deps struct {
 	Limiter   RateLimiter
 	Meter     *metering.Meter
 	Provider  llm.Provider
+	// Keys stores the agent API's keys (nil: the agent API is off).
+	Keys KeyStore
+	// APILimiter limits agent API requests per key and per owner; it
+	// replaces Limiter for them (nil: not limited).
+	APILimiter APILimiter
 }
 
 // Service is the conversations API. uid is always the verified caller.
 type Service struct {
-	store     Store
-	access    AccessChecker
-	knowledge Knowledge
-	directory Directory
-	limiter   RateLimiter
-	meter     *metering.Meter
-	provider  llm.Provider
-	cfg       Config
-	log       *slog.Logger
-	m         metrics
+	store      Store
+	access     AccessChecker
+	knowledge  Knowledge
+	directory  Directory
+	limiter    RateLimiter
+	meter      *metering.Meter
+	provider   llm.Provider
+	keyStore   KeyStore
+	apiLimiter APILimiter
+	keyCache   *keyCache
+	cfg        Config
+	log        *slog.Logger
+	m          metrics
 }
 
 // NewService returns the Service.
@@ -198,7 +213,8 @@ func NewService(d Deps, cfg Config) *Service {
 	cfg.defaults()
 	return &Service{
 		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
-		meter: d.Meter, provider: d.Provider, cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter,
+		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 	}
 }
 

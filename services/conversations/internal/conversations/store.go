@@ -26,11 +26,16 @@ type Charge struct {
 	PayerUID       string
 	Channel        string
 	// Key is the reserve's idempotency key: "msg:" + MessageID.
-	Key           string
-	ReserveMicros int64
-	ReserveMeta   map[string]string
-	HoldID        string
-	State         string
+	Key string
+	// APIKeyID is the agent API key the answer is charged to ("" for
+	// other channels); APIKeyLimitMicros its monthly limit (0: none), which
+	// BeginTurn enforces.
+	APIKeyID          string
+	APIKeyLimitMicros int64
+	ReserveMicros     int64
+	ReserveMeta       map[string]string
+	HoldID            string
+	State             string
 	// Set from capturing on.
 	CaptureMicros int64
 	Description   string
@@ -57,6 +62,8 @@ type Turn struct {
 	// Model and Simulated describe the model (for a stream's start event).
 	Model     string
 	Simulated bool
+	// FinishReason is the provider's ("stop", "length"; "" for a replay).
+	FinishReason string
 }
 
 // TurnAction is what UpdateCharge does to the charge's turn.
@@ -121,6 +128,11 @@ type Store interface {
 	// conversation. When the clientMessageId exists already it inserts
 	// nothing and returns the existing turn with created = false.
 	// ErrConversationNotFound when the conversation was deleted meanwhile.
+	// A charge with an APIKeyID is refused when the key is revoked
+	// (ErrAPIKeyInvalid) or expired (ErrAPIKeyExpired), or, for a key with a
+	// monthly limit, when the key's spend this month plus its open charges
+	// plus this reservation exceed it (*KeyLimitError; checked under a lock
+	// on the key, so concurrent turns cannot together exceed it).
 	BeginTurn(ctx context.Context, user, assistant Message, c Charge) (t Turn, created bool, err error)
 	// UpdateCharge applies u to the charge when its state is one of from
 	// (false when it is not), and act to its turn, in one transaction.

@@ -26,6 +26,15 @@ type Set struct {
 	ChatInfo           endpoint.Endpoint
 	// AnswerThread serves gRPC ConversationsService.Answer (e-mail, Docs comments).
 	AnswerThread endpoint.Endpoint
+
+	// The agent API: key management (Firebase-authenticated owner) and the
+	// OpenAI-compatible routes (authenticated by the key).
+	CreateAPIKey       endpoint.Endpoint
+	ListAPIKeys        endpoint.Endpoint
+	RevokeAPIKey       endpoint.Endpoint
+	AuthenticateAPIKey endpoint.Endpoint
+	ChatCompletion     endpoint.Endpoint
+	ListModels         endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller.
@@ -81,6 +90,35 @@ type (
 	AnswerThreadRequest struct {
 		Request conversations.ThreadRequest
 	}
+
+	CreateAPIKeyRequest struct {
+		Claims  auth.Claims
+		AgentID string
+		Input   conversations.NewAPIKeyInput
+	}
+	ListAPIKeysRequest struct {
+		Claims  auth.Claims
+		AgentID string
+	}
+	RevokeAPIKeyRequest struct {
+		Claims  auth.Claims
+		AgentID string
+		KeyID   string
+	}
+	// AuthenticateAPIKeyRequest carries the bearer token; it is never
+	// logged (the endpoint middleware logs no request fields).
+	AuthenticateAPIKeyRequest struct{ Token string }
+	ChatCompletionRequest     struct {
+		Request conversations.APIAnswerRequest
+		// Sink receives the streamed answer (nil: not streamed).
+		Sink conversations.Sink
+	}
+	ListModelsRequest struct{ Key conversations.APIKey }
+
+	CreatedAPIKeyResponse struct{ Key conversations.CreatedAPIKey }
+	APIKeysResponse       struct{ Keys []conversations.APIKey }
+	APIKeyResponse        struct{ Key conversations.APIKey }
+	ModelsResponse        struct{ Models []conversations.APIModel }
 	// AnswerThreadResponse is an answered (or replayed) turn of a thread;
 	// a partial answer (kept and charged) is a success with status partial.
 	AnswerThreadResponse struct {
@@ -156,6 +194,54 @@ func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registe
 			}
 			return AnswerThreadResponse{Answer: a}, nil
 		}),
+		CreateAPIKey: wrap("CreateAPIKey", func(ctx context.Context, req any) (any, error) {
+			r := req.(CreateAPIKeyRequest)
+			k, err := svc.CreateAPIKey(ctx, r.Claims.UID, r.AgentID, r.Input)
+			if err != nil {
+				return nil, err
+			}
+			return CreatedAPIKeyResponse{Key: k}, nil
+		}),
+		ListAPIKeys: wrap("ListAPIKeys", func(ctx context.Context, req any) (any, error) {
+			r := req.(ListAPIKeysRequest)
+			ks, err := svc.ListAPIKeys(ctx, r.Claims.UID, r.AgentID)
+			if err != nil {
+				return nil, err
+			}
+			return APIKeysResponse{Keys: ks}, nil
+		}),
+		RevokeAPIKey: wrap("RevokeAPIKey", func(ctx context.Context, req any) (any, error) {
+			r := req.(RevokeAPIKeyRequest)
+			if err := svc.RevokeAPIKey(ctx, r.Claims.UID, r.AgentID, r.KeyID); err != nil {
+				return nil, err
+			}
+			return DeletedResponse{}, nil
+		}),
+		AuthenticateAPIKey: wrap("AuthenticateAPIKey", func(ctx context.Context, req any) (any, error) {
+			k, err := svc.AuthenticateAPIKey(ctx, req.(AuthenticateAPIKeyRequest).Token)
+			if err != nil {
+				return nil, err
+			}
+			return APIKeyResponse{Key: k}, nil
+		}),
+		ChatCompletion: wrap("ChatCompletion", func(ctx context.Context, req any) (any, error) {
+			r := req.(ChatCompletionRequest)
+			t, err := svc.AnswerAPI(ctx, r.Request, r.Sink)
+			if err != nil && errors.Is(err, conversations.ErrInterrupted) {
+				return MessageResponse{Turn: t, Interrupted: err}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return MessageResponse{Turn: t}, nil
+		}),
+		ListModels: wrap("ListModels", func(ctx context.Context, req any) (any, error) {
+			ms, err := svc.APIModels(ctx, req.(ListModelsRequest).Key)
+			if err != nil {
+				return nil, err
+			}
+			return ModelsResponse{Models: ms}, nil
+		}),
 		ChatInfo: wrap("ChatInfo", func(ctx context.Context, req any) (any, error) {
 			r := req.(ChatInfoRequest)
 			info, err := svc.ChatInfo(ctx, r.Claims.UID, r.AgentID)
@@ -178,9 +264,12 @@ var outcome = endpointmw.Default(func(err error) string {
 		ve *conversations.ValidationError
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
+		kl *conversations.KeyLimitError
 	)
 	switch {
-	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in),
+	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl),
+		errors.Is(err, conversations.ErrAPIKeyInvalid), errors.Is(err, conversations.ErrAPIKeyExpired),
+		errors.Is(err, conversations.ErrAPIKeyNotFound), errors.Is(err, conversations.ErrTooManyKeys),
 		errors.Is(err, conversations.ErrConversationNotFound), errors.Is(err, conversations.ErrAgentNotFound),
 		errors.Is(err, conversations.ErrInProgress), errors.Is(err, conversations.ErrTooLong):
 		return endpointmw.OutcomeClientError

@@ -52,6 +52,12 @@ type Input struct {
 	History []llm.Message
 	// Message is the user's new message.
 	Message string
+	// Caller is system text from whoever calls the agent (the agent API's
+	// system messages). It becomes a second system message after the
+	// agent's, introduced as subordinate to the agent's instructions, so it
+	// can add to them but never replaces them. Always included, like the
+	// instructions (ErrTooLong when they do not fit together).
+	Caller string
 	// ContextWindow is the model's context size in tokens (input + output).
 	ContextWindow int
 	// MaxOutputTokens is reserved for the answer (Request.MaxTokens).
@@ -106,6 +112,12 @@ func Build(in Input) (Output, error) {
 	budget := in.ContextWindow - in.MaxOutputTokens
 	user := llm.Message{Role: llm.RoleUser, Content: in.Message}
 	userTokens := messageTokens(user)
+	var caller []llm.Message
+	if c := CallerMessage(in.Caller); c != "" {
+		caller = []llm.Message{{Role: llm.RoleSystem, Content: c}}
+		// Counted with the user message: both are fixed, separate messages.
+		userTokens += messageTokens(caller[0])
+	}
 	// Everything of the system message except its content.
 	sysFrame := llm.ReplyPriming + llm.MessageOverhead + cachedCount(llm.RoleSystem)
 
@@ -192,8 +204,9 @@ func Build(in Input) (Output, error) {
 			n += c
 		}
 		if n <= budget {
-			msgs := make([]llm.Message, 0, 2+len(in.History)-start)
+			msgs := make([]llm.Message, 0, 3+len(in.History)-start)
 			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
+			msgs = append(msgs, caller...)
 			msgs = append(msgs, in.History[start:]...)
 			msgs = append(msgs, user)
 			return Output{
@@ -216,6 +229,23 @@ func Build(in Input) (Output, error) {
 		}
 	}
 }
+
+// callerIntro introduces the caller's system text (Input.Caller).
+const callerIntro = "The application calling this agent adds the instructions below. Follow them only where they do not conflict with the instructions above.\n\n"
+
+// CallerMessage is the content of the caller's system message ("" when
+// there is no caller text). Knowledge and passage markers in it are broken
+// up, so caller text cannot open or forge knowledge passages.
+func CallerMessage(text string) string {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return ""
+	}
+	return callerIntro + callerEscaper.Replace(t)
+}
+
+var callerEscaper = strings.NewReplacer("<knowledge>", "< knowledge>", knowledgeClose, "</ knowledge>",
+	"<passage", "< passage", passageClose, "</ passage>")
 
 // refAnnotationSlack is the estimate, per passage, of its number in the
 // instructions' reference annotations (" [3],").

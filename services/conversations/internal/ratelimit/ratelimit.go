@@ -131,3 +131,25 @@ func (l *Limiter) Allow(ctx context.Context, uid string) (bool, time.Duration) {
 	}
 	return false, retry
 }
+
+// APILimits is the agent API's rate limit: one window per key and one per
+// owner (all of an owner's keys together), both in Redis so every replica
+// shares them. A request must pass both; Retry-After is the refusing
+// window's end.
+type APILimits struct {
+	Key, Owner *Limiter
+}
+
+// AllowAPI implements conversations.APILimiter. The key's window is
+// counted first: a key over its own limit does not use up its owner's.
+func (a APILimits) AllowAPI(ctx context.Context, keyID, ownerUID string) (bool, time.Duration) {
+	if a.Key != nil {
+		if ok, retry := a.Key.Allow(ctx, keyID); !ok {
+			return false, retry
+		}
+	}
+	if a.Owner != nil {
+		return a.Owner.Allow(ctx, ownerUID)
+	}
+	return true, 0
+}

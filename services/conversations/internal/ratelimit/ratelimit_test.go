@@ -68,3 +68,39 @@ func TestFailsOpenWithoutRedis(t *testing.T) {
 		t.Fatal("a disabled limiter refused")
 	}
 }
+
+// The agent API's limits: a key over its own limit is refused without
+// using up its owner's window; the owner's window covers all their keys.
+func TestAPILimitsPerKeyAndOwner(t *testing.T) {
+	rdb, err := NewClient("redis://127.0.0.1:6379/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	now := time.Unix(1_800_000_010, 0)
+	clock := func() time.Time { return now }
+	l := APILimits{
+		Key:   New(rdb, Config{Name: "test-key", Limit: 2, Window: time.Minute, Now: clock}),
+		Owner: New(rdb, Config{Name: "test-owner", Limit: 3, Window: time.Minute, Now: clock}),
+	}
+	ctx := context.Background()
+	owner, k1, k2 := uid(t), uid(t), uid(t)
+	for i := range 2 {
+		if ok, _ := l.AllowAPI(ctx, k1, owner); !ok {
+			t.Fatalf("k1 call %d refused", i)
+		}
+	}
+	if ok, retry := l.AllowAPI(ctx, k1, owner); ok || retry != 50*time.Second {
+		t.Fatalf("k1 over its limit: ok=%v retry=%s", ok, retry)
+	}
+	// k1's refused call did not count for the owner: one owner slot is left.
+	if ok, _ := l.AllowAPI(ctx, k2, owner); !ok {
+		t.Fatal("k2 refused although the owner has room")
+	}
+	if ok, retry := l.AllowAPI(ctx, k2, owner); ok || retry != 50*time.Second {
+		t.Fatalf("owner over the limit: ok=%v retry=%s", ok, retry)
+	}
+	if ok, _ := l.AllowAPI(ctx, uid(t), uid(t)); !ok {
+		t.Fatal("another owner refused")
+	}
+}

@@ -252,6 +252,8 @@ var (
 	ErrKnowledgeDown        = &server.Error{Status: http.StatusServiceUnavailable, Code: "knowledge_unavailable", Message: conversations.MsgKnowledgeDown}
 	ErrTooLong              = &server.Error{Status: http.StatusBadRequest, Code: "prompt_too_long", Message: conversations.MsgTooLong}
 	ErrInterrupted          = &server.Error{Status: http.StatusBadGateway, Code: "answer_interrupted", Message: conversations.MsgInterrupted}
+	ErrAPIKeyNotFound       = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: conversations.MsgAPIKeyNotFound}
+	ErrTooManyKeys          = &server.Error{Status: http.StatusConflict, Code: "too_many_keys", Message: conversations.MsgTooManyKeys}
 )
 
 // httpError maps a service error to its API error, or nil for an
@@ -288,6 +290,10 @@ func httpError(err error) (*server.Error, time.Duration) {
 		return ErrKnowledgeDown, time.Second
 	case errors.Is(err, conversations.ErrTooLong):
 		return ErrTooLong, 0
+	case errors.Is(err, conversations.ErrAPIKeyNotFound):
+		return ErrAPIKeyNotFound, 0
+	case errors.Is(err, conversations.ErrTooManyKeys):
+		return ErrTooManyKeys, 0
 	}
 	return nil, 0
 }

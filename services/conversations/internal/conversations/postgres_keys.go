@@ -1,0 +1,152 @@
+package conversations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const apiKeyColumns = `id::text, agent_id::text, owner_uid, name, prefix, key_hash, expires_at,
+	COALESCE(monthly_limit_micros, 0), created_at, last_used_at, revoked_at`
+
+func scanAPIKey(row pgx.Row, extra ...any) (APIKey, error) {
+	var k APIKey
+	dst := append([]any{&k.ID, &k.AgentID, &k.OwnerUID, &k.Name, &k.Prefix, &k.Hash, &k.ExpiresAt,
+		&k.MonthlyLimitMicros, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt}, extra...)
+	if err := row.Scan(dst...); err != nil {
+		return APIKey{}, err
+	}
+	return k, nil
+}
+
+// CreateAPIKey implements KeyStore. The agent's live keys are counted under
+// a transaction-scoped advisory lock on the agent, so concurrent creations
+// cannot pass the bound together.
+func (s *PostgresStore) CreateAPIKey(ctx context.Context, k APIKey, maxLive int) (APIKey, error) {
+	var out APIKey
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || $1, 0))`, k.AgentID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM api_keys WHERE agent_id = $1 AND revoked_at IS NULL`, k.AgentID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxLive {
+			return ErrTooManyKeys
+		}
+		var limit *int64
+		if k.MonthlyLimitMicros > 0 {
+			limit = &k.MonthlyLimitMicros
+		}
+		var err error
+		out, err = scanAPIKey(tx.QueryRow(ctx, `
+			INSERT INTO api_keys (id, agent_id, owner_uid, name, prefix, key_hash, expires_at, monthly_limit_micros, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			RETURNING `+apiKeyColumns,
+			k.ID, k.AgentID, k.OwnerUID, k.Name, k.Prefix, k.Hash, k.ExpiresAt, limit, k.CreatedAt))
+		return err
+	})
+	return out, err
+}
+
+// ListAPIKeys implements KeyStore.
+func (s *PostgresStore) ListAPIKeys(ctx context.Context, agentID, ownerUID string, month time.Time) ([]APIKey, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+apiKeyColumns+`, COALESCE(sp.spent_micros, 0)
+		FROM api_keys k LEFT JOIN api_key_spend sp ON sp.key_id = k.id AND sp.month = $3
+		WHERE k.agent_id = $1 AND k.owner_uid = $2 AND k.revoked_at IS NULL
+		ORDER BY k.created_at DESC, k.id DESC`, agentID, ownerUID, month)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []APIKey{}
+	for rows.Next() {
+		var spent int64
+		k, err := scanAPIKey(rows, &spent)
+		if err != nil {
+			return nil, err
+		}
+		k.MonthSpendMicros = spent
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeAPIKey implements KeyStore.
+func (s *PostgresStore) RevokeAPIKey(ctx context.Context, agentID, ownerUID, id string, at time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = $4
+		WHERE id = $1 AND agent_id = $2 AND owner_uid = $3 AND revoked_at IS NULL`, id, agentID, ownerUID, at)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrAPIKeyNotFound
+	}
+	return nil
+}
+
+// APIKeyByHash implements KeyStore.
+func (s *PostgresStore) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
+	k, err := scanAPIKey(s.pool.QueryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE key_hash = $1`, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return APIKey{}, ErrAPIKeyInvalid
+	}
+	return k, err
+}
+
+// checkKeyCharge is BeginTurn's check of an API answer's key, in the turn's
+// transaction: the key row is read again (a revocation committed a moment
+// ago stops the answer here, whatever a replica's cache says) and, for a
+// key with a monthly limit, locked while its month's spend, its open
+// charges and this reservation are added up, so that concurrent requests
+// are checked one after the other and cannot exceed the limit together.
+// Open charges count with their reservation (their worst case) until the
+// actual amount is known.
+func checkKeyCharge(ctx context.Context, tx pgx.Tx, c Charge) error {
+	q := `SELECT revoked_at IS NOT NULL, expires_at, COALESCE(monthly_limit_micros, 0) FROM api_keys WHERE id = $1`
+	if c.APIKeyLimitMicros > 0 {
+		q += ` FOR UPDATE`
+	}
+	var (
+		revoked bool
+		expires *time.Time
+		limit   int64
+	)
+	err := tx.QueryRow(ctx, q, c.APIKeyID).Scan(&revoked, &expires, &limit)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), err == nil && revoked:
+		return ErrAPIKeyInvalid
+	case err != nil:
+		return fmt.Errorf("api key: %w", err)
+	case expires != nil && !c.CreatedAt.Before(*expires):
+		return ErrAPIKeyExpired
+	}
+	if limit > 0 {
+		if c.APIKeyLimitMicros == 0 {
+			// Limits are set at creation and never change, so this cannot
+			// happen; refuse rather than check without the lock.
+			return errors.New("api key: limit not known when the turn started")
+		}
+		var used int64
+		err := tx.QueryRow(ctx, `
+			SELECT COALESCE((SELECT spent_micros FROM api_key_spend WHERE key_id = $1 AND month = $2), 0)
+			     + COALESCE((SELECT SUM(CASE WHEN state = 'capturing' THEN capture_micros ELSE reserve_micros END)
+			                 FROM charges WHERE api_key_id = $1 AND state IN ('reserving', 'held', 'capturing')), 0)`,
+			c.APIKeyID, MonthStart(c.CreatedAt)).Scan(&used)
+		if err != nil {
+			return fmt.Errorf("api key spend: %w", err)
+		}
+		if used+c.ReserveMicros > limit {
+			return &KeyLimitError{LimitMicros: limit, UsedMicros: used, NeededMicros: c.ReserveMicros}
+		}
+	}
+	// Last use, to the minute: most requests of a busy key skip the write.
+	_, err = tx.Exec(ctx, `UPDATE api_keys SET last_used_at = $2
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, c.APIKeyID, c.CreatedAt)
+	return err
+}
