@@ -13,7 +13,8 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if c.HTTPAddr != "127.0.0.1:8106" || c.GRPCAddr != "127.0.0.1:9106" || c.LLMModel != "agentic-sim" || !c.LLMSimulated ||
 		c.LLMBaseURL != "http://127.0.0.1:8112/v1" || c.MaxOutputTokens != 1024 || c.HoldTTL != 10*time.Minute ||
-		c.WalletGRPCAddr != "127.0.0.1:9104" || c.DocumentsGRPCAddr != "127.0.0.1:9103" || c.CatalogGRPCAddr != "127.0.0.1:9102" {
+		c.WalletGRPCAddr != "127.0.0.1:9104" || c.DocumentsGRPCAddr != "127.0.0.1:9103" || c.CatalogGRPCAddr != "127.0.0.1:9102" ||
+		c.APIKeyRateLimit != 120 || c.APIOwnerRateLimit != 600 || c.APIRateWindow != time.Minute || c.APIKeyCacheTTL != time.Second {
 		t.Fatalf("defaults %+v", c)
 	}
 
@@ -29,6 +30,9 @@ func TestLoadConfig(t *testing.T) {
 		{"LLM_MAX_OUTPUT_TOKENS", "20000", "LLM_MAX_OUTPUT_TOKENS"},
 		{"LLM_PRICES", `{"x":{"input":1}}`, "missing"},
 		{"CHAT_RATE_WINDOW", "soon", "CHAT_RATE_WINDOW"},
+		{"API_RATE_WINDOW", "0s", "API_RATE_WINDOW"},
+		{"API_KEY_CACHE_TTL", "2s", "API_KEY_CACHE_TTL"},
+		{"API_KEY_RATE_LIMIT", "many", "API_KEY_RATE_LIMIT"},
 	} {
 		t.Run(bad.key+"="+bad.value, func(t *testing.T) {
 			t.Setenv(bad.key, bad.value)
