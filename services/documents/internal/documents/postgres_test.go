@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events"
@@ -116,5 +118,40 @@ func TestStoreNameUniqueUnderConcurrency(t *testing.T) {
 	}
 	if err := s.Remove(ctx, "01900000-0000-7000-8000-000000000002", other.ID, time.Now()); !errors.Is(err, ErrDocumentNotFound) {
 		t.Fatalf("remove via other agent: %v", err)
+	}
+}
+
+// Removing a document takes its chunks out of the index and of the agent's
+// lexeme counts, in the same transaction as the delete.
+func TestStoreRemoveClearsKnowledge(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	const agent = "01900000-0000-7000-8000-000000000001"
+	d, err := s.Add(ctx, newDoc(agent, "Syllabus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return knowledge.ReplaceChunks(ctx, tx, agent, d.ID, knowledge.Split("Grading Policy\nHomework is 40% of the grade.", knowledge.ChunkConfig{}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks, counted int
+	_ = s.pool.QueryRow(ctx, `SELECT count(*) FROM document_chunks`).Scan(&chunks)
+	_ = s.pool.QueryRow(ctx, `SELECT coalesce(sum(chunks), 0) FROM agent_lexemes WHERE agent_id = $1`, agent).Scan(&counted)
+	if chunks != 1 || counted == 0 {
+		t.Fatalf("indexed: %d chunks, %d lexeme counts", chunks, counted)
+	}
+	if err := s.Remove(ctx, agent, d.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.pool.QueryRow(ctx, `SELECT count(*) FROM document_chunks`).Scan(&chunks)
+	_ = s.pool.QueryRow(ctx, `SELECT coalesce(sum(chunks), 0) FROM agent_lexemes WHERE agent_id = $1`, agent).Scan(&counted)
+	if chunks != 0 || counted != 0 {
+		t.Fatalf("after remove: %d chunks, %d lexeme counts", chunks, counted)
+	}
+	if err := s.Remove(ctx, agent, d.ID, time.Now()); !errors.Is(err, ErrDocumentNotFound) {
+		t.Fatalf("remove twice: %v", err)
 	}
 }
