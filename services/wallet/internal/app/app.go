@@ -51,6 +51,11 @@ type Config struct {
 	HoldSweepInterval time.Duration
 	// AgentFeeInterval is how often the fee scheduler renews due agent fees.
 	AgentFeeInterval time.Duration
+	// RechargeInterval is how often the recharge worker looks for pending
+	// auto-recharges (besides being woken by the debit that starts one);
+	// RechargeRetryAfter is the back-off after a declined recharge.
+	RechargeInterval   time.Duration
+	RechargeRetryAfter time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -86,6 +91,11 @@ func LoadConfig() (Config, error) {
 		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
 		HoldSweepInterval:    l.Duration("HOLD_SWEEP_INTERVAL", 15*time.Second),
 		AgentFeeInterval:     l.Duration("AGENT_FEE_INTERVAL", time.Minute),
+		RechargeInterval:     l.Duration("RECHARGE_INTERVAL", 30*time.Second),
+		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", 15*time.Minute),
+	}
+	if c.RechargeInterval <= 0 || c.RechargeRetryAfter < 0 {
+		return c, fmt.Errorf("RECHARGE_INTERVAL must be > 0 and RECHARGE_RETRY_AFTER >= 0")
 	}
 	if c.AgentFeeInterval <= 0 {
 		return c, fmt.Errorf("AGENT_FEE_INTERVAL: must be greater than 0")
@@ -162,7 +172,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		cache.New(rdb, logger, reg),
 		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
 		payments,
-		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg})
+		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg,
+			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true})
 	set := endpoints.New(svc, logger, reg)
 	sweepInterval := cfg.HoldSweepInterval
 	if sweepInterval <= 0 {
@@ -171,6 +182,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	feeInterval := cfg.AgentFeeInterval
 	if feeInterval <= 0 {
 		feeInterval = time.Minute
+	}
+	rechargeInterval := cfg.RechargeInterval
+	if rechargeInterval <= 0 {
+		rechargeInterval = 30 * time.Second
 	}
 	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
 		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String())
@@ -197,6 +212,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		{Name: "agent-fee-scheduler", Run: func(ctx context.Context) error {
 			return wallet.RunEvery(ctx, "agent fee renewal", feeInterval, logger, svc.RenewAgentFees)
 		}},
+		// Creates the PaymentIntents of auto-recharges (woken by the debit
+		// that starts one; the ticker picks up what a crash left pending).
+		{Name: "recharger", Run: func(ctx context.Context) error { return svc.RunRecharger(ctx, rechargeInterval) }},
 	}
 	return server.Run(ctx, server.RunConfig{
 		Logger:          logger,

@@ -28,6 +28,7 @@ type Set struct {
 	GetSettings           endpoint.Endpoint
 	PutSettings           endpoint.Endpoint
 	AgentFees             endpoint.Endpoint
+	SetupSession          endpoint.Endpoint
 }
 
 // Requests and responses.
@@ -39,9 +40,11 @@ type (
 		UID      string
 		Settings *wallet.BillingSettings // nil: read
 	}
-	SettingsResponse    struct{ Settings wallet.BillingSettings }
-	AgentFeesResponse   struct{ Fees []wallet.AgentFee }
-	TransactionsRequest struct {
+	SettingsResponse     struct{ Settings wallet.BillingSettings }
+	AgentFeesResponse    struct{ Fees []wallet.AgentFee }
+	SetupSessionRequest  struct{ UID, Email string }
+	SetupSessionResponse struct{ Session wallet.ProviderSession }
+	TransactionsRequest  struct {
 		UID   string
 		Query wallet.PageQuery
 	}
@@ -90,6 +93,14 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 				return nil, err
 			}
 			return SettingsResponse{Settings: st}, nil
+		}),
+		SetupSession: wrap("SetupSession", func(ctx context.Context, req any) (any, error) {
+			r := req.(SetupSessionRequest)
+			ps, err := svc.CreateSetupSession(ctx, r.UID, r.Email)
+			if err != nil {
+				return nil, err
+			}
+			return SetupSessionResponse{Session: ps}, nil
 		}),
 		AgentFees: wrap("AgentFees", func(ctx context.Context, req any) (any, error) {
 			fees, err := svc.AgentFees(ctx, req.(BalanceRequest).UID)

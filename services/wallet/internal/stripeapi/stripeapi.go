@@ -205,3 +205,206 @@ func ParseWebhook(payload []byte, signatureHeader, secret string) (wallet.Webhoo
 	}
 	return out, nil
 }
+
+// providerError wraps a Stripe failure as *wallet.ProviderError with
+// Stripe's message.
+func providerError(what string, err error) error {
+	msg := "Payment provider error: could not " + what
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Msg != "" {
+		msg += " (" + se.Msg + ")"
+	}
+	return &wallet.ProviderError{Message: msg, Err: err}
+}
+
+// CustomerParams builds the customer that keeps a user's saved card.
+func CustomerParams(uid, email, idempotencyKey string) *stripe.CustomerCreateParams {
+	p := &stripe.CustomerCreateParams{Metadata: map[string]string{wallet.MetaUID: uid}}
+	if email != "" {
+		p.Email = stripe.String(email)
+	}
+	if idempotencyKey != "" {
+		p.SetIdempotencyKey(idempotencyKey)
+	}
+	return p
+}
+
+// CreateCustomer implements wallet.Payments.
+func (c *Client) CreateCustomer(ctx context.Context, uid, email, idempotencyKey string) (string, error) {
+	cus, err := c.sc.V1Customers.Create(ctx, CustomerParams(uid, email, idempotencyKey))
+	if err != nil {
+		return "", providerError("create the customer", err)
+	}
+	return cus.ID, nil
+}
+
+// SetupParams builds a Checkout Session in setup mode: a card for
+// off-session payments, saved to the user's customer.
+func SetupParams(p wallet.SetupParams) *stripe.CheckoutSessionCreateParams {
+	meta := map[string]string{wallet.MetaUID: p.UID, "purpose": "auto_recharge"}
+	params := &stripe.CheckoutSessionCreateParams{
+		Mode:               stripe.String(string(stripe.CheckoutSessionModeSetup)),
+		Currency:           stripe.String("usd"),
+		Customer:           stripe.String(p.CustomerID),
+		PaymentMethodTypes: []*string{stripe.String("card")},
+		SuccessURL:         stripe.String(p.SuccessURL),
+		CancelURL:          stripe.String(p.CancelURL),
+		ClientReferenceID:  stripe.String(p.UID),
+		Metadata:           meta,
+		SetupIntentData:    &stripe.CheckoutSessionCreateSetupIntentDataParams{Metadata: meta},
+	}
+	if p.IdempotencyKey != "" {
+		params.SetIdempotencyKey(p.IdempotencyKey)
+	}
+	return params
+}
+
+// CreateSetupSession implements wallet.Payments.
+func (c *Client) CreateSetupSession(ctx context.Context, p wallet.SetupParams) (wallet.ProviderSession, error) {
+	s, err := c.sc.V1CheckoutSessions.Create(ctx, SetupParams(p))
+	if err != nil {
+		return wallet.ProviderSession{}, providerError("create the setup session", err)
+	}
+	return wallet.ProviderSession{ID: s.ID, URL: s.URL}, nil
+}
+
+// CardLabel renders a card for the wallet screen, e.g. "Visa •••• 4242".
+func CardLabel(brand, last4 string) string {
+	if brand == "" {
+		brand = "Card"
+	}
+	names := map[string]string{"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express", "discover": "Discover",
+		"jcb": "JCB", "diners": "Diners Club", "unionpay": "UnionPay"}
+	if n, ok := names[strings.ToLower(brand)]; ok {
+		brand = n
+	}
+	return brand + " •••• " + last4
+}
+
+// RetrieveSetupIntent implements wallet.Payments (payment_method expanded
+// for the card label).
+func (c *Client) RetrieveSetupIntent(ctx context.Context, id string) (wallet.SavedCard, error) {
+	params := &stripe.SetupIntentRetrieveParams{}
+	params.AddExpand("payment_method")
+	si, err := c.sc.V1SetupIntents.Retrieve(ctx, id, params)
+	if err != nil {
+		return wallet.SavedCard{}, providerError("read the saved card", err)
+	}
+	if si.PaymentMethod == nil || si.PaymentMethod.ID == "" {
+		return wallet.SavedCard{}, &wallet.ProviderError{Message: "Payment provider error: the setup saved no payment method",
+			Err: fmt.Errorf("setup intent %s without payment_method", id)}
+	}
+	card := wallet.SavedCard{PaymentMethodID: si.PaymentMethod.ID, Label: "Saved card"}
+	if si.Customer != nil {
+		card.CustomerID = si.Customer.ID
+	}
+	if pc := si.PaymentMethod.Card; pc != nil {
+		card.Label = CardLabel(string(pc.Brand), pc.Last4)
+	}
+	return card, nil
+}
+
+// OffSessionParams builds an off-session PaymentIntent confirmed at once
+// (the user is not there: no redirects, card only).
+func OffSessionParams(p wallet.OffSessionParams) *stripe.PaymentIntentCreateParams {
+	params := &stripe.PaymentIntentCreateParams{
+		Amount:             stripe.Int64(p.AmountCents),
+		Currency:           stripe.String("usd"),
+		Customer:           stripe.String(p.CustomerID),
+		PaymentMethod:      stripe.String(p.PaymentMethodID),
+		PaymentMethodTypes: []*string{stripe.String("card")},
+		OffSession:         stripe.Bool(true),
+		Confirm:            stripe.Bool(true),
+		Description:        stripe.String("Agentic wallet auto-recharge"),
+		Metadata:           map[string]string{wallet.MetaUID: p.UID, wallet.MetaRechargeID: p.RechargeID},
+	}
+	if p.IdempotencyKey != "" {
+		params.SetIdempotencyKey(p.IdempotencyKey)
+	}
+	return params
+}
+
+// CreateOffSessionPayment implements wallet.Payments. A card error (402:
+// declined, expired, authentication required off-session) is a result with
+// Declined set; anything else is a *wallet.ProviderError (retried later
+// with the same idempotency key).
+func (c *Client) CreateOffSessionPayment(ctx context.Context, p wallet.OffSessionParams) (wallet.OffSessionResult, error) {
+	pi, err := c.sc.V1PaymentIntents.Create(ctx, OffSessionParams(p))
+	if err != nil {
+		var se *stripe.Error
+		if errors.As(err, &se) && se.Type == stripe.ErrorTypeCard {
+			out := wallet.OffSessionResult{Declined: true, FailureMessage: se.Msg}
+			if se.PaymentIntent != nil {
+				out.PaymentIntentID, out.Status = se.PaymentIntent.ID, string(se.PaymentIntent.Status)
+			}
+			if out.FailureMessage == "" {
+				out.FailureMessage = string(se.Code)
+			}
+			return out, nil
+		}
+		return wallet.OffSessionResult{}, providerError("charge the saved card", err)
+	}
+	return wallet.OffSessionResult{PaymentIntentID: pi.ID, Status: string(pi.Status)}, nil
+}
+
+// ListParams builds a list query for objects created since then (100 per page).
+func listSince(since time.Time) (*stripe.RangeQueryParams, stripe.ListParams) {
+	return &stripe.RangeQueryParams{GreaterThanOrEqual: since.Unix()}, stripe.ListParams{Limit: stripe.Int64(100)}
+}
+
+// ListCheckoutSessions implements wallet.Payments: every page of sessions
+// created since then, as checkout.session.completed events would carry them.
+func (c *Client) ListCheckoutSessions(ctx context.Context, since time.Time) ([]wallet.WebhookEvent, error) {
+	created, lp := listSince(since)
+	var out []wallet.WebhookEvent
+	for s, err := range c.sc.V1CheckoutSessions.List(ctx, &stripe.CheckoutSessionListParams{ListParams: lp, CreatedRange: created}).All(ctx) {
+		if err != nil {
+			return nil, providerError("list checkout sessions", err)
+		}
+		ev := wallet.WebhookEvent{Type: wallet.EventCheckoutCompleted, SessionID: s.ID, PaymentStatus: string(s.PaymentStatus),
+			AmountTotal: s.AmountTotal, Currency: string(s.Currency), ClientReferenceID: s.ClientReferenceID,
+			Mode: string(s.Mode), Metadata: s.Metadata, SessionStatus: string(s.Status)}
+		if s.PaymentIntent != nil {
+			ev.PaymentIntentID = s.PaymentIntent.ID
+		}
+		if s.SetupIntent != nil {
+			ev.SetupIntentID = s.SetupIntent.ID
+		}
+		if s.Customer != nil {
+			ev.CustomerID = s.Customer.ID
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// ListPaymentIntents implements wallet.Payments: every page of
+// PaymentIntents created since then, as payment_intent.* events would carry them.
+func (c *Client) ListPaymentIntents(ctx context.Context, since time.Time) ([]wallet.WebhookEvent, error) {
+	created, lp := listSince(since)
+	var out []wallet.WebhookEvent
+	for pi, err := range c.sc.V1PaymentIntents.List(ctx, &stripe.PaymentIntentListParams{ListParams: lp, CreatedRange: created}).All(ctx) {
+		if err != nil {
+			return nil, providerError("list payment intents", err)
+		}
+		ev := wallet.WebhookEvent{PaymentIntentID: pi.ID, PaymentIntentStatus: string(pi.Status),
+			PaymentIntentAmount: pi.Amount, Currency: string(pi.Currency), Metadata: pi.Metadata}
+		switch pi.Status {
+		case stripe.PaymentIntentStatusSucceeded:
+			ev.Type = wallet.EventPaymentIntentSucceeded
+		case stripe.PaymentIntentStatusRequiresPaymentMethod, stripe.PaymentIntentStatusCanceled:
+			ev.Type = wallet.EventPaymentIntentPaymentFailed
+			if pi.LastPaymentError != nil {
+				ev.FailureMessage = pi.LastPaymentError.Msg
+			}
+		}
+		if pi.LatestCharge != nil {
+			ev.ChargeID = pi.LatestCharge.ID
+		}
+		if pi.Customer != nil {
+			ev.CustomerID = pi.Customer.ID
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}

@@ -14,6 +14,7 @@ import (
 const (
 	PathBillingSettings = "/api/user/billing-settings"
 	PathAgentFees       = "/api/user/agent-fees"
+	PathSetupSession    = "/api/stripe/setup-session"
 )
 
 // ErrNoSavedCard is the 400 for enabling auto-recharge without a card.
@@ -167,5 +168,25 @@ func encodeAgentFees(_ context.Context, w http.ResponseWriter, resp any) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	server.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": out})
+	return nil
+}
+
+// decodeSetupSession takes no body (an empty JSON object is accepted too).
+func decodeSetupSession(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var body struct{}
+	if err := server.DecodeJSON(nil, r, &body, server.AllowEmpty()); err != nil {
+		return nil, err
+	}
+	return endpoints.SetupSessionRequest{UID: c.UID, Email: c.Email}, nil
+}
+
+func encodeSetupSession(_ context.Context, w http.ResponseWriter, resp any) error {
+	ps := resp.(endpoints.SetupSessionResponse).Session
+	w.Header().Set("Cache-Control", "no-store")
+	server.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": map[string]any{"url": ps.URL, "sessionId": ps.ID}})
 	return nil
 }

@@ -62,6 +62,8 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.PutSettings, decodePutSettings, encodeSettingsResponse, opts...)))
 	server.Route(mux, http.MethodGet, PathAgentFees, protect(httptransport.NewServer(
 		set.AgentFees, decodeBalanceRequest, encodeAgentFees, opts...)))
+	server.Route(mux, http.MethodPost, PathSetupSession, protect(httptransport.NewServer(
+		set.SetupSession, decodeSetupSession, encodeSetupSession, opts...)))
 }
 
 // Dollars converts micro-dollars to the API's dollar number.

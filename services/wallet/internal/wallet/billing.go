@@ -45,6 +45,9 @@ const (
 	MetaAgentName = "agent_name"
 	MetaKind      = "kind"
 	KindAgentFee  = "agent_fee"
+	// MetaRechargeID is set on a recharge's PaymentIntent (and MetaUID).
+	MetaRechargeID = "recharge_id"
+	MetaUID        = "uid"
 )
 
 // DebtAccount is the ledger account of what uid owes (kind user_debt, never

@@ -201,22 +201,25 @@ func (s *PostgresStore) PutSettings(ctx context.Context, uid string, bs BillingS
 		if bs.AutoRecharge.Enabled && cur.paymentMethod == "" {
 			return ErrNoSavedCard
 		}
+		// A new row is never enabled (enabling needs a saved card, which
+		// creates the row), so the inserted values say false and the update
+		// takes $4: the CHECK holds for both.
 		_, err = tx.Exec(ctx, `INSERT INTO billing_settings (uid, monthly_limit_micros, low_balance_threshold_micros,
 				auto_recharge_enabled, auto_recharge_threshold_micros, auto_recharge_amount_micros)
-			VALUES ($1, $2, $3, $4, $5, $6)
+			VALUES ($1, $2, $3, false, $5, $6)
 			ON CONFLICT (uid) DO UPDATE SET
 				monthly_limit_micros = EXCLUDED.monthly_limit_micros,
 				low_balance_threshold_micros = EXCLUDED.low_balance_threshold_micros,
 				low_balance_armed = billing_settings.low_balance_armed OR
 					billing_settings.low_balance_threshold_micros IS DISTINCT FROM EXCLUDED.low_balance_threshold_micros,
-				auto_recharge_enabled = EXCLUDED.auto_recharge_enabled,
+				auto_recharge_enabled = $4,
 				auto_recharge_threshold_micros = EXCLUDED.auto_recharge_threshold_micros,
 				auto_recharge_amount_micros = EXCLUDED.auto_recharge_amount_micros,
-				auto_recharge_failures = CASE WHEN EXCLUDED.auto_recharge_enabled AND NOT billing_settings.auto_recharge_enabled
+				auto_recharge_failures = CASE WHEN $4 AND NOT billing_settings.auto_recharge_enabled
 					THEN 0 ELSE billing_settings.auto_recharge_failures END,
-				auto_recharge_disabled_reason = CASE WHEN EXCLUDED.auto_recharge_enabled THEN NULL
+				auto_recharge_disabled_reason = CASE WHEN $4 THEN NULL
 					ELSE billing_settings.auto_recharge_disabled_reason END,
-				auto_recharge_retry_at = CASE WHEN EXCLUDED.auto_recharge_enabled AND NOT billing_settings.auto_recharge_enabled
+				auto_recharge_retry_at = CASE WHEN $4 AND NOT billing_settings.auto_recharge_enabled
 					THEN NULL ELSE billing_settings.auto_recharge_retry_at END,
 				updated_at = now()`,
 			uid, bs.MonthlyLimitMicros, bs.LowBalanceThresholdMicros, bs.AutoRecharge.Enabled,

@@ -62,6 +62,15 @@ type Service interface {
 	RenewAgentFees(ctx context.Context) (int, error)
 	// AgentFees lists the caller's agents with a paid period or paused.
 	AgentFees(ctx context.Context, uid string) ([]AgentFee, error)
+	// CreateSetupSession starts saving a card for auto-recharge (Checkout
+	// in setup mode) for the caller.
+	CreateSetupSession(ctx context.Context, uid, email string) (ProviderSession, error)
+	// ProcessRecharges creates the PaymentIntents of pending auto-recharges
+	// (one round) and returns how many it handled.
+	ProcessRecharges(ctx context.Context) (int, error)
+	// RunRecharger processes recharges as soon as a debit starts one and
+	// every interval (a server.Worker body).
+	RunRecharger(ctx context.Context, interval time.Duration) error
 }
 
 // ReserveRequest is a gRPC Reserve.
@@ -119,6 +128,16 @@ type Config struct {
 	SweepBatch int
 	// FeeBatch bounds the agents one fee-scheduler round renews (default 100).
 	FeeBatch int
+	// RechargeRetryAfter is the back-off after a declined auto-recharge
+	// before a debit may start another (default 15 minutes; 0 in tests
+	// that set RechargeRetryAfterSet).
+	RechargeRetryAfter    time.Duration
+	RechargeRetryAfterSet bool
+	// RechargeLease is how long a worker owns a pending recharge while it
+	// talks to Stripe (default 1 minute); RechargeMaxAttempts bounds the
+	// attempts of a recharge Stripe keeps failing with errors (default 10).
+	RechargeLease       time.Duration
+	RechargeMaxAttempts int
 }
 
 type service struct {
@@ -130,6 +149,8 @@ type service struct {
 	log      *slog.Logger
 	metrics  holdMetrics
 	billing  billingMetrics
+	// kick wakes the recharge worker when a debit started a recharge.
+	kick chan string
 }
 
 // NewService returns the Service. cache and limiter may be nil (no caching,
@@ -150,9 +171,18 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 	if cfg.FeeBatch <= 0 {
 		cfg.FeeBatch = 100
 	}
+	if cfg.RechargeRetryAfter <= 0 && !cfg.RechargeRetryAfterSet {
+		cfg.RechargeRetryAfter = 15 * time.Minute
+	}
+	if cfg.RechargeLease <= 0 {
+		cfg.RechargeLease = time.Minute
+	}
+	if cfg.RechargeMaxAttempts <= 0 {
+		cfg.RechargeMaxAttempts = 10
+	}
 	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
 	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger,
-		metrics: newHoldMetrics(cfg.Registerer), billing: newBillingMetrics(cfg.Registerer)}
+		metrics: newHoldMetrics(cfg.Registerer), billing: newBillingMetrics(cfg.Registerer), kick: make(chan string, 256)}
 }
 
 type noCache struct{}
@@ -493,9 +523,19 @@ func (s *service) post(ctx context.Context, req TransferRequest, typ TransferTyp
 	return res, nil
 }
 
-// startRecharge creates the PaymentIntent of an auto-recharge a ledger
-// transaction has just started (after its commit), in the background.
-func (s *service) startRecharge(id string) {}
+// startRecharge wakes the recharge worker for an auto-recharge a ledger
+// transaction has just started (after its commit). Never blocks: if the
+// worker is busy, its next round finds the pending recharge anyway.
+func (s *service) startRecharge(id string) {
+	if id == "" {
+		return
+	}
+	s.billing.recharges.WithLabelValues("started").Inc()
+	select {
+	case s.kick <- id:
+	default:
+	}
+}
 
 // IsClientError reports whether err is the caller's fault.
 func IsClientError(err error) bool {
@@ -508,14 +548,4 @@ func IsClientError(err error) bool {
 		errors.Is(err, ErrNoSavedCard) || errors.Is(err, ErrIdempotencyConflict) ||
 		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrHoldNotFound) ||
 		errors.Is(err, ErrHoldExpired) || errors.Is(err, ErrHoldReleased) || errors.Is(err, ErrHoldCaptured)
-}
-
-// applySetupEvent records the card a setup-mode Checkout Session saved.
-func (s *service) applySetupEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
-	return WebhookResult{Outcome: OutcomeIgnored}, nil
-}
-
-// applyPaymentIntentEvent credits or fails an auto-recharge.
-func (s *service) applyPaymentIntentEvent(ctx context.Context, ev WebhookEvent) (WebhookResult, error) {
-	return WebhookResult{Outcome: OutcomeIgnored}, nil
 }

@@ -357,8 +357,11 @@ type WebhookEvent struct {
 	Currency          string `json:"currency,omitempty"`
 	ClientReferenceID string `json:"clientReferenceId,omitempty"`
 	Mode              string `json:"mode,omitempty"` // payment or setup
-	SetupIntentID     string `json:"setupIntentId,omitempty"`
-	CustomerID        string `json:"customerId,omitempty"`
+	// SessionStatus is the session's own status (open, complete, expired),
+	// known for sessions read from Stripe's list (reconciliation).
+	SessionStatus string `json:"sessionStatus,omitempty"`
+	SetupIntentID string `json:"setupIntentId,omitempty"`
+	CustomerID    string `json:"customerId,omitempty"`
 	// PaymentIntentID: the session's, the charge's, the dispute's or the
 	// PaymentIntent's own id.
 	PaymentIntentID string `json:"paymentIntentId,omitempty"`
@@ -497,6 +500,18 @@ type Store interface {
 	// AgentFees lists uid's paid and paused agents.
 	AgentFees(ctx context.Context, uid string) ([]AgentFee, error)
 
+	// Auto-recharge (see postgres_recharge.go).
+	ClaimRecharge(ctx context.Context, id string, lease time.Duration) (Recharge, bool, error)
+	MarkRechargeSent(ctx context.Context, id, paymentIntentID string) error
+	CancelRecharge(ctx context.Context, id, reason string) error
+	FailRecharge(ctx context.Context, id, paymentIntentID, message string, retryAfter time.Duration) (RechargeFailure, error)
+	ApplyRechargeEvent(ctx context.Context, ev WebhookEvent, retryAfter time.Duration, deposit func(RechargeCredit) Posting) (WebhookResult, error)
+	CreateSetupSession(ctx context.Context, id, uid string) error
+	SetupSessionOwner(ctx context.Context, id string) (string, error)
+	StripeCustomer(ctx context.Context, uid string) (string, error)
+	SetStripeCustomer(ctx context.Context, uid, customerID string) (string, error)
+	SaveCard(ctx context.Context, ev WebhookEvent, uid string, card SavedCard) (WebhookResult, error)
+
 	// Overview is the balance view of uid (one snapshot).
 	Overview(ctx context.Context, uid string) (BalanceView, error)
 	// Settings returns uid's spend controls.
@@ -539,8 +554,48 @@ type ProviderSession struct {
 	URL string
 }
 
+// SetupParams is a Checkout Session in setup mode (save a card).
+type SetupParams struct {
+	UID            string
+	CustomerID     string
+	SuccessURL     string
+	CancelURL      string
+	IdempotencyKey string
+}
+
+// OffSessionParams is an off-session PaymentIntent (an auto-recharge).
+type OffSessionParams struct {
+	UID             string
+	RechargeID      string
+	CustomerID      string
+	PaymentMethodID string
+	AmountCents     int64
+	IdempotencyKey  string
+}
+
+// OffSessionResult is Stripe's answer to an off-session payment. Declined
+// is a card error (the payment failed for good); other failures are errors.
+type OffSessionResult struct {
+	PaymentIntentID string
+	Status          string
+	Declined        bool
+	FailureMessage  string
+}
+
 // Payments is the payment provider (Stripe).
 type Payments interface {
+	// CreateCustomer creates the Stripe customer that keeps uid's saved card.
+	CreateCustomer(ctx context.Context, uid, email, idempotencyKey string) (string, error)
+	// CreateSetupSession creates a Checkout Session in setup mode.
+	CreateSetupSession(ctx context.Context, p SetupParams) (ProviderSession, error)
+	// RetrieveSetupIntent reads the card a completed setup saved.
+	RetrieveSetupIntent(ctx context.Context, id string) (SavedCard, error)
+	// CreateOffSessionPayment charges a saved card (confirm, off_session).
+	CreateOffSessionPayment(ctx context.Context, p OffSessionParams) (OffSessionResult, error)
+	// ListCheckoutSessions and ListPaymentIntents return the objects created
+	// since then, as the events a webhook would have carried (reconciliation).
+	ListCheckoutSessions(ctx context.Context, since time.Time) ([]WebhookEvent, error)
+	ListPaymentIntents(ctx context.Context, since time.Time) ([]WebhookEvent, error)
 	CreateCheckoutSession(ctx context.Context, p CheckoutParams) (ProviderSession, error)
 	// ParseWebhook verifies the signature of a webhook delivery and parses it;
 	// errors wrap ErrBadSignature when the delivery must be rejected.
