@@ -56,6 +56,10 @@ type Config struct {
 	// RechargeRetryAfter is the back-off after a declined recharge.
 	RechargeInterval   time.Duration
 	RechargeRetryAfter time.Duration
+	// ReconcileInterval is how often reconciliation lists recent Checkout
+	// Sessions and PaymentIntents at Stripe; ReconcileLookback how far back.
+	ReconcileInterval time.Duration
+	ReconcileLookback time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -93,6 +97,11 @@ func LoadConfig() (Config, error) {
 		AgentFeeInterval:     l.Duration("AGENT_FEE_INTERVAL", time.Minute),
 		RechargeInterval:     l.Duration("RECHARGE_INTERVAL", 30*time.Second),
 		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", 15*time.Minute),
+		ReconcileInterval:    l.Duration("RECONCILE_INTERVAL", 10*time.Minute),
+		ReconcileLookback:    l.Duration("RECONCILE_LOOKBACK", 72*time.Hour),
+	}
+	if c.ReconcileInterval <= 0 || c.ReconcileLookback <= 0 {
+		return c, fmt.Errorf("RECONCILE_INTERVAL and RECONCILE_LOOKBACK must be greater than 0")
 	}
 	if c.RechargeInterval <= 0 || c.RechargeRetryAfter < 0 {
 		return c, fmt.Errorf("RECHARGE_INTERVAL must be > 0 and RECHARGE_RETRY_AFTER >= 0")
@@ -173,7 +182,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
 		payments,
 		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg,
-			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true})
+			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true, ReconcileLookback: cfg.ReconcileLookback})
 	set := endpoints.New(svc, logger, reg)
 	sweepInterval := cfg.HoldSweepInterval
 	if sweepInterval <= 0 {
@@ -186,6 +195,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	rechargeInterval := cfg.RechargeInterval
 	if rechargeInterval <= 0 {
 		rechargeInterval = 30 * time.Second
+	}
+	reconcileInterval := cfg.ReconcileInterval
+	if reconcileInterval <= 0 {
+		reconcileInterval = 10 * time.Minute
 	}
 	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
 		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String())
@@ -215,6 +228,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		// Creates the PaymentIntents of auto-recharges (woken by the debit
 		// that starts one; the ticker picks up what a crash left pending).
 		{Name: "recharger", Run: func(ctx context.Context) error { return svc.RunRecharger(ctx, rechargeInterval) }},
+		// A missed webhook is never lost for good (idempotent with the
+		// webhook path, so replicas may overlap).
+		{Name: "stripe-reconciliation", Run: func(ctx context.Context) error {
+			return wallet.RunEvery(ctx, "stripe reconciliation", reconcileInterval, logger, svc.Reconcile)
+		}},
 	}
 	return server.Run(ctx, server.RunConfig{
 		Logger:          logger,

@@ -15,10 +15,11 @@ import (
 // paused agent, or the scheduler) and agents paused; Reserves refused by
 // the money rules, by reason; auto-recharges by outcome.
 type billingMetrics struct {
-	fees      *prometheus.CounterVec
-	refusals  *prometheus.CounterVec
-	recharges *prometheus.CounterVec
-	schedErrs prometheus.Counter
+	fees       *prometheus.CounterVec
+	refusals   *prometheus.CounterVec
+	recharges  *prometheus.CounterVec
+	reconciled *prometheus.CounterVec
+	schedErrs  prometheus.Counter
 }
 
 func newBillingMetrics(reg prometheus.Registerer) billingMetrics {
@@ -32,6 +33,9 @@ func newBillingMetrics(reg prometheus.Registerer) billingMetrics {
 		recharges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wallet_recharges_total", Help: "Auto-recharges by outcome (started, succeeded, failed, disabled, error).",
 		}, []string{"outcome"}),
+		reconciled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "wallet_reconciled_total", Help: "Stripe objects reconciliation applied because their webhook had not (by kind).",
+		}, []string{"kind"}),
 		schedErrs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "wallet_billing_job_errors_total", Help: "Failed rounds of the fee scheduler, recharge worker or reconciliation.",
 		}),
@@ -41,6 +45,7 @@ func newBillingMetrics(reg prometheus.Registerer) billingMetrics {
 		m.refusals = observability.Register(reg, m.refusals)
 		m.recharges = observability.Register(reg, m.recharges)
 		m.schedErrs = observability.Register(reg, m.schedErrs)
+		m.reconciled = observability.Register(reg, m.reconciled)
 	}
 	return m
 }

@@ -273,14 +273,18 @@ func (s *PostgresStore) CreateSetupSession(ctx context.Context, id, uid string) 
 	return err
 }
 
-// SetupSessionOwner is the user of a recorded setup session ("" when unknown).
-func (s *PostgresStore) SetupSessionOwner(ctx context.Context, id string) (string, error) {
-	var uid string
-	err := s.pool.QueryRow(ctx, `SELECT uid FROM setup_sessions WHERE id = $1`, id).Scan(&uid)
+// SetupSessionOwner is the user of a recorded setup session ("" when
+// unknown) and whether its card was saved already.
+func (s *PostgresStore) SetupSessionOwner(ctx context.Context, id string) (string, bool, error) {
+	var (
+		uid    string
+		status string
+	)
+	err := s.pool.QueryRow(ctx, `SELECT uid, status FROM setup_sessions WHERE id = $1`, id).Scan(&uid, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+		return "", false, nil
 	}
-	return uid, err
+	return uid, status == "complete", err
 }
 
 // StripeCustomer returns uid's Stripe customer ("" when none yet).

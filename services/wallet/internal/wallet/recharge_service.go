@@ -56,7 +56,7 @@ func (s *service) applySetupEvent(ctx context.Context, ev WebhookEvent) (Webhook
 	if ev.Type != EventCheckoutCompleted {
 		return WebhookResult{Outcome: OutcomeIgnored}, nil
 	}
-	uid, err := s.store.SetupSessionOwner(ctx, ev.SessionID)
+	uid, complete, err := s.store.SetupSessionOwner(ctx, ev.SessionID)
 	if err != nil {
 		return WebhookResult{}, err
 	}
@@ -64,6 +64,10 @@ func (s *service) applySetupEvent(ctx context.Context, ev WebhookEvent) (Webhook
 	if uid == "" {
 		s.log.WarnContext(ctx, "setup session unknown: acknowledged without saving a card", attrs...)
 		return WebhookResult{Outcome: OutcomeUnknownSession}, nil
+	}
+	if complete {
+		// Saved before (a duplicate, or reconciliation): no need to ask Stripe.
+		return WebhookResult{Outcome: OutcomeAlreadyFinal, UID: uid}, nil
 	}
 	if ev.SetupIntentID == "" {
 		s.log.WarnContext(ctx, "completed setup session without a setup intent", attrs...)
@@ -109,8 +113,8 @@ func (s *service) applyPaymentIntentEvent(ctx context.Context, ev WebhookEvent) 
 		s.cache.Invalidate(ctx, res.UID)
 		s.billing.recharges.WithLabelValues("failed").Inc()
 		s.log.WarnContext(ctx, "auto-recharge declined", append(attrs, "message", ev.FailureMessage)...)
-	case OutcomeIgnored:
-		s.log.DebugContext(ctx, "payment intent is not an auto-recharge", attrs...)
+	case OutcomeIgnored, OutcomeDuplicateEvent:
+		s.log.DebugContext(ctx, "payment intent event: not an auto-recharge, or handled before", attrs...)
 	default:
 		s.log.InfoContext(ctx, "payment intent event handled", attrs...)
 	}

@@ -71,6 +71,10 @@ type Service interface {
 	// RunRecharger processes recharges as soon as a debit starts one and
 	// every interval (a server.Worker body).
 	RunRecharger(ctx context.Context, interval time.Duration) error
+	// Reconcile applies paid Checkout Sessions and auto-recharge
+	// PaymentIntents whose webhooks never arrived (one round) and returns
+	// how many it applied.
+	Reconcile(ctx context.Context) (int, error)
 }
 
 // ReserveRequest is a gRPC Reserve.
@@ -138,6 +142,9 @@ type Config struct {
 	// attempts of a recharge Stripe keeps failing with errors (default 10).
 	RechargeLease       time.Duration
 	RechargeMaxAttempts int
+	// ReconcileLookback is how far back reconciliation lists Stripe's
+	// objects (default 72 hours).
+	ReconcileLookback time.Duration
 }
 
 type service struct {
@@ -179,6 +186,9 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 	}
 	if cfg.RechargeMaxAttempts <= 0 {
 		cfg.RechargeMaxAttempts = 10
+	}
+	if cfg.ReconcileLookback <= 0 {
+		cfg.ReconcileLookback = defaultReconcileLookback
 	}
 	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
 	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger,
@@ -407,6 +417,8 @@ func (s *service) applyCheckoutEvent(ctx context.Context, ev WebhookEvent) (Webh
 		s.log.InfoContext(ctx, "deposit credited", append(attrs, "uid", res.Session.UID, "amount_cents", res.Session.AmountCents)...)
 	case OutcomeUnknownSession:
 		s.log.WarnContext(ctx, "stripe event for an unknown checkout session acknowledged without credit", attrs...)
+	case OutcomeDuplicateEvent:
+		s.log.DebugContext(ctx, "stripe event handled before", attrs...)
 	default:
 		s.log.InfoContext(ctx, "stripe event handled", attrs...)
 	}

@@ -507,7 +507,7 @@ type Store interface {
 	FailRecharge(ctx context.Context, id, paymentIntentID, message string, retryAfter time.Duration) (RechargeFailure, error)
 	ApplyRechargeEvent(ctx context.Context, ev WebhookEvent, retryAfter time.Duration, deposit func(RechargeCredit) Posting) (WebhookResult, error)
 	CreateSetupSession(ctx context.Context, id, uid string) error
-	SetupSessionOwner(ctx context.Context, id string) (string, error)
+	SetupSessionOwner(ctx context.Context, id string) (uid string, complete bool, err error)
 	StripeCustomer(ctx context.Context, uid string) (string, error)
 	SetStripeCustomer(ctx context.Context, uid, customerID string) (string, error)
 	SaveCard(ctx context.Context, ev WebhookEvent, uid string, card SavedCard) (WebhookResult, error)
