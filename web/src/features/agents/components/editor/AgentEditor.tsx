@@ -7,6 +7,7 @@ import { useUpdateAgent } from '../../api/agents';
 import { initialEditorStatus } from '../../lib/status';
 import type { Agent, AgentUpdatePayload } from '../../types';
 import { AgentIcon } from '../AgentIcon';
+import { ApiTab } from './ApiTab';
 import { InstructionsTab } from './InstructionsTab';
 import { SettingsTab } from './SettingsTab';
 import { UsersTab } from './UsersTab';
@@ -126,6 +127,12 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
             label: 'Chat',
             // Lazily loaded on first open; the tab stays mounted afterwards, so an answer keeps streaming.
             children: <LazyChatPanel agentId={agent.id} agentName={agent.name} role="owner" headingLevel={3} />,
+          },
+          {
+            key: 'api',
+            label: 'API',
+            // Keys and examples for the OpenAI-compatible agent API; lazily loaded on first open.
+            children: <ApiTab agentId={agent.id} agentName={agent.name} enabled={open} />,
           },
         ]}
       />
