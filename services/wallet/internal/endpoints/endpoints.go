@@ -29,6 +29,7 @@ type Set struct {
 	PutSettings           endpoint.Endpoint
 	AgentFees             endpoint.Endpoint
 	SetupSession          endpoint.Endpoint
+	ExportTransactions    endpoint.Endpoint
 }
 
 // Requests and responses.
@@ -40,9 +41,14 @@ type (
 		UID      string
 		Settings *wallet.BillingSettings // nil: read
 	}
-	SettingsResponse     struct{ Settings wallet.BillingSettings }
-	AgentFeesResponse    struct{ Fees []wallet.AgentFee }
-	SetupSessionRequest  struct{ UID, Email string }
+	SettingsResponse    struct{ Settings wallet.BillingSettings }
+	AgentFeesResponse   struct{ Fees []wallet.AgentFee }
+	SetupSessionRequest struct{ UID, Email string }
+	ExportRequest       struct {
+		UID    string
+		Filter wallet.ExportFilter
+	}
+	ExportResponse       struct{ Items []wallet.Transfer }
 	SetupSessionResponse struct{ Session wallet.ProviderSession }
 	TransactionsRequest  struct {
 		UID   string
@@ -101,6 +107,14 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 				return nil, err
 			}
 			return SetupSessionResponse{Session: ps}, nil
+		}),
+		ExportTransactions: wrap("ExportTransactions", func(ctx context.Context, req any) (any, error) {
+			r := req.(ExportRequest)
+			items, err := svc.ExportTransactions(ctx, r.UID, r.Filter)
+			if err != nil {
+				return nil, err
+			}
+			return ExportResponse{Items: items}, nil
 		}),
 		AgentFees: wrap("AgentFees", func(ctx context.Context, req any) (any, error) {
 			fees, err := svc.AgentFees(ctx, req.(BalanceRequest).UID)

@@ -64,6 +64,8 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.AgentFees, decodeBalanceRequest, encodeAgentFees, opts...)))
 	server.Route(mux, http.MethodPost, PathSetupSession, protect(httptransport.NewServer(
 		set.SetupSession, decodeSetupSession, encodeSetupSession, opts...)))
+	server.Route(mux, http.MethodGet, PathTransactionsCSV, protect(httptransport.NewServer(
+		set.ExportTransactions, decodeExportRequest, encodeExport, opts...)))
 }
 
 // Dollars converts micro-dollars to the API's dollar number.

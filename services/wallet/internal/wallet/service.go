@@ -71,6 +71,9 @@ type Service interface {
 	// RunRecharger processes recharges as soon as a debit starts one and
 	// every interval (a server.Worker body).
 	RunRecharger(ctx context.Context, interval time.Duration) error
+	// ExportTransactions is the caller's whole history with the screen's
+	// filter applied (GET /api/user/transactions.csv).
+	ExportTransactions(ctx context.Context, uid string, f ExportFilter) ([]Transfer, error)
 	// Reconcile applies paid Checkout Sessions and auto-recharge
 	// PaymentIntents whose webhooks never arrived (one round) and returns
 	// how many it applied.

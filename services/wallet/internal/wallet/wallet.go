@@ -512,6 +512,9 @@ type Store interface {
 	SetStripeCustomer(ctx context.Context, uid, customerID string) (string, error)
 	SaveCard(ctx context.Context, ev WebhookEvent, uid string, card SavedCard) (WebhookResult, error)
 
+	// ExportTransfers is all of uid's history matching f (CSV export).
+	ExportTransfers(ctx context.Context, uid string, f ExportFilter) ([]Transfer, error)
+
 	// Overview is the balance view of uid (one snapshot).
 	Overview(ctx context.Context, uid string) (BalanceView, error)
 	// Settings returns uid's spend controls.

@@ -1,0 +1,98 @@
+package wallet
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// MaxExportRows bounds one CSV export (the newest rows).
+const MaxExportRows = 100_000
+
+// ExportFilter is the transaction history's filter as the wallet screen
+// applies it (docs/billing-api.md): Search is a case-insensitive substring
+// of the description; Type is all (or empty), income, expense,
+// balance_update (Stripe movements, as the screen's "Balance Update") or a
+// transfer type shown in the history.
+type ExportFilter struct {
+	Search string
+	Type   string
+}
+
+// ExportTypes are the accepted values of ExportFilter.Type.
+var ExportTypes = []string{"all", "income", "expense", "balance_update", "deposit", "refund", "dispute", "repayment"}
+
+// ValidateExportFilter checks the filter.
+func ValidateExportFilter(f ExportFilter) error {
+	if utf8.RuneCountInString(f.Search) > 200 {
+		return &ValidationError{Message: "search must be at most 200 characters"}
+	}
+	if f.Type == "" {
+		return nil
+	}
+	for _, t := range ExportTypes {
+		if f.Type == t {
+			return nil
+		}
+	}
+	return &ValidationError{Message: "type must be one of " + strings.Join(ExportTypes, ", ")}
+}
+
+// likeEscape makes s a literal inside a LIKE pattern (escape character \).
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// ExportTransfers returns all of uid's history rows matching f (newest
+// first, at most MaxExportRows), from one snapshot.
+func (s *PostgresStore) ExportTransfers(ctx context.Context, uid string, f ExportFilter) ([]Transfer, error) {
+	where := []string{"uid = $1", visibleTypes}
+	args := []any{uid}
+	switch f.Type {
+	case "", "all":
+	case "balance_update":
+		where = append(where, "provider = '"+ProviderStripe+"'")
+	default:
+		args = append(args, f.Type)
+		where = append(where, "type = $"+strconv.Itoa(len(args)))
+	}
+	if f.Search != "" {
+		args = append(args, "%"+likeEscape(f.Search)+"%")
+		where = append(where, `description ILIKE $`+strconv.Itoa(len(args))+` ESCAPE '\'`)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+transferColumns+` FROM transfers WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY seq DESC LIMIT `+strconv.Itoa(MaxExportRows), args...)
+	if err != nil {
+		return nil, fmt.Errorf("export transfers: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transfer, error) { return scanTransfer(r) })
+}
+
+// ExportTransactions implements Service.
+func (s *service) ExportTransactions(ctx context.Context, uid string, f ExportFilter) ([]Transfer, error) {
+	if err := requireUID(uid); err != nil {
+		return nil, err
+	}
+	if err := ValidateExportFilter(f); err != nil {
+		return nil, err
+	}
+	return s.store.ExportTransfers(ctx, uid, f)
+}
+
+// FormatMicros renders micro-dollars as an exact decimal number of dollars
+// with at least two decimals ("12.50", "0.001234").
+func FormatMicros(m int64) string {
+	sign := ""
+	if m < 0 {
+		sign, m = "-", -m
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%06d", m%MicrosPerDollar), "0")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return sign + strconv.FormatInt(m/MicrosPerDollar, 10) + "." + frac
+}
