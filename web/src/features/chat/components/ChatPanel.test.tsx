@@ -347,4 +347,56 @@ describe('ChatPanel', () => {
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Integrals' })).not.toBeInTheDocument());
     expect(callsTo('DELETE /api/conversations/c2')).toHaveLength(1);
   });
+
+  it('marks conversations from other channels (E-mail, Docs comment, API) and lets the owner continue an e-mail one', async () => {
+    routes[`GET ${CONVERSATIONS}`] = () =>
+      json([
+        conversation({ id: 'c1', title: 'Homework question', channel: 'email' }),
+        conversation({ id: 'c2', title: 'Margin note', channel: 'docs_comment' }),
+        conversation({ id: 'c3', title: 'Script', channel: 'api' }),
+        conversation({ id: 'c4', title: 'Derivatives', channel: 'chat' }),
+      ]);
+    routes['GET /api/conversations/c1'] = () =>
+      json({
+        ...conversation({ id: 'c1', title: 'Homework question', channel: 'email' }),
+        messages: [
+          message({ id: 'm1', role: 'user', content: 'How do I integrate x^2?' }),
+          message({ id: 'm2', role: 'assistant', content: 'x^3/3 + C.', usage: USAGE }),
+        ],
+      });
+    routes['GET /api/conversations/c4'] = () => json({ ...conversation({ id: 'c4' }), messages: [] });
+    renderPanel();
+
+    // The list: a tag per channel, none for chat; the tag is part of the button's name.
+    const email = await screen.findByRole('button', { name: 'Homework question E-mail' });
+    expect(email).toHaveAttribute('aria-current', 'true');
+    expect(screen.getByRole('button', { name: 'Margin note Docs comment' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Script API' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Derivatives' })).toBeInTheDocument();
+    const tags = screen.getAllByTestId('conversation-channel');
+    expect(tags.map((t) => t.getAttribute('data-channel'))).toEqual(['email', 'docs_comment', 'api', 'email']);
+
+    // The open conversation's header: its title, the E-mail tag and what sending here does.
+    expect(await screen.findByText('How do I integrate x^2?')).toBeInTheDocument();
+    const header = screen.getByTestId('chat-conversation-title').parentElement!;
+    expect(screen.getByTestId('chat-conversation-title')).toHaveTextContent(/^Homework question$/);
+    expect(within(header).getByTestId('conversation-channel')).toHaveTextContent('E-mail');
+    expect(screen.getByTestId('chat-channel-note')).toHaveTextContent(
+      'This conversation started by e-mail. Replies to the e-mail thread continue it; messages you send here are answered here, not by e-mail.',
+    );
+
+    // It can be continued in the chat.
+    routes['POST /api/conversations/c1/messages'] = messagesRoute();
+    await sendText('And x^3?');
+    await waitFor(() => expect(streams).toHaveLength(1));
+    expect(bodyOf(callsTo('POST /api/conversations/c1/messages')[0])).toMatchObject({ content: 'And x^3?' });
+    // The first message of a non-empty e-mail conversation does not rename it.
+    expect(callsTo('PATCH /api/conversations/c1')).toHaveLength(0);
+
+    // A chat conversation has no tag and no note.
+    fireEvent.click(screen.getByRole('button', { name: 'Derivatives' }));
+    await waitFor(() => expect(screen.getByTestId('chat-conversation-title')).toHaveTextContent(/^Derivatives$/));
+    expect(within(screen.getByTestId('chat-conversation-title').parentElement!).queryByTestId('conversation-channel')).toBeNull();
+    expect(screen.queryByTestId('chat-channel-note')).toBeNull();
+  });
 });

@@ -12,6 +12,7 @@ import { ChatApiError, chatErrorText } from '../api/errors';
 import { isInFlight, useChatSession } from '../hooks/use-chat-session';
 import { titleFromMessage } from '../lib/format';
 import type { ChatRole } from '../types';
+import { ChannelTag, channelOf } from './ChannelTag';
 import { ChatSender } from './ChatSender';
 import { ConversationList } from './ConversationList';
 import { MessageList } from './MessageList';
@@ -48,6 +49,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
   const activeId = chosenExists ? (chosen as string) : chosen === null ? null : (conversations?.[0]?.id ?? null);
   const conversation = useConversation(activeId);
   const active = conversations?.find((c) => c.id === activeId) ?? conversation.data;
+  const channel = activeId ? channelOf(active) : null;
   const activeTurns = session.turns.filter((t) => t.conversationId === activeId);
   const generating = activeTurns.some(isInFlight);
 
@@ -174,9 +176,17 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
             <Heading id={headingId} className="chat-panel__heading">
               Chat with {agentName}
             </Heading>
-            <p className="chat-panel__subtitle" data-testid="chat-conversation-title">
-              {active?.title ?? DEFAULT_TITLE}
-            </p>
+            <div className="chat-panel__subtitle-row">
+              <p className="chat-panel__subtitle" data-testid="chat-conversation-title">
+                {active?.title ?? DEFAULT_TITLE}
+              </p>
+              <ChannelTag conversation={activeId ? active : null} />
+            </div>
+            {channel && (
+              <p className="chat-panel__channel-note" data-testid="chat-channel-note">
+                {channel.note}
+              </p>
+            )}
           </div>
           <ModelTag model={model} simulated={simulated} />
         </header>

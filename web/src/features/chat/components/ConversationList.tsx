@@ -6,6 +6,7 @@ import { toast } from '@/components/toast';
 import { useDeleteConversation, useRenameConversation } from '../api/conversations';
 import { chatErrorText } from '../api/errors';
 import type { Conversation } from '../types';
+import { ChannelTag, channelOf } from './ChannelTag';
 
 export const TITLE_MAX = 200;
 
@@ -26,7 +27,8 @@ interface ConversationListProps {
 
 /**
  * The caller's conversations with the agent (Ant Design X Conversations): New conversation, select,
- * rename inline (Enter saves, Escape cancels) and delete after a confirmation.
+ * rename inline (Enter saves, Escape cancels) and delete after a confirmation. A conversation that came
+ * from another channel carries its tag ("E-mail", "Docs comment", "API").
  */
 export function ConversationList(props: ConversationListProps) {
   const { agentId, conversations, loading, error, onReload, activeId, onSelect, onCreate, creating, onDeleted, headingLevel } = props;
@@ -78,7 +80,13 @@ export function ConversationList(props: ConversationListProps) {
         <RenameInput conversation={c} onSave={(v) => saveTitle(c, v)} onCancel={() => setRenamingId(null)} />
       ) : (
         <button type="button" className="chat-conv__select" aria-current={c.id === activeId ? 'true' : undefined}>
-          {c.title}
+          <span className="chat-conv__title">{c.title}</span>
+          {channelOf(c) && (
+            <>
+              {' '}
+              <ChannelTag conversation={c} />
+            </>
+          )}
         </button>
       ),
   }));

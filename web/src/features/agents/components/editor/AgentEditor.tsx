@@ -8,6 +8,7 @@ import { initialEditorStatus } from '../../lib/status';
 import type { Agent, AgentUpdatePayload } from '../../types';
 import { AgentIcon } from '../AgentIcon';
 import { ApiTab } from './ApiTab';
+import { ChannelsTab } from './ChannelsTab';
 import { InstructionsTab } from './InstructionsTab';
 import { SettingsTab } from './SettingsTab';
 import { UsersTab } from './UsersTab';
@@ -32,7 +33,8 @@ function draftOf(agent: Agent): AgentUpdatePayload {
 
 /**
  * The full-screen agent editor: a dialog named by the agent's name, a header with its icon,
- * name, description and e-mail address, four tabs (the last, Chat, talks to the agent) and a Save Changes footer.
+ * name, description and e-mail address, the tabs (Chat talks to the agent; Channels shows its e-mail address
+ * and the Google Docs it watches for mentions) and a Save Changes footer.
  */
 export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps) {
   const [draft, setDraft] = useState<AgentUpdatePayload>(() => draftOf(agent));
@@ -127,6 +129,11 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
             label: 'Chat',
             // Lazily loaded on first open; the tab stays mounted afterwards, so an answer keeps streaming.
             children: <LazyChatPanel agentId={agent.id} agentName={agent.name} role="owner" headingLevel={3} />,
+          },
+          {
+            key: 'channels',
+            label: 'Channels',
+            children: <ChannelsTab agentId={agent.id} agentEmail={agent.email} agentStatus={agent.status} enabled={open} />,
           },
           {
             key: 'api',
