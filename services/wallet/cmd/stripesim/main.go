@@ -1,5 +1,7 @@
 // Command stripesim runs the development Stripe simulator (see
-// services/wallet/internal/stripesim and docs/wallet.md). Never deploy it.
+// services/wallet/internal/stripesim and docs/wallet.md): Checkout in payment
+// and setup mode, off-session PaymentIntents, refunds, disputes and lists,
+// with admin JSON calls under /admin. Never deploy it.
 //
 //	STRIPE_SIM_ADDR         listen address (default 127.0.0.1:8110)
 //	STRIPE_SIM_PUBLIC_URL   origin of the hosted page in session URLs (default http://<STRIPE_SIM_ADDR>)

@@ -1,6 +1,9 @@
 // Command wallet runs the wallet service: the double-entry ledger, balance and
-// transactions (HTTP /api/user/balance, /api/user/transactions), Stripe
-// Checkout top-ups (/api/stripe/*) and gRPC agentic.wallet.v1.WalletService.
+// transactions (HTTP /api/user/balance, /api/user/transactions[.csv]), spend
+// controls and agent fees (/api/user/billing-settings, /api/user/agent-fees),
+// Stripe top-ups and auto-recharge (/api/stripe/*), the background jobs (hold
+// sweeper, fee scheduler, recharger, reconciliation) and gRPC
+// agentic.wallet.v1.WalletService.
 package main
 
 import (
