@@ -15,18 +15,20 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-echo "== wallet: BenchmarkConcurrentCharges, BenchmarkConcurrentReserveCapture (${DURATION}s each, GOMAXPROCS x 8 goroutines, 100 users)"
+echo "== wallet: BenchmarkConcurrentCharges, BenchmarkConcurrentReserveCapture, BenchmarkConcurrentBilledAnswers (${DURATION}s each, GOMAXPROCS x 8 goroutines, 100 users)"
 TEST_DATABASE_URL="$PGURL/postgres?sslmode=disable" \
-  go test -run '^$' -bench 'BenchmarkConcurrent(Charges|ReserveCapture)$' -benchtime "${DURATION}s" -count 1 \
+  go test -run '^$' -bench 'BenchmarkConcurrent(Charges|ReserveCapture|BilledAnswers)$' -benchtime "${DURATION}s" -count 1 \
   ./services/wallet/internal/wallet/ 2>&1 | grep -v 'migration applied' | tee /tmp/wallet-bench.txt
 metric() { awk -v unit="$1" '{for (i=1;i<=NF;i++) if ($i==unit) print $(i-1)}' /tmp/wallet-bench.txt; }
 wallet_tps="$(metric 'transfers/s')"
-answers_ps="$(metric 'answers/s')"
+answers_ps="$(metric 'answers/s' | sed -n 1p)"
+billed_ps="$(metric 'answers/s' | sed -n 2p)"
 
 if ! command -v pgbench >/dev/null 2>&1; then
   echo "pgbench not found (apt-get install postgresql-contrib)" >&2
   echo "wallet charges        : ${wallet_tps} transfers/s"
   echo "wallet reserve+capture: ${answers_ps} answers/s"
+  echo "wallet billed answers  : ${billed_ps} answers/s"
   exit 0
 fi
 export PGOPTIONS='-c client_min_messages=warning'
@@ -41,4 +43,5 @@ pg_tps="$(awk -F'= ' '/^tps/ {split($2, a, " "); print a[1]}' /tmp/wallet-pgbenc
 echo
 echo "wallet charges         : ${wallet_tps} transfers/s"
 echo "wallet reserve+capture : ${answers_ps} answers/s (2 transactions, 3 transfers each)"
+echo "wallet billed answers  : ${billed_ps} answers/s (the same with limit, low balance, auto-recharge settings and agent fee checks)"
 echo "pgbench tpcb           : ${pg_tps} tps"
