@@ -431,6 +431,10 @@ func (s *PostgresStore) ApplyWebhook(ctx context.Context, ev WebhookEvent, depos
 				// (an event without it, or before payments were recorded)
 				// learns it from a later event.
 				if cs.Status == SessionPaid && cs.TransferID != "" && ev.PaymentIntentID != "" {
+					// Early refund/dispute events may apply now: under the owner's wallet lock.
+					if _, _, err := lockWallet(ctx, tx, cs.UID); err != nil {
+						return res, err
+					}
 					if err := s.recordPayment(ctx, tx, stripePayment{pi: ev.PaymentIntentID, uid: cs.UID,
 						cents: cs.AmountCents, transferID: cs.TransferID, sessionID: cs.ID}); err != nil {
 						return res, err

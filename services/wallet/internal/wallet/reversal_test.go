@@ -266,3 +266,26 @@ func TestRefundBeforeTheDeposit(t *testing.T) {
 	apply(t, s, refundEv("pi_g", 700), OutcomeNoChange)
 	mustInvariants(t, s)
 }
+
+// TestPaymentIntentLearntLater: a session credited by an event without its
+// PaymentIntent learns it from a later event about the same session, and a
+// refund kept meanwhile applies then.
+func TestPaymentIntentLearntLater(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	if err := s.CreateCheckoutSession(ctx, CheckoutSession{ID: "cs_late", UID: "hal", AmountCents: 1000, Currency: "usd"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.ApplyWebhook(ctx, WebhookEvent{ID: evID(), Type: EventCheckoutCompleted, SessionID: "cs_late", PaymentStatus: "paid"}, testDeposit); err != nil || res.Outcome != OutcomeCredited {
+		t.Fatalf("credit: %+v %v", res, err)
+	}
+	apply(t, s, refundEv("pi_late", 400), OutcomeUnmatched)
+	mustView(t, s, "hal", 10*MicrosPerDollar, 0)
+	res, err := s.ApplyWebhook(ctx, WebhookEvent{ID: evID(), Type: EventCheckoutCompleted, SessionID: "cs_late", PaymentStatus: "paid",
+		PaymentIntentID: "pi_late"}, testDeposit)
+	if err != nil || res.Outcome != OutcomeAlreadyFinal {
+		t.Fatalf("second event: %+v %v", res, err)
+	}
+	mustView(t, s, "hal", 6*MicrosPerDollar, 0)
+	mustInvariants(t, s)
+}
