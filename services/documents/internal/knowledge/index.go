@@ -67,29 +67,53 @@ func NewIndex(pool *pgxpool.Pool) *Index { return &Index{pool: pool} }
 // ReplaceChunks replaces the chunks of a document inside tx. Committed with
 // the rest of the sync's changes, it swaps the old version for the new one
 // atomically: a search (one statement, one snapshot) sees either.
+//
+// The agent's lexeme counts change by the difference between the two
+// versions, in one upsert that touches only the lexemes whose count changed,
+// in lexeme order: concurrent re-indexes of one agent's documents lock the
+// shared count rows in the same order (no deadlock), briefly (at the end of
+// the work), and not at all for the words an edit did not touch.
 func ReplaceChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string, chunks []Chunk) error {
-	if err := RemoveChunks(ctx, tx, agentID, documentID); err != nil {
-		return err
-	}
-	if len(chunks) == 0 {
-		return nil
-	}
-	rows := make([][]any, len(chunks))
-	for i, c := range chunks {
-		rows[i] = []any{documentID, agentID, c.Seq, c.Start, c.End, c.Heading, c.Text, c.Tokens}
-	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"document_chunks"},
-		[]string{"document_id", "agent_id", "seq", "start_offset", "end_offset", "heading", "body", "token_count"},
-		pgx.CopyFromRows(rows))
+	var (
+		oldLex []string
+		oldN   []int32
+	)
+	err := tx.QueryRow(ctx, `
+		WITH gone AS (
+			DELETE FROM document_chunks WHERE document_id = $1 RETURNING tsv
+		), counts AS (
+			SELECT l.lexeme, count(*)::int AS n FROM gone, unnest(gone.tsv) AS l GROUP BY l.lexeme
+		)
+		SELECT coalesce(array_agg(lexeme ORDER BY lexeme), '{}'), coalesce(array_agg(n ORDER BY lexeme), '{}') FROM counts`,
+		documentID).Scan(&oldLex, &oldN)
 	if err != nil {
-		return fmt.Errorf("insert chunks: %w", err)
+		return fmt.Errorf("delete chunks: %w", err)
+	}
+	if len(chunks) > 0 {
+		rows := make([][]any, len(chunks))
+		for i, c := range chunks {
+			rows[i] = []any{documentID, agentID, c.Seq, c.Start, c.End, c.Heading, c.Text, c.Tokens}
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"document_chunks"},
+			[]string{"document_id", "agent_id", "seq", "start_offset", "end_offset", "heading", "body", "token_count"},
+			pgx.CopyFromRows(rows))
+		if err != nil {
+			return fmt.Errorf("insert chunks: %w", err)
+		}
 	}
 	_, err = tx.Exec(ctx, `
+		WITH new AS (
+			SELECT l.lexeme, count(*)::int AS n FROM document_chunks c, unnest(c.tsv) AS l
+			WHERE c.document_id = $2 GROUP BY l.lexeme
+		), old AS (
+			SELECT * FROM unnest($3::text[], $4::int[]) AS o(lexeme, n)
+		), delta AS (
+			SELECT lexeme, coalesce(new.n, 0) - coalesce(old.n, 0) AS d FROM new FULL JOIN old USING (lexeme)
+		)
 		INSERT INTO agent_lexemes (agent_id, lexeme, chunks)
-		SELECT $1, l.lexeme, count(*) FROM document_chunks c, unnest(c.tsv) AS l
-		WHERE c.document_id = $2
-		GROUP BY l.lexeme ORDER BY l.lexeme
-		ON CONFLICT (agent_id, lexeme) DO UPDATE SET chunks = agent_lexemes.chunks + EXCLUDED.chunks`, agentID, documentID)
+		SELECT $1, lexeme, d FROM delta WHERE d <> 0 ORDER BY lexeme
+		ON CONFLICT (agent_id, lexeme) DO UPDATE SET chunks = agent_lexemes.chunks + EXCLUDED.chunks`,
+		agentID, documentID, oldLex, oldN)
 	if err != nil {
 		return fmt.Errorf("count lexemes: %w", err)
 	}
@@ -97,14 +121,10 @@ func ReplaceChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string, c
 }
 
 // RemoveChunks deletes a document's chunks inside tx (it leaves retrieval)
-// and takes them out of the agent's lexeme counts. Index changes of one
-// agent are serialised by a transaction-scoped advisory lock: the counts
-// are shared rows, and two documents updating them in different orders
-// could otherwise deadlock.
+// and takes them out of the agent's lexeme counts (one upsert in lexeme
+// order, as ReplaceChunks). Counts that reach 0 stay (a search reads them as
+// absent): deleting them would cost a scan of the agent's vocabulary.
 func RemoveChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('agentic.knowledge:' || $1, 0))`, agentID); err != nil {
-		return fmt.Errorf("lock agent index: %w", err)
-	}
 	// An upsert of negative counts rather than UPDATE … FROM: ON CONFLICT
 	// probes the primary key row by row, where a join may choose to scan every
 	// agent's counts.
@@ -119,8 +139,6 @@ func RemoveChunks(ctx context.Context, tx pgx.Tx, agentID, documentID string) er
 	if err != nil {
 		return fmt.Errorf("delete chunks: %w", err)
 	}
-	// Rows that reach 0 stay (a search reads them as absent): deleting them
-	// would cost a scan of the agent's vocabulary on every re-index.
 	return nil
 }
 
