@@ -528,6 +528,10 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 		holds[0].Amount < total || holds[0].UID != e.alice {
 		t.Fatalf("holds %+v (total %d)", holds, total)
 	}
+	// The wallet's per-agent rules (monthly fee, paused agents) key on these.
+	if holds[0].Metadata["agent_id"] != agentA || holds[0].Metadata["agent_name"] != "Math Tutor" {
+		t.Fatalf("reserve metadata %v lacks agent_id/agent_name", holds[0].Metadata)
+	}
 	if bal, held := e.wallet.Balance(e.alice); bal != 10*dollar-total || held != 0 {
 		t.Fatalf("balance %d held %d, want %d 0", bal, held, 10*dollar-total)
 	}

@@ -181,6 +181,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		ReplyTo: user.ID, Citations: []Citation{}, CreatedAt: now, UpdatedAt: now}
 	reserveMeta := map[string]string{
 		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": model, "channel": req.Channel,
+		// The wallet's per-agent rules (the monthly agent fee, paused agents)
+		// read these keys at Reserve (docs/billing-api.md).
+		"agent_id": conv.AgentID, "agent_name": access.Agent.Name,
 	}
 	charge := Charge{
 		MessageID: asst.ID, ConversationID: conv.ID, AgentID: conv.AgentID, UserUID: req.UID, PayerUID: access.PayerUID,
