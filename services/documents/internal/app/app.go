@@ -12,10 +12,13 @@ import (
 	"net"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 
 	documentsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1"
 	"github.com/agentic-app/agentic/services/documents/internal/catalogclient"
+	"github.com/agentic-app/agentic/services/documents/internal/comments"
 	"github.com/agentic-app/agentic/services/documents/internal/docsync"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/drive"
@@ -63,6 +66,17 @@ type Config struct {
 	SyncConcurrency int
 	SyncLease       time.Duration
 
+	// IdentityGRPCAddr and ConversationsGRPCAddr: the services the comments
+	// worker asks (FindUsersByEmail; Answer). Empty: the worker is off.
+	IdentityGRPCAddr      string
+	ConversationsGRPCAddr string
+	// CommentsInterval, CommentsConcurrency: see comments.Config
+	// (DOCUMENT_COMMENTS_INTERVAL, DOCUMENT_COMMENTS_CONCURRENCY).
+	CommentsInterval    time.Duration
+	CommentsConcurrency int
+	// CommentsPoll overrides the comments worker's idle poll (tests).
+	CommentsPoll time.Duration
+
 	// Tests: faster sync polling, back-offs and confirmation.
 	SyncPoll         time.Duration
 	SyncRetryBase    time.Duration
@@ -101,6 +115,11 @@ func LoadConfig() (Config, error) {
 		SyncInterval:      l.Duration("DOCUMENT_SYNC_INTERVAL", docsync.DefaultInterval),
 		SyncConcurrency:   l.Int("DOCUMENT_SYNC_CONCURRENCY", docsync.DefaultConcurrency),
 		SyncLease:         l.Duration("DOCUMENT_SYNC_LEASE", docsync.DefaultLease),
+
+		IdentityGRPCAddr:      l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
+		ConversationsGRPCAddr: l.String("CONVERSATIONS_GRPC_ADDR", "127.0.0.1:9106"),
+		CommentsInterval:      l.Duration("DOCUMENT_COMMENTS_INTERVAL", comments.DefaultInterval),
+		CommentsConcurrency:   l.Int("DOCUMENT_COMMENTS_CONCURRENCY", comments.DefaultConcurrency),
 	}
 	if err := l.Err(); err != nil {
 		return c, err
@@ -110,6 +129,9 @@ func LoadConfig() (Config, error) {
 	}
 	if c.SyncInterval < time.Second || c.SyncConcurrency < 1 || c.SyncConcurrency > 64 || c.SyncLease < 10*time.Second {
 		return c, errors.New("DOCUMENT_SYNC_INTERVAL must be at least 1s, DOCUMENT_SYNC_CONCURRENCY 1–64, DOCUMENT_SYNC_LEASE at least 10s")
+	}
+	if c.CommentsInterval < time.Second || c.CommentsConcurrency < 1 || c.CommentsConcurrency > 64 {
+		return c, errors.New("DOCUMENT_COMMENTS_INTERVAL must be at least 1s, DOCUMENT_COMMENTS_CONCURRENCY 1–64")
 	}
 	return c, nil
 }
@@ -209,6 +231,19 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
+	workers := []server.Worker{
+		{Name: "outbox-relay", Run: relay.Run},
+		{Name: "document-sync", Run: syncer.Run},
+	}
+	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, reg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeComments()
+	if commenter != nil {
+		workers = append(workers, server.Worker{Name: "document-comments", Run: commenter.Run})
+	}
+
 	// The catalog being down does not make the service unready: listing and
 	// changing documents fail with 503 until it is back, nothing else.
 	mux := server.NewMux(reg,
@@ -222,19 +257,62 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	documentsv1.RegisterKnowledgeServiceServer(grpcSrv, transport.NewKnowledgeServer(set))
 
 	return server.Run(ctx, server.RunConfig{
-		Logger:       logger,
-		HTTPAddr:     cfg.HTTPAddr,
-		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
-		GRPCAddr:     cfg.GRPCAddr,
-		GRPCListener: cfg.GRPCListener,
-		GRPCServer:   grpcSrv,
-		GRPCHealth:   health,
-		Workers: []server.Worker{
-			{Name: "outbox-relay", Run: relay.Run},
-			{Name: "document-sync", Run: syncer.Run},
-		},
+		Logger:          logger,
+		HTTPAddr:        cfg.HTTPAddr,
+		HTTPListener:    cfg.HTTPListener,
+		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
+		GRPCAddr:        cfg.GRPCAddr,
+		GRPCListener:    cfg.GRPCListener,
+		GRPCServer:      grpcSrv,
+		GRPCHealth:      health,
+		Workers:         workers,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,
 	})
+}
+
+// newComments builds the Google Docs comments worker, or nil (logged) when
+// Drive, identity or conversations is not configured: the rest of the
+// service works without it. The gRPC connections are lazy, so a service that
+// is down only makes mentions wait for the next poll.
+func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catalogclient.Client,
+	reg prometheus.Registerer, logger *slog.Logger) (*comments.Worker, func(), error) {
+	noop := func() {}
+	dc, ok := d.(*drive.Client)
+	switch {
+	case !ok:
+		logger.Warn("comments: Google Drive is not configured; comments mentioning agents are not answered")
+		return nil, noop, nil
+	case cfg.IdentityGRPCAddr == "" || cfg.ConversationsGRPCAddr == "":
+		logger.Warn("comments: IDENTITY_GRPC_ADDR or CONVERSATIONS_GRPC_ADDR is empty; comments mentioning agents are not answered")
+		return nil, noop, nil
+	}
+	var conns []*grpc.ClientConn
+	closeAll := func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}
+	for _, addr := range []string{cfg.IdentityGRPCAddr, cfg.CatalogGRPCAddr, cfg.ConversationsGRPCAddr} {
+		c, err := comments.Dial(addr)
+		if err != nil {
+			closeAll()
+			logger.Warn("comments: cannot set up a gRPC client; comments mentioning agents are not answered", "error", err)
+			return nil, noop, nil
+		}
+		conns = append(conns, c)
+	}
+	w, err := comments.New(comments.Config{
+		Pool: pool, Drive: dc, Agents: catalog,
+		Directory: comments.NewDirectory(conns[0], conns[1], cfg.CatalogTimeout),
+		Answerer:  comments.NewAnswerer(conns[2]),
+		Logger:    logger, Registerer: reg,
+		Interval: cfg.CommentsInterval, Concurrency: cfg.CommentsConcurrency, Poll: cfg.CommentsPoll,
+		Grace: cfg.ShutdownTimeout / 2,
+	})
+	if err != nil {
+		closeAll()
+		return nil, noop, err
+	}
+	return w, closeAll, nil
 }

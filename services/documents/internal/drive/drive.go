@@ -169,7 +169,7 @@ type Client struct {
 	sleep    func(ctx context.Context, d time.Duration) error
 
 	mu       sync.Mutex
-	services map[string]*drivev3.Service // by agent address
+	services map[string]*drivev3.Service // by scope + agent address
 }
 
 // isGoogleEndpoint reports whether endpoint is Google's real Drive API.
@@ -239,12 +239,12 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// tokenSource returns the OAuth2 token source that acts as agent.
-func (c *Client) tokenSource(agent string) (oauth2.TokenSource, error) {
+// tokenSource returns the OAuth2 token source that acts as agent with scope.
+func (c *Client) tokenSource(agent, scope string) (oauth2.TokenSource, error) {
 	if c.cfg.DevTokens {
 		return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "dev:" + agent, TokenType: "Bearer"}), nil
 	}
-	conf, err := google.JWTConfigFromJSON(c.jwt, drivev3.DriveReadonlyScope)
+	conf, err := google.JWTConfigFromJSON(c.jwt, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -260,12 +260,19 @@ func (c *Client) tokenSource(agent string) (oauth2.TokenSource, error) {
 // service returns the Drive client acting as agent (cached: one token
 // source per agent keeps its token between syncs).
 func (c *Client) service(agent string) (*drivev3.Service, error) {
+	return c.serviceWith(agent, drivev3.DriveReadonlyScope)
+}
+
+// serviceWith returns the Drive client acting as agent with scope (reading
+// uses drive.readonly; replying to comments needs the full drive scope).
+func (c *Client) serviceWith(agent, scope string) (*drivev3.Service, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.services[agent]; ok {
+	key := scope + " " + agent
+	if s, ok := c.services[key]; ok {
 		return s, nil
 	}
-	ts, err := c.tokenSource(agent)
+	ts, err := c.tokenSource(agent, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +291,7 @@ func (c *Client) service(agent string) (*drivev3.Service, error) {
 			break
 		}
 	}
-	c.services[agent] = s
+	c.services[key] = s
 	return s, nil
 }
 
@@ -391,6 +398,11 @@ func NormalizeText(raw []byte) string {
 // used up; 429/5xx/network failures are retried with exponential back-off
 // and jitter, honouring Retry-After.
 func (c *Client) retry(ctx context.Context, op string, call func(context.Context) error) error {
+	return c.retryN(ctx, op, c.cfg.MaxAttempts, call)
+}
+
+// retryN is retry with at most maxAttempts tries.
+func (c *Client) retryN(ctx context.Context, op string, maxAttempts int, call func(context.Context) error) error {
 	for attempt := 1; ; attempt++ {
 		err := call(ctx)
 		if err == nil {
@@ -402,7 +414,7 @@ func (c *Client) retry(ctx context.Context, op string, call func(context.Context
 		}
 		de := classify(err)
 		c.requests.WithLabelValues(op, de.Kind.String()).Inc()
-		if de.Kind != KindRetryable || attempt >= c.cfg.MaxAttempts {
+		if de.Kind != KindRetryable || attempt >= maxAttempts {
 			return de
 		}
 		if de.RetryAfter > c.cfg.MaxRetryAfter {
