@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,6 +63,7 @@ func EnsureDatabase(ctx context.Context, url string) error {
 	}
 	admin := cfg.Copy()
 	admin.Database = "postgres"
+	dropPoolParams(admin)
 	conn, err := pgx.ConnectConfig(ctx, admin)
 	if err != nil {
 		return fmt.Errorf("database: connect to postgres database: %w", err)
@@ -95,6 +97,7 @@ func DropDatabase(ctx context.Context, url string) error {
 	}
 	admin := cfg.Copy()
 	admin.Database = "postgres"
+	dropPoolParams(admin)
 	conn, err := pgx.ConnectConfig(ctx, admin)
 	if err != nil {
 		return err
@@ -110,5 +113,17 @@ func Check(pool *pgxpool.Pool) func(context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		return pool.Ping(ctx)
+	}
+}
+
+// dropPoolParams removes pgxpool's settings (pool_max_conns, ...) from a
+// single connection's config: a DATABASE_URL may carry them for the
+// service's pool, but pgx.ParseConfig keeps unknown URL parameters as
+// run-time parameters, which the server refuses.
+func dropPoolParams(cfg *pgx.ConnConfig) {
+	for k := range cfg.RuntimeParams {
+		if strings.HasPrefix(k, "pool_") {
+			delete(cfg.RuntimeParams, k)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -65,5 +66,29 @@ func TestMigrateConcurrentReplicas(t *testing.T) {
 	}
 	if err := database.Check(pool)(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A DATABASE_URL may size the service's pool (pool_max_conns); creating the
+// database and connecting must still work (the server refuses unknown
+// run-time parameters).
+func TestPoolSettingsInTheURL(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "platform")
+	ctx := context.Background()
+	sep := "?"
+	if strings.Contains(dbURL, "?") {
+		sep = "&"
+	}
+	withPool := dbURL + sep + "pool_max_conns=7"
+	if err := database.EnsureDatabase(ctx, withPool); err != nil {
+		t.Fatalf("EnsureDatabase with pool settings: %v", err)
+	}
+	pool, err := database.Connect(ctx, withPool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if got := pool.Config().MaxConns; got != 7 {
+		t.Fatalf("MaxConns = %d, want 7", got)
 	}
 }
