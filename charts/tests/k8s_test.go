@@ -399,12 +399,12 @@ func checkNetworkPolicies(t *testing.T, ty *typed) {
 func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 	ty := decodeAll(t, allServices)
 	wantGRPC := map[string][]string{
-		"identity":      {"catalog", "mail"},
+		"identity":      {"catalog", "documents", "mail"},
 		"catalog":       {"conversations", "documents", "mail"},
 		"documents":     {"conversations"},
 		"wallet":        {"conversations"},
 		"analytics":     nil,
-		"conversations": {"mail"},
+		"conversations": {"documents", "mail"},
 		"mail":          nil,
 	}
 	for svc, callers := range wantGRPC {
@@ -520,9 +520,10 @@ func TestOnlyEnabledServicesRender(t *testing.T) {
 func TestGRPCCallersGetPeerAddresses(t *testing.T) {
 	ty := decodeAll(t, allServices)
 	want := map[string]map[string]string{
-		"catalog":   {"IDENTITY_GRPC_ADDR": release + "-identity:9101"},
-		"documents": {"CATALOG_GRPC_ADDR": release + "-catalog:9102"},
-		"identity":  {},
+		"catalog": {"IDENTITY_GRPC_ADDR": release + "-identity:9101"},
+		"documents": {"CATALOG_GRPC_ADDR": release + "-catalog:9102", "IDENTITY_GRPC_ADDR": release + "-identity:9101",
+			"CONVERSATIONS_GRPC_ADDR": release + "-conversations:9106"},
+		"identity": {},
 	}
 	for svc, vars := range want {
 		cm := ty.configMap(release + "-" + svc)
