@@ -7,6 +7,7 @@ import { useUpdateAgent } from '../../api/agents';
 import { initialEditorStatus } from '../../lib/status';
 import type { Agent, AgentUpdatePayload } from '../../types';
 import { AgentIcon } from '../AgentIcon';
+import { AgentPausedNotice } from './AgentFeeNotice';
 import { ApiTab } from './ApiTab';
 import { ChannelsTab } from './ChannelsTab';
 import { InstructionsTab } from './InstructionsTab';
@@ -33,8 +34,9 @@ function draftOf(agent: Agent): AgentUpdatePayload {
 
 /**
  * The full-screen agent editor: a dialog named by the agent's name, a header with its icon,
- * name, description and e-mail address, the tabs (Chat talks to the agent; Channels shows its e-mail address
- * and the Google Docs it watches for mentions) and a Save Changes footer.
+ * name, description and e-mail address (and "Paused: add funds to resume" when its monthly fee is unpaid),
+ * the tabs (Chat talks to the agent; Channels shows its e-mail address and the Google Docs it watches for
+ * mentions) and a Save Changes footer.
  */
 export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps) {
   const [draft, setDraft] = useState<AgentUpdatePayload>(() => draftOf(agent));
@@ -75,6 +77,7 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
             </a>
           </p>
         )}
+        <AgentPausedNotice agentId={agent.id} enabled={open} />
       </div>
     </div>
   );

@@ -1,6 +1,7 @@
 import { Button, Input } from 'antd';
 import { PUBLIC_AGENTS_NOTE } from '../../constants';
 import { ExpressInterestButton } from '../ExpressInterestButton';
+import { AgentFeeStatus } from './AgentFeeNotice';
 import { TagsInput } from './TagsInput';
 
 export interface SettingsValues {
@@ -73,6 +74,8 @@ export function SettingsTab({ agentId, values, onChange }: SettingsTabProps) {
           autoSize={{ minRows: 3, maxRows: 10 }}
         />
       </div>
+
+      <AgentFeeStatus agentId={agentId} />
     </div>
   );
 }

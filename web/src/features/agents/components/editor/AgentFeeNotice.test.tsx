@@ -1,0 +1,109 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { configure, render, screen, waitFor } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuthContext } from '@/features/auth/auth-context';
+import { createQueryClient } from '@/lib/query-client';
+import { fakeIdentity } from '@/test/fake-firebase';
+import { authValue } from '@/test/render';
+import { AgentFeeStatus, AgentPausedNotice, feeDate } from './AgentFeeNotice';
+
+// Role queries' visibility check is very slow with antd's styles in jsdom (see AgentsPage.test).
+configure({ defaultHidden: true });
+vi.setConfig({ testTimeout: 30_000 });
+
+vi.mock('@/lib/firebase', () => ({
+  loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
+}));
+
+const FEES = '/api/user/agent-fees';
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+function fee(status: 'paid' | 'paused', agentId = 'a1') {
+  // Midday, so the local date is the same in every time zone the tests may run in.
+  return { agentId, agentName: 'Math Tutor', periodStart: '2026-01-01T12:00:00Z', periodEnd: '2026-01-30T12:00:00Z', status };
+}
+
+let handler: (url: string) => Response | Promise<Response>;
+const fetchMock = vi.fn((url: string, _init?: RequestInit) => handler(url));
+
+beforeEach(() => {
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+function renderNotices(enabled = true) {
+  return render(
+    <QueryClientProvider client={createQueryClient()}>
+      <AuthContext.Provider value={authValue({ user: { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' } })}>
+        <MemoryRouter>
+          <AgentPausedNotice agentId="a1" enabled={enabled} />
+          <AgentFeeStatus agentId="a1" enabled={enabled} />
+        </MemoryRouter>
+      </AuthContext.Provider>
+    </QueryClientProvider>,
+  );
+}
+
+const requests = () => fetchMock.mock.calls.filter(([url]) => url === FEES);
+
+describe('AgentPausedNotice / AgentFeeStatus', () => {
+  it('a paused agent: "Paused: add funds to resume" with Add Funds → the wallet', async () => {
+    handler = () => json({ success: true, data: [fee('paid', 'a0'), fee('paused')] });
+    renderNotices();
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Paused: add funds to resume');
+    expect(alert).toHaveTextContent('Adding funds pays the fee and resumes it.');
+    expect(screen.getByRole('link', { name: 'Add Funds' })).toHaveAttribute('href', '/dashboard/wallet');
+    expect(screen.queryByTestId('agent-fee-status')).not.toBeInTheDocument();
+    // One request for both (shared query), with the Bearer token.
+    expect(requests()).toHaveLength(1);
+    expect(new Headers(requests()[0]![1]?.headers).get('Authorization')).toBe('Bearer token-123');
+  });
+
+  it('a paid agent: no notice, and the Settings line says until when', async () => {
+    handler = () => json({ success: true, data: [fee('paid')] });
+    renderNotices();
+    expect(await screen.findByTestId('agent-fee-status')).toHaveTextContent('Monthly fee paid until Jan 30, 2026');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByText('Paused: add funds to resume')).not.toBeInTheDocument();
+  });
+
+  it('an agent that is not listed (never answered) shows nothing', async () => {
+    handler = () => json({ success: true, data: [fee('paused', 'other')] });
+    renderNotices();
+    await waitFor(() => expect(requests()).toHaveLength(1));
+    // Let the answer render.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('agent-fee-status')).not.toBeInTheDocument();
+  });
+
+  it('a failed request shows nothing', async () => {
+    handler = () => json({ error: 'internal', message: 'boom' }, 500);
+    renderNotices();
+    await waitFor(() => expect(requests()).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('agent-fee-status')).not.toBeInTheDocument();
+  });
+
+  it('asks nothing while the editor is closed', async () => {
+    handler = () => json({ success: true, data: [fee('paused')] });
+    renderNotices(false);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests()).toHaveLength(0);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('formats the end of the period', () => {
+    expect(feeDate('2026-03-09T12:00:00Z')).toBe('Mar 9, 2026');
+    expect(feeDate('')).toBeNull();
+    expect(feeDate('not a date')).toBeNull();
+  });
+});
