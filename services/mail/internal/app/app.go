@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/clients"
 	"github.com/agentic-app/agentic/services/mail/internal/endpoints"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/notify"
 	"github.com/agentic-app/agentic/services/mail/internal/relay"
 	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
 	"github.com/agentic-app/agentic/services/mail/internal/transport"
@@ -74,6 +77,13 @@ type Config struct {
 	IdentityGRPCAddr      string
 	ConversationsGRPCAddr string
 
+	// Billing notifications: the sender (MAIL_NOTIFY_FROM) and the web
+	// app's origin the e-mails link to (APP_BASE_URL).
+	NotifyFrom string
+	AppBaseURL string
+	// ConsumerMaxWait bounds a Kafka fetch of the wallet consumer (tests).
+	ConsumerMaxWait time.Duration
+
 	// Tests.
 	HTTPListener, GRPCListener, SMTPListener net.Listener
 	Ready                                    func(httpAddr, grpcAddr, smtpAddr net.Addr)
@@ -114,6 +124,8 @@ func LoadConfig() (Config, error) {
 		CatalogGRPCAddr:       l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
 		IdentityGRPCAddr:      l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
 		ConversationsGRPCAddr: l.String("CONVERSATIONS_GRPC_ADDR", "127.0.0.1:9106"),
+		NotifyFrom:            l.String("MAIL_NOTIFY_FROM", notify.DefaultFrom),
+		AppBaseURL:            l.String("APP_BASE_URL", notify.DefaultBaseURL),
 	}
 	if c.Hostname == "" {
 		c.Hostname = "localhost"
@@ -127,6 +139,12 @@ func LoadConfig() (Config, error) {
 	}
 	if c.SenderHourlyLimit < 1 {
 		errs = append(errs, errors.New("config: MAIL_SENDER_HOURLY_LIMIT must be at least 1"))
+	}
+	if _, err := mail.ParseAddress(c.NotifyFrom); err != nil {
+		errs = append(errs, fmt.Errorf("config: MAIL_NOTIFY_FROM=%q is not an address: %v", c.NotifyFrom, err))
+	}
+	if u, err := url.Parse(c.AppBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("config: APP_BASE_URL=%q is not an http(s) URL", c.AppBaseURL))
 	}
 	if c.MaxMessageBytes < 1024 {
 		errs = append(errs, errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
@@ -171,11 +189,18 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		logger.Warn("MAIL_TLS_CERT/MAIL_TLS_KEY not set: inbound SMTP offers no STARTTLS")
 	}
 	logger.Info("outgoing relay", "addr", smtpRelay.Addr(), "dkim", smtpRelay.Signing())
+	if cfg.NotifyFrom == "" {
+		cfg.NotifyFrom = notify.DefaultFrom
+	}
+	notifyFrom, err := mail.ParseAddress(cfg.NotifyFrom)
+	if err != nil {
+		return fmt.Errorf("config: MAIL_NOTIFY_FROM: %w", err)
+	}
 
 	pool, err := database.Open(ctx, database.OpenConfig{
 		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
 		Migrations: inbox.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate},
+		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
 	})
 	if err != nil {
 		return err
@@ -227,6 +252,34 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	sender, err := inbox.NewSendWorker(inbox.SendConfig{
 		Store: store, Relay: smtpRelay, IsPermanent: relay.IsPermanent, Concurrency: cfg.SendConcurrency,
 		Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax, Wake: sendWake,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+
+	// Billing notifications: the wallet's events → e-mails to the user.
+	notifyHandler, err := notify.Handler(notify.Config{
+		Users: clients.NewUsers(identityConn, 0), From: *notifyFrom, BaseURL: cfg.AppBaseURL, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	walletConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.ConsumerGroup, Topics: []string{notify.WalletTopic},
+		Handler: notifyHandler, MaxWait: cfg.ConsumerMaxWait,
+		// Identity being down must not park notifications: retry (5 s apart
+		// once backed off) for about an hour before parking the event.
+		MaxAttempts: notify.MaxAttempts,
+		Logger:      logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer walletConsumer.Close()
+	notifier, err := inbox.NewSendWorker(inbox.SendConfig{
+		Store: store, Queue: store.Notifications(), Name: "notify", Relay: smtpRelay, IsPermanent: relay.IsPermanent,
+		Concurrency: 1, Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax,
 		Logger: logger, Registerer: reg,
 	})
 	if err != nil {
@@ -290,6 +343,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			{Name: "outbox-relay", Run: outboxRelay.Run},
 			{Name: "answer", Run: answerer.Run},
 			{Name: "send", Run: sender.Run},
+			{Name: "wallet-consumer", Run: walletConsumer.Run},
+			{Name: "notify", Run: notifier.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           ready,

@@ -1,7 +1,7 @@
 // Package clients implements the inbox's ports with the other services'
 // gRPC APIs: the catalog (FindAgentByEmail, CheckAccess) and identity
-// (FindUsersByEmail) as inbox.Directory, and the conversations service
-// (Answer) as inbox.Answerer.
+// (FindUsersByEmail) as inbox.Directory, identity (GetUser) as notify.Users,
+// and the conversations service (Answer) as inbox.Answerer.
 package clients
 
 import (
@@ -21,6 +21,7 @@ import (
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/compose"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/notify"
 )
 
 // Dial opens a plaintext (in-cluster) connection to addr with OpenTelemetry
@@ -141,4 +142,40 @@ func (c *Conversations) Answer(ctx context.Context, req inbox.AnswerRequest) (in
 		a.Citations = append(a.Citations, compose.Citation{Name: ct.GetDocumentName(), URL: ct.GetUrl()})
 	}
 	return a, nil
+}
+
+// Users is notify.Users over identity GetUser.
+type Users struct {
+	identity identityv1.IdentityServiceClient
+	timeout  time.Duration
+}
+
+// NewUsers returns a Users on the identity connection; timeout bounds each
+// call (default 5s).
+func NewUsers(identity grpc.ClientConnInterface, timeout time.Duration) *Users {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &Users{identity: identityv1.NewIdentityServiceClient(identity), timeout: timeout}
+}
+
+// User implements notify.Users: NOT_FOUND (or an invalid uid) is
+// notify.ErrUnknownUser, anything else a temporary error.
+func (u *Users) User(ctx context.Context, uid string) (notify.User, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.timeout)
+	defer cancel()
+	resp, err := u.identity.GetUser(ctx, &identityv1.GetUserRequest{Uid: uid})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound, codes.InvalidArgument:
+		return notify.User{}, fmt.Errorf("%w: %s", notify.ErrUnknownUser, uid)
+	default:
+		return notify.User{}, &inbox.UnavailableError{What: "identity", Err: err}
+	}
+	usr := resp.GetUser()
+	name := strings.TrimSpace(usr.GetDisplayName())
+	if name == "" {
+		name = strings.TrimSpace(usr.GetName())
+	}
+	return notify.User{Email: usr.GetEmail(), Name: name}, nil
 }

@@ -31,6 +31,10 @@ const (
 // SendConfig configures the SendWorker.
 type SendConfig struct {
 	Store *Store
+	// Queue is what is delivered (default: Store.Replies()); Name labels
+	// the worker in logs ("send", "notify").
+	Queue SendQueue
+	Name  string
 	Relay Relay
 	// IsPermanent tells a final refusal of the relay (5xx) from a passing
 	// failure (relay.IsPermanent).
@@ -66,12 +70,21 @@ type SendWorker struct {
 	replies *prometheus.CounterVec
 	depth   *prometheus.GaugeVec
 	now     func() time.Time
+	// sampleDepth: the reply worker samples mail_queue_depth.
+	sampleDepth bool
 }
 
 // NewSendWorker returns a SendWorker.
 func NewSendWorker(cfg SendConfig) (*SendWorker, error) {
 	if cfg.Store == nil || cfg.Relay == nil {
 		return nil, errors.New("inbox: send worker needs Store and Relay")
+	}
+	if cfg.Name == "" {
+		cfg.Name = "send"
+	}
+	sampleDepth := cfg.Queue == nil
+	if cfg.Queue == nil {
+		cfg.Queue = cfg.Store.Replies()
 	}
 	if cfg.IsPermanent == nil {
 		cfg.IsPermanent = func(error) bool { return false }
@@ -97,7 +110,7 @@ func NewSendWorker(cfg SendConfig) (*SendWorker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &SendWorker{cfg: cfg, now: time.Now}
+	w := &SendWorker{cfg: cfg, now: time.Now, sampleDepth: sampleDepth}
 	w.replies = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mail_replies_total",
 		Help: "Reply deliveries to the SMTP relay by outcome (sent, retry, failed, released, error) and kind.",
@@ -115,11 +128,13 @@ func NewSendWorker(cfg SendConfig) (*SendWorker, error) {
 
 // Run delivers until ctx is cancelled.
 func (w *SendWorker) Run(ctx context.Context) error {
-	w.cfg.Logger.Info("send worker started", "concurrency", w.cfg.Concurrency)
-	go w.sample(ctx)
-	runLoop(ctx, loopConfig{name: "send", concurrency: w.cfg.Concurrency, poll: w.cfg.Poll, wake: w.cfg.Wake,
+	w.cfg.Logger.Info(w.cfg.Name+" worker started", "concurrency", w.cfg.Concurrency)
+	if w.sampleDepth {
+		go w.sample(ctx)
+	}
+	runLoop(ctx, loopConfig{name: w.cfg.Name, concurrency: w.cfg.Concurrency, poll: w.cfg.Poll, wake: w.cfg.Wake,
 		grace: w.cfg.Grace, log: w.cfg.Logger},
-		func(ctx context.Context) (Reply, bool, error) { return w.cfg.Store.ClaimReply(ctx, w.cfg.Lease) },
+		func(ctx context.Context) (Reply, bool, error) { return w.cfg.Queue.Claim(ctx, w.cfg.Lease) },
 		func(ctx context.Context, r Reply) {
 			w.replies.WithLabelValues(w.send(ctx, r), r.Kind).Inc()
 		})
@@ -143,7 +158,7 @@ func (w *SendWorker) sample(ctx context.Context) {
 }
 
 func (w *SendWorker) send(ctx context.Context, r Reply) string {
-	log := w.cfg.Logger.With("reply_id", r.ID, "message_id", r.MessageID, "kind", r.Kind, "attempt", r.Attempts)
+	log := w.cfg.Logger.With("worker", w.cfg.Name, "reply_id", r.ID, "message_id", r.MessageID, "kind", r.Kind, "attempt", r.Attempts)
 	rec := context.WithoutCancel(ctx)
 	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	err := w.cfg.Relay.Send(sctx, r.MailFrom, []string{r.RcptTo}, r.Raw)
@@ -151,7 +166,7 @@ func (w *SendWorker) send(ctx context.Context, r Reply) string {
 	switch {
 	case err == nil:
 		// The relay has it: record that first, whatever else happens.
-		if err := w.cfg.Store.MarkSent(rec, r); err != nil {
+		if err := w.cfg.Queue.MarkSent(rec, r); err != nil {
 			log.Error("reply sent but not recorded; it may be sent again", "error", err)
 			return SendOutcomeError
 		}
@@ -159,26 +174,26 @@ func (w *SendWorker) send(ctx context.Context, r Reply) string {
 		return SendOutcomeSent
 	case w.cfg.IsPermanent(err):
 		log.Error("relay refused the reply for good", "error", err)
-		if err := w.cfg.Store.FailReply(rec, r, err.Error()); err != nil {
+		if err := w.cfg.Queue.Fail(rec, r, err.Error()); err != nil {
 			log.Error("recording the failure failed", "error", err)
 			return SendOutcomeError
 		}
 		return SendOutcomeFailed
 	case ctx.Err() != nil:
-		if err := w.cfg.Store.ReleaseReply(rec, r); err != nil {
+		if err := w.cfg.Queue.Release(rec, r); err != nil {
 			log.Warn("release failed; the lease will expire", "error", err)
 		}
 		return SendOutcomeReleased
 	case w.now().Sub(r.CreatedAt) > w.cfg.MaxAge:
 		log.Error("giving up on a reply the relay has not taken for too long", "error", err)
-		if err := w.cfg.Store.FailReply(rec, r, err.Error()); err != nil {
+		if err := w.cfg.Queue.Fail(rec, r, err.Error()); err != nil {
 			return SendOutcomeError
 		}
 		return SendOutcomeFailed
 	default:
 		delay := backoff(r.Attempts, w.cfg.RetryBase, w.cfg.RetryMax, rand.Float64())
 		log.Warn("relay unavailable; retrying", "error", err, "in", delay.String())
-		if err := w.cfg.Store.RetryReply(rec, r, err.Error(), w.now().Add(delay)); err != nil && !errors.Is(err, ErrLostLease) {
+		if err := w.cfg.Queue.Retry(rec, r, err.Error(), w.now().Add(delay)); err != nil && !errors.Is(err, ErrLostLease) {
 			log.Error("recording the retry failed", "error", err)
 			return SendOutcomeError
 		}
