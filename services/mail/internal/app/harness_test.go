@@ -95,6 +95,16 @@ func (f *fakeIdentity) FindUsersByEmail(_ context.Context, req *identityv1.FindU
 	return &identityv1.FindUsersByEmailResponse{Users: out}, nil
 }
 
+// GetUser finds the user by uid (NOT_FOUND for anyone else).
+func (f *fakeIdentity) GetUser(_ context.Context, req *identityv1.GetUserRequest) (*identityv1.GetUserResponse, error) {
+	for email, uid := range f.users {
+		if uid == req.GetUid() {
+			return &identityv1.GetUserResponse{User: &identityv1.User{Uid: uid, Email: email, DisplayName: strings.ToUpper(uid[:1]) + uid[1:]}}, nil
+		}
+	}
+	return nil, status.Error(codes.NotFound, "user not found")
+}
+
 // fakeConversations answers like the conversations service: idempotent by
 // (agent, user, thread, idempotency key), replaying the first answer. Its
 // behaviour per call is set by fail (an error for the n-th call, 1-based).

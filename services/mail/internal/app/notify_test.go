@@ -1,0 +1,168 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/mail/internal/notify"
+)
+
+type walletEvent struct {
+	id, typ, key string
+	payload      proto.Message
+}
+
+// produceWallet publishes events on agentic.wallet.v1 as the wallet's outbox
+// relay does (CloudEvents binary mode, protobuf JSON, key = uid).
+func produceWallet(t *testing.T, brokers []string, evs ...walletEvent) {
+	t.Helper()
+	w := &kafka.Writer{
+		Addr: kafka.TCP(brokers...), Topic: notify.WalletTopic, Balancer: &kafka.Hash{},
+		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond, RequiredAcks: kafka.RequireAll,
+	}
+	defer w.Close()
+	msgs := make([]kafka.Message, len(evs))
+	for i, ev := range evs {
+		b, err := protojson.Marshal(ev.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs[i] = kafka.Message{Key: []byte(ev.key), Value: b, Headers: []kafka.Header{
+			{Key: "ce_specversion", Value: []byte("1.0")},
+			{Key: "ce_id", Value: []byte(ev.id)},
+			{Key: "ce_type", Value: []byte(ev.typ)},
+			{Key: "ce_source", Value: []byte("/agentic/wallet")},
+			{Key: "ce_subject", Value: []byte(ev.key)},
+			{Key: "ce_time", Value: []byte(time.Now().UTC().Format(time.RFC3339Nano))},
+			{Key: "content-type", Value: []byte("application/json")},
+		}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var err error
+	for attempt := 0; attempt < 20; attempt++ { // the first write may race topic creation
+		if err = w.WriteMessages(ctx, msgs...); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("produce: %v", err)
+}
+
+func TestBillingNotifications(t *testing.T) {
+	r := start(t, func(c *Config) {
+		c.AppBaseURL = "https://app.example.test"
+		c.NotifyFrom = notify.DefaultFrom
+		c.ConsumerMaxWait = 100 * time.Millisecond
+	})
+	now := timestamppb.Now()
+	low := walletEvent{"ev-low", notify.TypeBalanceLow, "alice",
+		&eventsv1.WalletBalanceLow{Uid: "alice", AvailableMicros: 1_200_000, ThresholdMicros: 5_000_000, OccurredAt: now}}
+	produceWallet(t, r.brokers,
+		low,
+		walletEvent{"ev-80", notify.TypeSpendWarning, "erin", &eventsv1.WalletSpendWarning{Uid: "erin", Threshold: "limit_80",
+			Month: "2026-01", MonthUsageMicros: 20_100_000, MonthlyLimitMicros: 25_000_000, OccurredAt: now}},
+		walletEvent{"ev-100", notify.TypeSpendWarning, "alice", &eventsv1.WalletSpendWarning{Uid: "alice", Threshold: "limit_100",
+			Month: "2026-01", MonthUsageMicros: 25_000_000, MonthlyLimitMicros: 25_000_000, OccurredAt: now}},
+		walletEvent{"ev-declined", notify.TypeRechargeFailed, "gina", &eventsv1.WalletRechargeFailed{Uid: "gina", RechargeId: "r1",
+			AmountMicros: 20_000_000, FailureMessage: "Your card was declined.", ConsecutiveFailures: 1, OccurredAt: now}},
+		walletEvent{"ev-off", notify.TypeRechargeFailed, "mallory", &eventsv1.WalletRechargeFailed{Uid: "mallory", RechargeId: "r3",
+			AmountMicros: 20_000_000, FailureMessage: "Your card has insufficient funds.", ConsecutiveFailures: 3,
+			AutoRechargeDisabled: true, OccurredAt: now}},
+		// Nobody to tell, nothing to tell, and a redelivery.
+		walletEvent{"ev-ghost", notify.TypeBalanceLow, "ghost", &eventsv1.WalletBalanceLow{Uid: "ghost", AvailableMicros: 1, ThresholdMicros: 5_000_000}},
+		walletEvent{"ev-deposit", "agentic.wallet.deposit.credited.v1", "alice", &eventsv1.WalletDepositCredited{Uid: "alice", AmountMicros: 10_000_000}},
+		low,
+	)
+
+	pool, err := pgxpool.New(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	processed := func() int {
+		var n int
+		_ = pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.ConsumerGroup).Scan(&n)
+		return n
+	}
+	waitFor(t, "7 distinct wallet events processed", func() bool { return processed() == 7 })
+	r.sink.Wait(5, 20*time.Second)
+	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
+	msgs := r.sink.Messages()
+	if len(msgs) != 5 {
+		t.Fatalf("relay got %d messages, want 5", len(msgs))
+	}
+
+	type want struct{ to, subject, text string }
+	wants := map[string]want{
+		owner + "|Your Agentic balance is low": {owner, "Your Agentic balance is low",
+			"Your Agentic balance is low: $1.20 left (your threshold is $5.00)."},
+		subscriber + "|You have used 80% of your monthly spending limit": {subscriber, "",
+			"You have used 80% of your $25.00 monthly spending limit ($20.10 spent this month)."},
+		owner + "|You have reached your monthly spending limit": {owner, "",
+			"You have used 100% of your $25.00 monthly spending limit"},
+		"gina@example.org|Auto-recharge failed: your card was declined": {"gina@example.org", "",
+			"The $20.00 top-up was not paid (Your card was declined)."},
+		stranger + "|Auto-recharge is off": {stranger, "",
+			"Auto-recharge is off after three declined payments: Your card has insufficient funds."},
+	}
+	for _, m := range msgs {
+		if m.From != "billing@agents.agentic.local" || len(m.To) != 1 {
+			t.Errorf("envelope %s → %v", m.From, m.To)
+			continue
+		}
+		p := parse(t, m.Data)
+		w, ok := wants[m.To[0]+"|"+p.subject]
+		if !ok {
+			t.Errorf("unexpected e-mail to %s: %q", m.To[0], p.subject)
+			continue
+		}
+		delete(wants, m.To[0]+"|"+p.subject)
+		if p.to != w.to || p.from != "billing@agents.agentic.local" {
+			t.Errorf("%q: From %s To %s", p.subject, p.from, p.to)
+		}
+		if !strings.Contains(p.text, w.text) || !strings.Contains(p.text, "https://app.example.test/dashboard/wallet") {
+			t.Errorf("%q: text\n%s", p.subject, p.text)
+		}
+		if !strings.Contains(p.html, `href="https://app.example.test/dashboard/wallet"`) ||
+			!strings.Contains(p.html, strings.ReplaceAll(w.text[:20], "'", "&#39;")) {
+			t.Errorf("%q: html\n%s", p.subject, p.html)
+		}
+		if v := p.header.Get("Auto-Submitted"); v != "auto-generated" {
+			t.Errorf("%q: Auto-Submitted %q", p.subject, v)
+		}
+	}
+	if len(wants) != 0 {
+		t.Errorf("missing e-mails: %v", wants)
+	}
+
+	var sent, queued int
+	if err := pool.QueryRow(context.Background(),
+		`SELECT count(*) FILTER (WHERE state = 'sent'), count(*) FROM notifications`).Scan(&sent, &queued); err != nil {
+		t.Fatal(err)
+	}
+	if queued != 5 {
+		t.Errorf("notifications: %d sent of %d queued, want 5", sent, queued)
+	}
+	waitFor(t, "all notifications recorded sent", func() bool {
+		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM notifications WHERE state = 'sent'`).Scan(&sent)
+		return sent == 5
+	})
+
+	// A redelivery much later (e.g. after a rebalance) is still nothing.
+	produceWallet(t, r.brokers, low)
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(r.sink.Messages()); n != 5 {
+		t.Errorf("after a redelivery the relay has %d messages, want 5", n)
+	}
+}
