@@ -9,6 +9,12 @@ import { fakeIdentity } from '@/test/fake-firebase';
 
 vi.setConfig({ testTimeout: 45_000 });
 
+// The editor's header reads the signed-in user's agent fees (AgentFeeNotice).
+vi.mock('@/features/auth', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@/features/auth')>()),
+  useAuth: () => ({ user: { uid: 'u1' } }),
+}));
+
 vi.mock('@/lib/firebase', () => ({
   loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
 }));

@@ -12,6 +12,12 @@ import { json } from '../test/fake-stream';
 configure({ defaultHidden: true });
 vi.setConfig({ testTimeout: 30_000 });
 
+// The editor's header reads the signed-in user's agent fees (AgentFeeNotice).
+vi.mock('@/features/auth', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@/features/auth')>()),
+  useAuth: () => ({ user: { uid: 'u1' } }),
+}));
+
 vi.mock('@/lib/firebase', () => ({
   loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
 }));
