@@ -9,41 +9,27 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
-// api talks to the gateway and the Auth emulator.
+// api is the shared client of the gateway and the Auth emulator plus what
+// only this bench does (documents, conversations, SSE messages, cleanup).
 type api struct {
-	base, emulator, apiKey string
-	hc                     *http.Client
-	wait                   time.Duration // how long setup calls retry a stack that is (re)starting
-	health                 []string
-	seq                    atomic.Int64
-	run, project           string
-	linkMu                 sync.Mutex
-	linked                 []linked
-}
-
-func newHTTPClient() *http.Client {
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        1024,
-		MaxIdleConnsPerHost: 512,
-		IdleConnTimeout:     90 * time.Second,
-		ForceAttemptHTTP2:   false,
-	}
-	return &http.Client{Transport: tr}
+	*benchstack.API
+	project string
+	linkMu  sync.Mutex
+	linked  []linked
 }
 
 // account is one signed-up user.
 type account struct {
-	uid, email, token string
+	benchstack.Account
 	// chat state (one goroutine at a time)
 	conv   string
 	turns  int
@@ -51,169 +37,18 @@ type account struct {
 	used   int
 }
 
-// httpError is a non-2xx answer in the platform shape.
-type httpError struct {
-	Status  int
-	Code    string `json:"error"`
-	Message string `json:"message"`
-}
-
-func (e *httpError) Error() string {
-	return fmt.Sprintf("HTTP %d %s: %s", e.Status, e.Code, e.Message)
-}
-
-// retryable: the stack (or one service) is restarting.
-func retryable(err error) bool {
-	var he *httpError
-	if errors.As(err, &he) {
-		return he.Status == http.StatusBadGateway || he.Status == http.StatusServiceUnavailable ||
-			he.Status == http.StatusGatewayTimeout
-	}
-	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
-
-// do sends one JSON request; out (if not nil) receives a 2xx body.
-func (a *api) do(ctx context.Context, method, url, token string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		he := &httpError{Status: resp.StatusCode}
-		if json.Unmarshal(b, he) != nil || he.Code == "" {
-			he.Code = strings.TrimSpace(string(b[:min(len(b), 200)]))
-		}
-		he.Status = resp.StatusCode
-		return he
-	}
-	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("%s %s: decode: %w", method, url, err)
-		}
-	}
-	return nil
-}
-
-// doRetry is do, retried with back-off while the stack restarts (transport
-// errors, 502/503/504), for up to a.wait.
-func (a *api) doRetry(ctx context.Context, method, url, token string, body, out any) error {
-	deadline := time.Now().Add(a.wait)
-	delay := 250 * time.Millisecond
-	for {
-		err := a.do(ctx, method, url, token, body, out)
-		if err == nil || !retryable(err) || time.Now().After(deadline) {
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", method, strings.TrimPrefix(url, a.base), err)
-			}
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 2*time.Second)
-	}
-}
-
-// waitHealthy polls the gateway's /healthz and every service's /readyz until
-// all answer 200 (the lead's stack restarts services when code changes).
-func (a *api) waitHealthy(ctx context.Context) error {
-	urls := append([]string{a.base + "/healthz"}, a.health...)
-	deadline := time.Now().Add(a.wait)
-	for {
-		var bad []string
-		for _, u := range urls {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-			resp, err := a.hc.Do(req)
-			if err != nil {
-				bad = append(bad, u+": "+err.Error())
-				continue
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				bad = append(bad, fmt.Sprintf("%s: HTTP %d", u, resp.StatusCode))
-			}
-		}
-		if len(bad) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("stack not healthy after %s: %s", a.wait, strings.Join(bad, "; "))
-		}
-		logf("waiting for the stack: %s", strings.Join(bad, "; "))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
-}
-
 // signUp creates an e-mail account on the Auth emulator and onboards it
-// through the gateway (identity: POST /api/user/onboarding {displayName}).
+// through the gateway.
 func (a *api) signUp(ctx context.Context, prefix string) (*account, error) {
-	n := a.seq.Add(1)
-	name := fmt.Sprintf("%s%s%d", prefix, a.run, n)
-	email := strings.ToLower(name) + "@bench.example.com"
-	var out struct {
-		IDToken string `json:"idToken"`
-		LocalID string `json:"localId"`
-	}
-	url := fmt.Sprintf("%s/identitytoolkit.googleapis.com/v1/accounts:signUp?key=%s", a.emulator, a.apiKey)
-	if err := a.doRetry(ctx, http.MethodPost, url, "",
-		map[string]any{"email": email, "password": "bench-secret-123", "returnSecureToken": true}, &out); err != nil {
-		return nil, fmt.Errorf("emulator signUp: %w", err)
-	}
-	acc := &account{uid: out.LocalID, email: email, token: out.IDToken}
-	if err := a.doRetry(ctx, http.MethodPost, a.base+"/api/user/onboarding", acc.token,
-		map[string]any{"displayName": name}, nil); err != nil {
-		return nil, fmt.Errorf("onboarding: %w", err)
-	}
-	return acc, nil
-}
-
-type agent struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-func (a *api) createAgent(ctx context.Context, owner *account, name, instructions string) (*agent, error) {
-	var ag agent
-	err := a.doRetry(ctx, http.MethodPost, a.base+"/api/agents", owner.token, map[string]any{
-		"name": name, "description": "An agent created by bench/conversations to measure chat answers.",
-		"category": "Education", "isPublic": false, "iconName": "ri-robot-line", "iconColor": "#FF3E00",
-		"userId": owner.uid, "instructions": instructions, "tags": []string{"bench"},
-	}, &ag)
+	acc, err := a.SignUp(ctx, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("create agent: %w", err)
+		return nil, err
 	}
-	return &ag, nil
+	return &account{Account: *acc}, nil
+}
+
+func (a *api) createAgent(ctx context.Context, owner *account, name, instructions string) (*benchstack.Agent, error) {
+	return a.CreateAgent(ctx, &owner.Account, name, "An agent created by bench/conversations to measure chat answers.", instructions)
 }
 
 type document struct {
@@ -228,7 +63,7 @@ type document struct {
 // linkDocument links a Drive-simulator document and waits until it is indexed.
 func (a *api) linkDocument(ctx context.Context, owner *account, agentID, name, url string, wait time.Duration) error {
 	var d document
-	if err := a.doRetry(ctx, http.MethodPost, a.base+"/api/agents/"+agentID+"/documents", owner.token,
+	if err := a.DoRetry(ctx, http.MethodPost, a.Base+"/api/agents/"+agentID+"/documents", owner.Token,
 		map[string]any{"name": name, "url": url, "labels": []string{}, "sharingStatus": "shared"}, &d); err != nil {
 		return fmt.Errorf("link document: %w", err)
 	}
@@ -236,7 +71,7 @@ func (a *api) linkDocument(ctx context.Context, owner *account, agentID, name, u
 	deadline := time.Now().Add(wait)
 	for {
 		var docs []document
-		if err := a.doRetry(ctx, http.MethodGet, a.base+"/api/agents/"+agentID+"/documents", owner.token, nil, &docs); err != nil {
+		if err := a.DoRetry(ctx, http.MethodGet, a.Base+"/api/agents/"+agentID+"/documents", owner.Token, nil, &docs); err != nil {
 			return err
 		}
 		for _, x := range docs {
@@ -267,20 +102,20 @@ func (a *api) invite(ctx context.Context, owner *account, agentID string, sub *a
 	var s struct {
 		Status string `json:"status"`
 	}
-	if err := a.doRetry(ctx, http.MethodPost, a.base+"/api/agents/"+agentID+"/subscribers", owner.token,
-		map[string]any{"email": sub.email}, &s); err != nil {
+	if err := a.DoRetry(ctx, http.MethodPost, a.Base+"/api/agents/"+agentID+"/subscribers", owner.Token,
+		map[string]any{"email": sub.Email}, &s); err != nil {
 		return fmt.Errorf("invite: %w", err)
 	}
 	if s.Status == "active" {
 		return nil
 	}
 	// Invited: active once the catalog learns the user exists (user.onboarded event).
-	deadline := time.Now().Add(a.wait)
+	deadline := time.Now().Add(a.Wait)
 	for time.Now().Before(deadline) {
 		var shared []struct {
 			ID string `json:"id"`
 		}
-		if err := a.doRetry(ctx, http.MethodGet, a.base+"/api/agents/shared", sub.token, nil, &shared); err != nil {
+		if err := a.DoRetry(ctx, http.MethodGet, a.Base+"/api/agents/shared", sub.Token, nil, &shared); err != nil {
 			return err
 		}
 		for _, x := range shared {
@@ -290,14 +125,14 @@ func (a *api) invite(ctx context.Context, owner *account, agentID string, sub *a
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	return fmt.Errorf("subscriber %s still %q after %s", sub.email, s.Status, a.wait)
+	return fmt.Errorf("subscriber %s still %q after %s", sub.Email, s.Status, a.Wait)
 }
 
 func (a *api) createConversation(ctx context.Context, acc *account, agentID, title string) (string, error) {
 	var c struct {
 		ID string `json:"id"`
 	}
-	if err := a.doRetry(ctx, http.MethodPost, a.base+"/api/agents/"+agentID+"/conversations", acc.token,
+	if err := a.DoRetry(ctx, http.MethodPost, a.Base+"/api/agents/"+agentID+"/conversations", acc.Token,
 		map[string]any{"title": title}, &c); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
@@ -313,7 +148,7 @@ type passage struct {
 
 func (a *api) search(ctx context.Context, owner *account, agentID, query string, limit int) ([]passage, error) {
 	var ps []passage
-	err := a.doRetry(ctx, http.MethodPost, a.base+"/api/agents/"+agentID+"/knowledge/search", owner.token,
+	err := a.DoRetry(ctx, http.MethodPost, a.Base+"/api/agents/"+agentID+"/knowledge/search", owner.Token,
 		map[string]any{"query": query, "limit": limit}, &ps)
 	return ps, err
 }
@@ -328,7 +163,7 @@ func (a *api) balance(ctx context.Context, acc *account) (balance, error) {
 	var out struct {
 		Data balance `json:"data"`
 	}
-	err := a.do(ctx, http.MethodGet, a.base+"/api/user/balance", acc.token, nil, &out)
+	err := a.Do(ctx, http.MethodGet, a.Base+"/api/user/balance", acc.Token, nil, &out)
 	return out.Data, err
 }
 
@@ -348,7 +183,7 @@ func (a *api) transactions(ctx context.Context, acc *account) ([]txItem, error) 
 	var all []txItem
 	snapshot := int64(-1)
 	for offset := 0; ; {
-		url := fmt.Sprintf("%s/api/user/transactions?limit=100&offset=%d", a.base, offset)
+		url := fmt.Sprintf("%s/api/user/transactions?limit=100&offset=%d", a.Base, offset)
 		if snapshot >= 0 {
 			url += fmt.Sprintf("&snapshot=%d", snapshot)
 		}
@@ -361,7 +196,7 @@ func (a *api) transactions(ctx context.Context, acc *account) ([]txItem, error) 
 				} `json:"meta"`
 			} `json:"data"`
 		}
-		if err := a.doRetry(ctx, http.MethodGet, url, acc.token, nil, &out); err != nil {
+		if err := a.DoRetry(ctx, http.MethodGet, url, acc.Token, nil, &out); err != nil {
 			return nil, err
 		}
 		all = append(all, out.Data.Items...)
@@ -424,7 +259,7 @@ var sseBufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<
 func (a *api) sendMessage(ctx context.Context, acc *account, convID, content, clientID string) *result {
 	r := &result{}
 	body, _ := json.Marshal(map[string]string{"content": content, "clientMessageId": clientID})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/api/conversations/"+convID+"/messages",
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.Base+"/api/conversations/"+convID+"/messages",
 		bytes.NewReader(body))
 	if err != nil {
 		r.Err = err
@@ -432,9 +267,9 @@ func (a *api) sendMessage(ctx context.Context, acc *account, convID, content, cl
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+acc.token)
+	req.Header.Set("Authorization", "Bearer "+acc.Token)
 	r.Sent = time.Now()
-	resp, err := a.hc.Do(req)
+	resp, err := a.HC.Do(req)
 	if err != nil {
 		r.Err, r.Total = err, time.Since(r.Sent)
 		return r
@@ -444,7 +279,7 @@ func (a *api) sendMessage(ctx context.Context, acc *account, convID, content, cl
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		r.Total = time.Since(r.Sent)
-		var he httpError
+		var he benchstack.HTTPError
 		if json.Unmarshal(b, &he) == nil && he.Code != "" {
 			r.Code, r.Message = he.Code, he.Message
 		} else if resp.StatusCode == http.StatusOK {
@@ -520,7 +355,7 @@ func (a *api) dispatch(r *result, event string, data []byte) {
 			r.Done = "?"
 		}
 	case "error":
-		var e httpError
+		var e benchstack.HTTPError
 		_ = json.Unmarshal(data, &e)
 		r.Code, r.Message = e.Code, e.Message
 		if r.Code == "" {
@@ -541,7 +376,7 @@ func (a *api) conversation(ctx context.Context, acc *account, id string) ([]mess
 	var c struct {
 		Messages []message `json:"messages"`
 	}
-	err := a.doRetry(ctx, http.MethodGet, a.base+"/api/conversations/"+id, acc.token, nil, &c)
+	err := a.DoRetry(ctx, http.MethodGet, a.Base+"/api/conversations/"+id, acc.Token, nil, &c)
 	return c.Messages, err
 }
 
@@ -578,8 +413,8 @@ func (a *api) unlink(ctx context.Context, ls []linked) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			err := a.doRetry(ctx, http.MethodDelete, a.base+"/api/agents/"+l.agentID+"/documents/"+l.docID, l.acc.token, nil, nil)
-			var he *httpError
+			err := a.DoRetry(ctx, http.MethodDelete, a.Base+"/api/agents/"+l.agentID+"/documents/"+l.docID, l.acc.Token, nil, nil)
+			var he *benchstack.HTTPError
 			if err != nil && !(errors.As(err, &he) && he.Status == http.StatusNotFound) {
 				failed.Add(1)
 			}
@@ -597,7 +432,7 @@ func (a *api) sweep(ctx context.Context) error {
 	var ls []linked
 	page := ""
 	for {
-		url := a.emulator + "/identitytoolkit.googleapis.com/v1/projects/" + a.project + "/accounts:batchGet?maxResults=1000"
+		url := a.Emulator + "/identitytoolkit.googleapis.com/v1/projects/" + a.project + "/accounts:batchGet?maxResults=1000"
 		if page != "" {
 			url += "&nextPageToken=" + page
 		}
@@ -609,7 +444,7 @@ func (a *api) sweep(ctx context.Context) error {
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		req.Header.Set("Authorization", "Bearer owner") // the emulator's admin credential
-		resp, err := a.hc.Do(req)
+		resp, err := a.HC.Do(req)
 		if err != nil {
 			return err
 		}
@@ -627,18 +462,18 @@ func (a *api) sweep(ctx context.Context) error {
 				IDToken string `json:"idToken"`
 				LocalID string `json:"localId"`
 			}
-			if err := a.doRetry(ctx, http.MethodPost, fmt.Sprintf("%s/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=%s", a.emulator, a.apiKey),
-				"", map[string]any{"email": e, "password": "bench-secret-123", "returnSecureToken": true}, &s); err != nil {
+			if err := a.DoRetry(ctx, http.MethodPost, fmt.Sprintf("%s/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=%s", a.Emulator, a.APIKey),
+				"", map[string]any{"email": e, "password": benchstack.Password, "returnSecureToken": true}, &s); err != nil {
 				continue
 			}
-			acc := &account{uid: s.LocalID, email: e, token: s.IDToken}
-			var agents []agent
-			if err := a.doRetry(ctx, http.MethodGet, a.base+"/api/agents", acc.token, nil, &agents); err != nil {
+			acc := &account{Account: benchstack.Account{UID: s.LocalID, Email: e, Token: s.IDToken}}
+			var agents []benchstack.Agent
+			if err := a.DoRetry(ctx, http.MethodGet, a.Base+"/api/agents", acc.Token, nil, &agents); err != nil {
 				continue
 			}
 			for _, ag := range agents {
 				var docs []document
-				if err := a.doRetry(ctx, http.MethodGet, a.base+"/api/agents/"+ag.ID+"/documents", acc.token, nil, &docs); err != nil {
+				if err := a.DoRetry(ctx, http.MethodGet, a.Base+"/api/agents/"+ag.ID+"/documents", acc.Token, nil, &docs); err != nil {
 					continue
 				}
 				for _, d := range docs {

@@ -2,9 +2,12 @@ module github.com/agentic-app/agentic/bench/conversations
 
 go 1.26.0
 
+replace github.com/agentic-app/agentic/bench/benchstack => ../benchstack
+
 replace github.com/agentic-app/agentic/proto => ../../proto
 
 require (
+	github.com/agentic-app/agentic/bench/benchstack v0.0.0
 	github.com/agentic-app/agentic/proto v0.0.0
 	google.golang.org/grpc v1.85.0
 )

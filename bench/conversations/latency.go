@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 // chatter is one of the concurrent "users": an owner with an agent (and its
@@ -24,7 +26,7 @@ import (
 type chatter struct {
 	owner    *account
 	accounts []*account // owner first
-	agent    *agent
+	agent    *benchstack.Agent
 	next     int
 }
 
@@ -112,7 +114,7 @@ const instructions = "Help the users of this agent with the linked document: ans
 
 // setupChatters signs up n owners (each with an agent, the document, k-1
 // subscribers, and funds) with limited parallelism.
-func setupChatters(ctx context.Context, a *api, w *walletClient, n, k, par int, doc benchDoc, fund int64) ([]*chatter, error) {
+func setupChatters(ctx context.Context, a *api, w *benchstack.Wallet, n, k, par int, doc benchDoc, fund int64) ([]*chatter, error) {
 	out := make([]*chatter, n)
 	var firstErr error
 	var mu sync.Mutex
@@ -132,10 +134,10 @@ func setupChatters(ctx context.Context, a *api, w *walletClient, n, k, par int, 
 				if err != nil {
 					return nil, err
 				}
-				if err := a.linkDocument(ctx, owner, ag.ID, doc.name, doc.url, a.wait); err != nil {
+				if err := a.linkDocument(ctx, owner, ag.ID, doc.name, doc.url, a.Wait); err != nil {
 					return nil, err
 				}
-				if err := w.credit(ctx, owner.uid, fund, "bench/conversations: latency run funding"); err != nil {
+				if err := w.Credit(ctx, owner.UID, fund, "bench/conversations: latency run funding"); err != nil {
 					return nil, fmt.Errorf("credit: %w", err)
 				}
 				c := &chatter{owner: owner, accounts: []*account{owner}, agent: ag}
@@ -273,8 +275,8 @@ type latencyConfig struct {
 	probeEvery                                         time.Duration
 }
 
-func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig, doc benchDoc) (fails []string, err error) {
-	fmt.Printf("\n== Latency/throughput: %d concurrent users chatting through %s (SSE), %s\n", cfg.users, a.base, cfg.duration)
+func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyConfig, doc benchDoc) (fails []string, err error) {
+	fmt.Printf("\n== Latency/throughput: %d concurrent users chatting through %s (SSE), %s\n", cfg.users, a.Base, cfg.duration)
 	t0 := time.Now()
 	chatters, err := setupChatters(ctx, a, w, cfg.users, cfg.accountsPerUser, cfg.setupPar, doc, cfg.fund)
 	if err != nil {
@@ -304,7 +306,7 @@ func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig,
 				warmMu.Unlock()
 				return
 			}
-			r := a.sendMessage(ctx, acc, conv, qs[i%len(qs)], fmt.Sprintf("warm-%s-%d", a.run, i))
+			r := a.sendMessage(ctx, acc, conv, qs[i%len(qs)], fmt.Sprintf("warm-%s-%d", a.Run, i))
 			warmMu.Lock()
 			warm[r.outcome()]++
 			if r.Usage != nil && i%len(qs) == 0 {
@@ -326,7 +328,7 @@ func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig,
 		}
 		prompts[i] = buildSimPrompt(chatters[0].agent.Name, instructions, ps, q)
 	}
-	probeHC := newHTTPClient()
+	probeHC := benchstack.NewHTTPClient()
 	var idle []time.Duration
 	var probeTok int64
 	for i := 0; i < 30; i++ {
@@ -409,7 +411,7 @@ func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig,
 				acc.used++
 				acc.turns++
 				// The message itself is not cut at the deadline: in-flight answers finish.
-				r := a.sendMessage(ctx, acc, acc.conv, qs[(ci+n)%len(qs)], fmt.Sprintf("m-%s-%d-%d", a.run, ci, n))
+				r := a.sendMessage(ctx, acc, acc.conv, qs[(ci+n)%len(qs)], fmt.Sprintf("m-%s-%d-%d", a.Run, ci, n))
 				mu.Lock()
 				results = append(results, r)
 				mu.Unlock()
@@ -448,9 +450,9 @@ func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig,
 			}
 		}
 	}
-	modelP50 := quantile(sortedCopy(loaded), .5)
+	modelP50 := benchstack.Quantile(benchstack.SortedCopy(loaded), .5)
 	if len(loaded) == 0 {
-		modelP50 = quantile(sortedCopy(idle), .5)
+		modelP50 = benchstack.Quantile(benchstack.SortedCopy(idle), .5)
 	}
 	for _, d := range ttft {
 		platform = append(platform, d-modelP50)
@@ -469,13 +471,13 @@ func latencyRun(ctx context.Context, a *api, w *walletClient, cfg latencyConfig,
 	fmt.Printf("  client full answer (request → done):    %s\n", dist(total))
 	fmt.Printf("  model TTFT, simulator direct, idle:     %s\n", dist(idle))
 	fmt.Printf("  model TTFT, simulator direct, in run:   %s\n", dist(loaded))
-	fmt.Printf("  platform-added (client TTFT − model TTFT p50 in run = %s): %s\n", ms(modelP50), dist(platform))
-	p99 := quantile(sortedCopy(platform), .99)
+	fmt.Printf("  platform-added (client TTFT − model TTFT p50 in run = %s): %s\n", benchstack.MS(modelP50), dist(platform))
+	p99 := benchstack.Quantile(benchstack.SortedCopy(platform), .99)
 	verdict := "MET"
 	if p99 > 25*time.Millisecond {
 		verdict = "NOT MET"
 	}
-	fmt.Printf("  target platform-added p99 ≤ 25 ms: %s (p99 %s)\n", verdict, ms(p99))
+	fmt.Printf("  target platform-added p99 ≤ 25 ms: %s (p99 %s)\n", verdict, benchstack.MS(p99))
 	if merr == nil && merr2 == nil {
 		for _, n := range hists {
 			d := after[n].sub(before[n])

@@ -30,6 +30,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 var verbose = true
@@ -87,19 +89,18 @@ func main() {
 	_, _ = rand.Read(b)
 	run := hex.EncodeToString(b)
 
-	a := &api{base: strings.TrimRight(*base, "/"), emulator: strings.TrimRight(*emulator, "/"), apiKey: *apiKey,
-		hc: newHTTPClient(), wait: *wait, run: run, project: *project}
-	a.health = splitList(*health)
-	w, err := dialWallet(*walletAddr, run, *wait)
+	a := &api{API: &benchstack.API{Base: strings.TrimRight(*base, "/"), Emulator: strings.TrimRight(*emulator, "/"), APIKey: *apiKey,
+		HC: benchstack.NewHTTPClient(), Wait: *wait, Run: run, Health: benchstack.SplitList(*health), Logf: logf}, project: *project}
+	w, err := benchstack.DialWallet(*walletAddr, "bench-conv", run, *wait)
 	if err != nil {
 		fatal(err)
 	}
-	defer w.conn.Close()
+	defer w.Conn.Close()
 
 	load, _ := readLoad1()
 	fmt.Printf("bench/conversations run %s at %s — %s, %d CPUs (GOMAXPROCS %d), load average %.1f at start\n",
-		run, time.Now().Format(time.RFC3339), a.base, numCPU(), runtime.GOMAXPROCS(0), load)
-	if err := a.waitHealthy(ctx); err != nil {
+		run, time.Now().Format(time.RFC3339), a.Base, numCPU(), runtime.GOMAXPROCS(0), load)
+	if err := a.WaitHealthy(ctx); err != nil {
 		fatal(err)
 	}
 	if *phases == "cleanup" {
@@ -108,7 +109,7 @@ func main() {
 		}
 		return
 	}
-	doc, err := seededDoc(ctx, a.hc, strings.TrimRight(*driveSim, "/"))
+	doc, err := seededDoc(ctx, a.HC, strings.TrimRight(*driveSim, "/"))
 	if err != nil {
 		fatal(err)
 	}
@@ -119,14 +120,14 @@ func main() {
 		want[strings.TrimSpace(p)] = true
 	}
 	if want["latency"] {
-		if err := a.waitHealthy(ctx); err != nil {
+		if err := a.WaitHealthy(ctx); err != nil {
 			fatal(err)
 		}
 		f, err := latencyRun(ctx, a, w, latencyConfig{
 			users: *users, accountsPerUser: max(1, *accounts), turns: max(1, *turns), rateLimit: *rateLimit,
 			setupPar: *setupPar, rateWindow: *rateWindow, duration: *duration, fund: 20_000_000,
 			simURL: strings.TrimRight(*llmURL, "/"), simModel: *llmModel, metricsURL: *metricsURL, maxOutput: *maxOut,
-			probeEvery: *probeEvery, serviceMetrics: splitList(*serviceMetrics),
+			probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),
 		}, doc)
 		if err != nil {
 			fails = append(fails, "latency run: "+err.Error())
@@ -135,7 +136,7 @@ func main() {
 		fails = append(fails, f...)
 	}
 	if want["wallet"] {
-		if err := a.waitHealthy(ctx); err != nil {
+		if err := a.WaitHealthy(ctx); err != nil {
 			fatal(err)
 		}
 		if err := walletBench(ctx, w, *walletUsers, *walletConc, *walletDur); err != nil {
@@ -144,7 +145,7 @@ func main() {
 		}
 	}
 	if want["money"] {
-		if err := a.waitHealthy(ctx); err != nil {
+		if err := a.WaitHealthy(ctx); err != nil {
 			fatal(err)
 		}
 		f, err := moneyRun(ctx, a, w, moneyConfig{
@@ -169,16 +170,6 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("PASS")
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func fatal(err error) {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 // --- pricing (docs/llm.md, docs/conversations.md) ----------------------------
@@ -87,7 +89,7 @@ func (p *pollStats) add(bal, held int64) {
 	}
 }
 
-func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc benchDoc) ([]string, error) {
+func moneyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg moneyConfig, doc benchDoc) ([]string, error) {
 	c := &checks{}
 	fmt.Printf("\n== Money correctness: %d concurrent messages against one owner's wallet holding %d worst-case reserves\n",
 		cfg.messages, cfg.answers)
@@ -102,11 +104,11 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	if err != nil {
 		return nil, err
 	}
-	if err := a.linkDocument(ctx, owner, ag.ID, doc.name, doc.url, a.wait); err != nil {
+	if err := a.linkDocument(ctx, owner, ag.ID, doc.name, doc.url, a.Wait); err != nil {
 		return nil, err
 	}
 	const fund0 = 10_050_000 // a $10 agent fee (if the wallet charges one) + the calibration answer
-	if err := w.credit(ctx, owner.uid, fund0, "bench/conversations: money run funding"); err != nil {
+	if err := w.Credit(ctx, owner.UID, fund0, "bench/conversations: money run funding"); err != nil {
 		return nil, fmt.Errorf("credit: %w", err)
 	}
 	senders := make([]*account, cfg.senders)
@@ -142,7 +144,7 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	if err != nil {
 		return nil, err
 	}
-	cal := a.sendMessage(ctx, owner, calConv, q, "cal-"+a.run)
+	cal := a.sendMessage(ctx, owner, calConv, q, "cal-"+a.Run)
 	if !cal.answered() || cal.Usage == nil {
 		return nil, fmt.Errorf("calibration answer failed: %s %s %v", cal.outcome(), cal.Message, cal.Err)
 	}
@@ -170,11 +172,11 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 		fmt.Printf("  agent fee charged at the first answer: %s (%q)\n", usd(feeMicros), feeDesc)
 	} else {
 		var fees any
-		ferr := a.do(ctx, http.MethodGet, a.base+"/api/user/agent-fees", owner.token, nil, &fees)
+		ferr := a.Do(ctx, http.MethodGet, a.Base+"/api/user/agent-fees", owner.Token, nil, &fees)
 		note("no agent fee ('Agentic User fee …' expense) was charged at the agent's first answer (history: %d entries; GET /api/user/agent-fees → %v %v)",
 			len(hist0), fees, ferr)
 	}
-	bal, held, err := w.balance(ctx, owner.uid)
+	bal, held, err := w.Balance(ctx, owner.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -184,14 +186,14 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	// 3. Available money = answers × R + R/2: at most `answers` reserves can be open at once.
 	target := int64(cfg.answers)*reserve + reserve/2
 	if avail := bal - held; avail < target {
-		err = w.credit(ctx, owner.uid, target-avail, "bench/conversations: money run top-up to the target")
+		err = w.Credit(ctx, owner.UID, target-avail, "bench/conversations: money run top-up to the target")
 	} else if avail > target {
-		err = w.charge(ctx, owner.uid, avail-target, "bench/conversations: trim to the target")
+		err = w.Charge(ctx, owner.UID, avail-target, "bench/conversations: trim to the target")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("set the target balance: %w", err)
 	}
-	b0, h0, err := w.balance(ctx, owner.uid)
+	b0, h0, err := w.Balance(ctx, owner.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +249,7 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	var pollWG sync.WaitGroup
 	pollWG.Go(func() {
 		for pollCtx.Err() == nil {
-			if b, h, err := w.balance(pollCtx, owner.uid); err == nil {
+			if b, h, err := w.Balance(pollCtx, owner.UID); err == nil {
 				grpcPoll.add(b, h)
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -269,7 +271,7 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	for i := range jobs {
 		wg.Go(func() {
 			<-gate
-			results[i] = a.sendMessage(ctx, jobs[i].acc, jobs[i].conv, q, fmt.Sprintf("money-%s-%d", a.run, i))
+			results[i] = a.sendMessage(ctx, jobs[i].acc, jobs[i].conv, q, fmt.Sprintf("money-%s-%d", a.Run, i))
 		})
 	}
 	t0 := time.Now()
@@ -281,7 +283,7 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 	// Let every capture settle (held back to 0), then stop polling.
 	var b1, h1 int64
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if b1, h1, err = w.balance(ctx, owner.uid); err == nil && h1 == 0 || time.Now().After(deadline) {
+		if b1, h1, err = w.Balance(ctx, owner.UID); err == nil && h1 == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -453,12 +455,12 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 			if err != nil {
 				return c.fails, err
 			}
-			bb, hh, err := w.balance(ctx, owner.uid)
+			bb, hh, err := w.Balance(ctx, owner.UID)
 			if err != nil {
 				return c.fails, err
 			}
 			avail := bb - hh
-			r := a.sendMessage(ctx, acc, conv, q, fmt.Sprintf("drain-%s-%d", a.run, i))
+			r := a.sendMessage(ctx, acc, conv, q, fmt.Sprintf("drain-%s-%d", a.Run, i))
 			switch {
 			case r.answered() && r.Usage != nil:
 				drained++
@@ -474,7 +476,7 @@ func moneyRun(ctx context.Context, a *api, w *walletClient, cfg moneyConfig, doc
 			}
 			break
 		}
-		b2, h2, _ := w.balance(ctx, owner.uid)
+		b2, h2, _ := w.Balance(ctx, owner.UID)
 		fmt.Printf("  drain (one at a time): %d more answered, then 402 at available %s (R = %s)\n", drained, usd(refusedAt), usd(reserve))
 		c.check(len(wrong) == 0 && refusedAt >= 0 && refusedAt < reserve, "drain: answered iff available ≥ R",
 			"%d answered with ≥ R available, first 402 at %s < R %s; problems %v", drained, usd(refusedAt), usd(reserve), wrong)

@@ -7,44 +7,21 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
-
-// quantile of sorted durations (nearest rank).
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	i = max(0, min(i, len(sorted)-1))
-	return sorted[i]
-}
-
-func sortedCopy(d []time.Duration) []time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
 // dist formats p50/p90/p99/max of d.
 func dist(d []time.Duration) string {
 	if len(d) == 0 {
 		return "n/a (no samples)"
 	}
-	s := sortedCopy(d)
-	var sum time.Duration
-	for _, x := range s {
-		sum += x
-	}
-	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s  mean %s  (n=%d)", ms(quantile(s, .5)), ms(quantile(s, .9)),
-		ms(quantile(s, .99)), ms(s[len(s)-1]), ms(sum/time.Duration(len(s))), len(s))
+	return benchstack.Dist(d)
 }
 
 // --- load average ---------------------------------------------------------

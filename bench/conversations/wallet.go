@@ -7,84 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/agentic-app/agentic/bench/benchstack"
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
 )
-
-// walletClient is the wallet's internal gRPC API (127.0.0.1:9104 locally).
-type walletClient struct {
-	conn *grpc.ClientConn
-	c    walletv1.WalletServiceClient
-	run  string
-	seq  atomic.Int64
-	wait time.Duration
-}
-
-func dialWallet(addr, run string, wait time.Duration) (*walletClient, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, err
-	}
-	return &walletClient{conn: conn, c: walletv1.NewWalletServiceClient(conn), run: run, wait: wait}, nil
-}
-
-func (w *walletClient) key(kind string) string {
-	return fmt.Sprintf("bench-conv:%s:%s:%d", w.run, kind, w.seq.Add(1))
-}
-
-// retry runs f while the wallet is restarting (UNAVAILABLE), up to w.wait.
-// Idempotency keys are fixed by the caller before the first attempt.
-func (w *walletClient) retry(ctx context.Context, f func(context.Context) error) error {
-	deadline := time.Now().Add(w.wait)
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := f(cctx)
-		cancel()
-		if err == nil || status.Code(err) != codes.Unavailable || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// credit funds uid with amount micro-dollars (an "income" transfer).
-func (w *walletClient) credit(ctx context.Context, uid string, amount int64, desc string) error {
-	key := w.key("credit")
-	return w.retry(ctx, func(ctx context.Context) error {
-		_, err := w.c.Credit(ctx, &walletv1.CreditRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: key, Description: desc})
-		return err
-	})
-}
-
-func (w *walletClient) charge(ctx context.Context, uid string, amount int64, desc string) error {
-	key := w.key("charge")
-	return w.retry(ctx, func(ctx context.Context) error {
-		_, err := w.c.Charge(ctx, &walletv1.ChargeRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: key, Description: desc})
-		return err
-	})
-}
-
-// balance returns (balance, held) in micro-dollars, straight from PostgreSQL.
-func (w *walletClient) balance(ctx context.Context, uid string) (int64, int64, error) {
-	var r *walletv1.GetBalanceResponse
-	err := w.retry(ctx, func(ctx context.Context) error {
-		var err error
-		r, err = w.c.GetBalance(ctx, &walletv1.GetBalanceRequest{Uid: uid})
-		return err
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	return r.BalanceMicros, r.HeldMicros, nil
-}
 
 // --- Reserve+Capture vs Charge ------------------------------------------------
 
@@ -121,12 +48,12 @@ func (s *opStats) errors() string {
 
 // walletBench runs plain Charge, then Reserve+Capture, each for d with conc
 // goroutines over users fresh wallets (no agent metadata: no agent fee).
-func walletBench(ctx context.Context, w *walletClient, users, conc int, d time.Duration) error {
+func walletBench(ctx context.Context, w *benchstack.Wallet, users, conc int, d time.Duration) error {
 	logf("wallet: funding %d wallets", users)
 	uids := make([]string, users)
 	for i := range uids {
-		uids[i] = fmt.Sprintf("bench-conv-wallet-%s-%d", w.run, i)
-		if err := w.credit(ctx, uids[i], 20_000_000, "bench/conversations: wallet throughput funding"); err != nil {
+		uids[i] = fmt.Sprintf("bench-conv-wallet-%s-%d", w.Run, i)
+		if err := w.Credit(ctx, uids[i], 20_000_000, "bench/conversations: wallet throughput funding"); err != nil {
 			return fmt.Errorf("credit: %w", err)
 		}
 	}
@@ -156,18 +83,18 @@ func walletBench(ctx context.Context, w *walletClient, users, conc int, d time.D
 		fmt.Printf("  %-16s %s\n", "", load.Stop())
 		return st
 	}
-	fmt.Printf("\n== Wallet gRPC (%s): Charge vs Reserve+Capture, %d goroutines, %d wallets, %s each\n", w.conn.Target(), conc, users, d)
+	fmt.Printf("\n== Wallet gRPC (%s): Charge vs Reserve+Capture, %d goroutines, %d wallets, %s each\n", w.Conn.Target(), conc, users, d)
 	ch := run("Charge", func(ctx context.Context, uid string) error {
-		_, err := w.c.Charge(ctx, &walletv1.ChargeRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: w.key("c"),
+		_, err := w.C.Charge(ctx, &walletv1.ChargeRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: w.Key("c"),
 			Description: "bench/conversations · charge"})
 		return err
 	})
 	rc := run("Reserve+Capture", func(ctx context.Context, uid string) error {
-		h, err := w.c.Reserve(ctx, &walletv1.ReserveRequest{Uid: uid, AmountMicros: reserve, IdempotencyKey: w.key("r"), TtlSeconds: 120})
+		h, err := w.C.Reserve(ctx, &walletv1.ReserveRequest{Uid: uid, AmountMicros: reserve, IdempotencyKey: w.Key("r"), TtlSeconds: 120})
 		if err != nil {
 			return err
 		}
-		_, err = w.c.Capture(ctx, &walletv1.CaptureRequest{HoldId: h.Hold.Id, AmountMicros: amount,
+		_, err = w.C.Capture(ctx, &walletv1.CaptureRequest{HoldId: h.Hold.Id, AmountMicros: amount,
 			Description: "bench/conversations · capture"})
 		return err
 	})

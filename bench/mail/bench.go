@@ -14,14 +14,16 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 const instructions = "Answer the user's e-mail briefly and helpfully."
 
 // sender is one owner with its agent.
 type sender struct {
-	acc   *account
-	agent *agent
+	acc   *benchstack.Account
+	agent *benchstack.Agent
 }
 
 // sent is one message accepted with 250 OK.
@@ -42,7 +44,7 @@ type report struct {
 	missingIDs          []string
 }
 
-func runBench(ctx context.Context, a *api, w *walletClient, md *maildevClient, cfg config) (*report, error) {
+func runBench(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, md *maildevClient, cfg config) (*report, error) {
 	rep := &report{refusals: map[string]int{}}
 	t0 := time.Now()
 	senders, err := setupSenders(ctx, a, w, cfg)
@@ -128,7 +130,7 @@ func runBench(ctx context.Context, a *api, w *walletClient, md *maildevClient, c
 	for s, snd := range senders {
 		n := perSender(cfg.messages, len(senders), s)
 		wg.Go(func() {
-			outcomes := sendAll(ctx, cfg.smtpAddr, a.run, s, snd, n, func(id string, at time.Time) {
+			outcomes := sendAll(ctx, cfg.smtpAddr, a.Run, s, snd, n, func(id string, at time.Time) {
 				mu.Lock()
 				accepted[id] = at
 				mu.Unlock()
@@ -216,7 +218,7 @@ func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, ok
 				continue
 			}
 		}
-		m := outgoing{From: snd.acc.email, To: snd.agent.Email, Subject: fmt.Sprintf("Bench question %d", i+1),
+		m := outgoing{From: snd.acc.Email, To: snd.agent.Email, Subject: fmt.Sprintf("Bench question %d", i+1),
 			Body: question(s, i) + "\n\nThanks!\n", MessageID: newMessageID(run, s, i), Date: time.Now()}
 		at, err := sendOne(c, m)
 		if err == nil {
@@ -289,7 +291,7 @@ func short(err error) string {
 }
 
 // setupSenders signs up cfg.senders owners, each with one agent, funded.
-func setupSenders(ctx context.Context, a *api, w *walletClient, cfg config) ([]sender, error) {
+func setupSenders(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, cfg config) ([]sender, error) {
 	out := make([]sender, cfg.senders)
 	var firstErr error
 	var mu sync.Mutex
@@ -301,18 +303,18 @@ func setupSenders(ctx context.Context, a *api, w *walletClient, cfg config) ([]s
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			s, err := func() (sender, error) {
-				owner, err := a.signUp(ctx, "mailer")
+				owner, err := a.SignUp(ctx, "mailer")
 				if err != nil {
 					return sender{}, err
 				}
-				ag, err := a.createAgent(ctx, owner, fmt.Sprintf("Bench Mail %d", i+1), instructions)
+				ag, err := createAgent(ctx, a, owner, fmt.Sprintf("Bench Mail %d", i+1), instructions)
 				if err != nil {
 					return sender{}, err
 				}
 				if ag.Status != "" && ag.Status != "active" {
 					return sender{}, fmt.Errorf("agent %s is %q, not active", ag.ID, ag.Status)
 				}
-				if err := w.credit(ctx, owner.uid, cfg.fund, "bench/mail: funding"); err != nil {
+				if err := w.Credit(ctx, owner.UID, cfg.fund, "bench/mail: funding"); err != nil {
 					return sender{}, fmt.Errorf("credit: %w", err)
 				}
 				return sender{acc: owner, agent: ag}, nil
@@ -352,14 +354,14 @@ func (r *report) print(w io.Writer, cfg config) {
 			fmt.Fprintf(w, "  not accepted          %-40s ×%d\n", k, r.refusals[k])
 		}
 	}
-	fmt.Fprintf(w, "  250 OK → reply        %s\n", dist(r.latencies))
-	fmt.Fprintf(w, "  (seen by the poller)  %s  (poll every %s)\n", dist(r.observedLatencies), cfg.poll)
-	p99 := quantile(sortedCopy(r.latencies), .99)
+	fmt.Fprintf(w, "  250 OK → reply        %s\n", benchstack.Dist(r.latencies))
+	fmt.Fprintf(w, "  (seen by the poller)  %s  (poll every %s)\n", benchstack.Dist(r.observedLatencies), cfg.poll)
+	p99 := benchstack.Quantile(benchstack.SortedCopy(r.latencies), .99)
 	verdict := "PASS"
 	if p99 > cfg.target || len(r.latencies) == 0 {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "  p99 target ≤ %s       %s (p99 %s)\n", cfg.target, verdict, ms(p99))
+	fmt.Fprintf(w, "  p99 target ≤ %s       %s (p99 %s)\n", cfg.target, verdict, benchstack.MS(p99))
 	fmt.Fprintf(w, "  replies               %d of %d; missing %d after waiting %s (bound %s); duplicate replies %d\n",
 		r.accepted-r.missing, r.accepted, r.missing, r.waited.Round(time.Millisecond), cfg.timeout, r.duplicates)
 	if len(r.missingIDs) > 0 {
@@ -369,5 +371,5 @@ func (r *report) print(w io.Writer, cfg config) {
 
 func (r *report) pass(cfg config) bool {
 	return r.accepted == r.attempted && r.missing == 0 && r.duplicates == 0 && len(r.latencies) > 0 &&
-		quantile(sortedCopy(r.latencies), .99) <= cfg.target
+		benchstack.Quantile(benchstack.SortedCopy(r.latencies), .99) <= cfg.target
 }

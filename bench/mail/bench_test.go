@@ -6,31 +6,6 @@ import (
 	"time"
 )
 
-func TestQuantile(t *testing.T) {
-	var d []time.Duration
-	for i := 100; i >= 1; i-- {
-		d = append(d, time.Duration(i)*time.Millisecond)
-	}
-	s := sortedCopy(d)
-	for q, want := range map[float64]time.Duration{.5: 50 * time.Millisecond, .99: 99 * time.Millisecond, 1: 100 * time.Millisecond, 0: time.Millisecond} {
-		if got := quantile(s, q); got != want {
-			t.Errorf("quantile(%v) = %v, want %v", q, got, want)
-		}
-	}
-	if quantile(nil, .5) != 0 {
-		t.Error("empty: want 0")
-	}
-	if got := quantile([]time.Duration{7}, .99); got != 7 {
-		t.Errorf("one: %v", got)
-	}
-	if d[0] != 100*time.Millisecond {
-		t.Error("sortedCopy changed its input")
-	}
-	if got := dist(nil); got != "n=0" {
-		t.Errorf("dist(nil) = %q", got)
-	}
-}
-
 func TestPerSender(t *testing.T) {
 	total := 0
 	for i := range 50 {

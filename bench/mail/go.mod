@@ -2,19 +2,22 @@ module github.com/agentic-app/agentic/bench/mail
 
 go 1.26.0
 
+replace github.com/agentic-app/agentic/bench/benchstack => ../benchstack
+
 replace github.com/agentic-app/agentic/proto => ../../proto
 
 require (
-	github.com/agentic-app/agentic/proto v0.0.0
+	github.com/agentic-app/agentic/bench/benchstack v0.0.0
 	github.com/emersion/go-smtp v0.25.1
-	google.golang.org/grpc v1.85.0
 )
 
 require (
+	github.com/agentic-app/agentic/proto v0.0.0 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -35,6 +35,8 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 var verbose = true
@@ -81,7 +83,7 @@ func main() {
 	if err := cfg.check(); err != nil {
 		fatal(err)
 	}
-	for _, u := range append([]string{*base, cfg.maildev, *emulator}, splitList(*health)...) {
+	for _, u := range append([]string{*base, cfg.maildev, *emulator}, benchstack.SplitList(*health)...) {
 		if err := loopbackURL(u); err != nil {
 			fatal(err)
 		}
@@ -98,20 +100,20 @@ func main() {
 	_, _ = rand.Read(b)
 	run := hex.EncodeToString(b)
 
-	a := &api{base: strings.TrimRight(*base, "/"), emulator: strings.TrimRight(*emulator, "/"), apiKey: *apiKey,
-		hc: newHTTPClient(), wait: *wait, run: run, health: splitList(*health)}
-	w, err := dialWallet(*walletAddr, run, *wait)
+	a := &benchstack.API{Base: strings.TrimRight(*base, "/"), Emulator: strings.TrimRight(*emulator, "/"), APIKey: *apiKey,
+		HC: benchstack.NewHTTPClient(), Wait: *wait, Run: run, Health: benchstack.SplitList(*health), Logf: logf}
+	w, err := benchstack.DialWallet(*walletAddr, "bench-mail", run, *wait)
 	if err != nil {
 		fatal(err)
 	}
-	defer w.conn.Close()
+	defer w.Conn.Close()
 
 	fmt.Printf("bench/mail run %s at %s — SMTP %s, maildev %s, %d senders × %d messages\n",
 		run, time.Now().Format(time.RFC3339), cfg.smtpAddr, cfg.maildev, cfg.senders, cfg.messages)
-	if err := a.waitHealthy(ctx); err != nil {
+	if err := a.WaitHealthy(ctx); err != nil {
 		fatal(err)
 	}
-	md := &maildevClient{base: cfg.maildev, hc: a.hc}
+	md := &maildevClient{base: cfg.maildev, hc: a.HC}
 	if err := md.ping(ctx); err != nil {
 		fatal(err)
 	}
@@ -177,16 +179,6 @@ func loopbackHost(h, what string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: not a loopback address (the bench only talks to the local stack)", what)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func fatal(err error) {

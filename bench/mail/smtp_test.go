@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+
+	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
 type sinkBackend struct {
@@ -56,7 +58,7 @@ func TestSendAll(t *testing.T) {
 	defer srv.Close()
 
 	var ids []string
-	snd := sender{acc: &account{email: "a@bench.example.com"}, agent: &agent{Email: "agent@agents.example"}}
+	snd := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "agent@agents.example"}}
 	out := sendAll(context.Background(), ln.Addr().String(), "run1", 2, snd, 5, func(id string, at time.Time) { ids = append(ids, id) })
 	if len(out) != 0 || len(ids) != 5 {
 		t.Fatalf("outcomes %v, accepted %v", out, ids)
@@ -67,7 +69,7 @@ func TestSendAll(t *testing.T) {
 	}
 	be.mu.Unlock()
 
-	bad := sender{acc: &account{email: "a@bench.example.com"}, agent: &agent{Email: "stranger@agents.example"}}
+	bad := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "stranger@agents.example"}}
 	out = sendAll(context.Background(), ln.Addr().String(), "run1", 3, bad, 3, func(string, time.Time) { t.Error("accepted") })
 	if out["550 5.7.1 Sender not allowed"] != 3 {
 		t.Fatalf("outcomes %v", out)
