@@ -181,20 +181,24 @@ func (ix *Index) scope(ctx context.Context, agentID string, docIDs, labels []str
 	return out, nil
 }
 
-// term is a positive word of a query and its document frequency: how
-// many of the agent's chunks contain it (agent_lexemes).
+// term is a positive word of a query: its rarest lexeme that occurs in
+// the agent's chunks, and that lexeme's document frequency (how many of the
+// agent's chunks contain it, from agent_lexemes). A word is one term even
+// when it gives several lexemes ("point-slope" → point-slop, point, slope):
+// pairing a word with its own parts would match every chunk that has the
+// word and say nothing more.
 type term struct {
 	lexeme string
 	df     int
 }
 
 // plan is what a query text turns into: the websearch_to_tsquery (AND
-// semantics, phrases, negation) and, for the relaxed stages, the lexemes of
-// its positive words in query order with their frequencies, and those of
-// its excluded ("-word") words.
+// semantics, phrases, negation), the terms of its positive words in query
+// order, and the lexemes of its excluded ("-word") words.
 type plan struct {
 	and      string // tsquery text; "" when the query has no searchable words
-	terms    []term
+	terms    []term // words some chunk has
+	missing  bool   // some searchable word occurs in no chunk (a typo)
 	excluded []string
 }
 
@@ -209,25 +213,47 @@ func (ix *Index) plan(ctx context.Context, agentID, text string) (plan, error) {
 		}
 	}
 	var (
+		words   []int32
 		lexemes []string
 		dfs     []int32
 	)
 	err := ix.pool.QueryRow(ctx, `
-		WITH pos AS (
-			SELECT v.lexeme, v.positions[1] AS first, coalesce(a.chunks, 0) AS df
-			FROM unnest(to_tsvector('english', $2)) AS v
+		WITH t AS (
+			SELECT w.i::int AS i, v.lexeme, greatest(coalesce(a.chunks, 0), 0) AS df
+			FROM unnest($2::text[]) WITH ORDINALITY AS w(word, i)
+			CROSS JOIN LATERAL unnest(to_tsvector('english', w.word)) AS v
 			LEFT JOIN agent_lexemes a ON a.agent_id = $4 AND a.lexeme = v.lexeme
 		)
 		SELECT CASE WHEN numnode(q) = 0 THEN '' ELSE q::text END,
-		       ARRAY(SELECT lexeme FROM pos ORDER BY first, lexeme),
-		       ARRAY(SELECT greatest(df, 0) FROM pos ORDER BY first, lexeme),
+		       ARRAY(SELECT i FROM t ORDER BY i, lexeme),
+		       ARRAY(SELECT lexeme FROM t ORDER BY i, lexeme),
+		       ARRAY(SELECT df FROM t ORDER BY i, lexeme),
 		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)))
 		FROM websearch_to_tsquery('english', $1) AS q`,
-		text, strings.Join(positive, " "), strings.Join(negative, " "), agentID).Scan(&p.and, &lexemes, &dfs, &p.excluded)
-	for i, l := range lexemes {
-		p.terms = append(p.terms, term{l, int(dfs[i])})
+		text, positive, strings.Join(negative, " "), agentID).Scan(&p.and, &words, &lexemes, &dfs, &p.excluded)
+	if err != nil {
+		return p, err
 	}
-	return p, err
+	// One term per word: its rarest lexeme that some chunk has; the same
+	// lexeme twice counts once.
+	seen := map[string]bool{}
+	for i := 0; i < len(words); {
+		j, best := i, -1
+		for ; j < len(words) && words[j] == words[i]; j++ {
+			if dfs[j] > 0 && (best < 0 || dfs[j] < dfs[best]) {
+				best = j
+			}
+		}
+		switch {
+		case best < 0:
+			p.missing = true
+		case !seen[lexemes[best]]:
+			seen[lexemes[best]] = true
+			p.terms = append(p.terms, term{lexemes[best], int(dfs[best])})
+		}
+		i = j
+	}
+	return p, nil
 }
 
 // relax keeps the excluded words out of a relaxed stage's query.
@@ -254,17 +280,10 @@ func quoteLexeme(l string) string {
 // time bounded at any size.
 const MaxCandidates = 3000
 
-// useful returns the terms some chunk has, rarest first: a word no chunk
-// has (a typo) cannot help, and rare words say most about what is asked.
+// useful returns the terms rarest first: rare words say most about what is
+// asked.
 func (p plan) useful() []term {
-	var out []term
-	seen := map[string]bool{}
-	for _, t := range p.terms {
-		if t.df > 0 && !seen[t.lexeme] {
-			seen[t.lexeme] = true
-			out = append(out, t)
-		}
-	}
+	out := slices.Clone(p.terms)
 	slices.SortStableFunc(out, func(a, b term) int { return a.df - b.df })
 	return out
 }
@@ -362,7 +381,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Passage, error) {
 	var stages []string
 	// A word no chunk has makes an AND query fail: skip it then (unless the
 	// query says "or").
-	missing := len(useful) < len(p.terms)
+	missing := p.missing
 	if p.and != "" && (!missing || strings.Contains(p.and, "|")) {
 		stages = append(stages, p.and)
 	}
