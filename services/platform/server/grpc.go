@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -73,4 +74,18 @@ func unaryLog(logger *slog.Logger) grpc.UnaryServerInterceptor {
 		logger.Log(ctx, level, "grpc call", "method", info.FullMethod, "code", code.String(), "duration_ms", time.Since(start).Milliseconds())
 		return resp, err
 	}
+}
+
+// DialGRPC returns a client connection to another service's internal gRPC
+// API at addr (host:port): plaintext inside the cluster, traced (otelgrpc
+// propagates the caller's span), and lazy, so an unreachable peer only fails
+// the calls and never the caller's start-up.
+func DialGRPC(addr string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	if err != nil {
+		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
+	}
+	return conn, nil
 }

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
@@ -139,7 +137,8 @@ func TestRunServesAndShutsDownGracefully(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	conn, err := grpc.NewClient(addrs[1].String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// Peers reach it the way services dial each other.
+	conn, err := DialGRPC(addrs[1].String())
 	if err != nil {
 		t.Fatal(err)
 	}

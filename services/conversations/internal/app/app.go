@@ -262,17 +262,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer rdb.Close()
 
-	catalogConn, err := clients.Dial(cfg.CatalogGRPCAddr)
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	walletConn, err := clients.Dial(cfg.WalletGRPCAddr)
+	walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr)
 	if err != nil {
 		return err
 	}
 	defer walletConn.Close()
-	documentsConn, err := clients.Dial(cfg.DocumentsGRPCAddr)
+	documentsConn, err := server.DialGRPC(cfg.DocumentsGRPCAddr)
 	if err != nil {
 		return err
 	}

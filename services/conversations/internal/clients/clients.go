@@ -10,22 +10,3 @@
 // Connections are plaintext inside the cluster, lazy (an unreachable peer
 // only fails the calls) and traced (otelgrpc).
 package clients
-
-import (
-	"fmt"
-
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-)
-
-// Dial returns a lazy client connection to addr (host:port).
-func Dial(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
-	if err != nil {
-		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
-	}
-	return conn, nil
-}

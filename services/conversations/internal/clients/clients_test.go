@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentic-app/agentic/services/platform/server"
+
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/fakes"
@@ -16,7 +18,7 @@ func TestCatalogCachesOnlyPositiveAnswers(t *testing.T) {
 	cat := fakes.NewCatalog()
 	cat.AddAgent(&catalogv1.Agent{Id: "a1", OwnerUid: "owner", Name: "Tutor", IconColor: "#111", Instructions: "Be nice."})
 	cat.SetSubscriber("a1", "sub", "active")
-	conn, err := Dial(fakes.Start(t, cat))
+	conn, err := server.DialGRPC(fakes.Start(t, cat))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestCatalogCachesOnlyPositiveAnswers(t *testing.T) {
 func TestKnowledgeMapsUnimplemented(t *testing.T) {
 	// A server without KnowledgeService answers UNIMPLEMENTED: reported as
 	// ErrKnowledgeNotServed (answers go on without knowledge), unlike an outage.
-	conn, err := Dial(fakes.Start(t, fakes.NewCatalog()))
+	conn, err := server.DialGRPC(fakes.Start(t, fakes.NewCatalog()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestKnowledgeMapsUnimplemented(t *testing.T) {
 	}
 	kn := fakes.NewKnowledge(fakes.Document{ID: "d", AgentID: "a", Name: "Doc", URL: "u", Labels: []string{"l"}, Paragraphs: []string{"alpha beta gamma"}})
 	kn.SetDown(true)
-	conn2, _ := Dial(fakes.Start(t, kn))
+	conn2, _ := server.DialGRPC(fakes.Start(t, kn))
 	defer conn2.Close()
 	k2 := NewKnowledge(conn2, time.Second)
 	if _, err := k2.Search(context.Background(), conversations.SearchQuery{AgentID: "a", Query: "alpha"}); err == nil || errors.Is(err, conversations.ErrKnowledgeNotServed) {

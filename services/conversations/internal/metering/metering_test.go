@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentic-app/agentic/services/platform/server"
+
 	"github.com/agentic-app/agentic/services/conversations/internal/clients"
 	"github.com/agentic-app/agentic/services/conversations/internal/fakes"
 	"github.com/agentic-app/agentic/services/conversations/internal/metering"
@@ -16,7 +18,7 @@ import (
 func setup(t *testing.T) (*metering.Meter, *fakes.Wallet) {
 	t.Helper()
 	w := fakes.NewWallet()
-	conn, err := clients.Dial(fakes.Start(t, w))
+	conn, err := server.DialGRPC(fakes.Start(t, w))
 	if err != nil {
 		t.Fatal(err)
 	}

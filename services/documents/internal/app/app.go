@@ -294,7 +294,7 @@ func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catal
 		}
 	}
 	for _, addr := range []string{cfg.IdentityGRPCAddr, cfg.CatalogGRPCAddr, cfg.ConversationsGRPCAddr} {
-		c, err := comments.Dial(addr)
+		c, err := server.DialGRPC(addr)
 		if err != nil {
 			closeAll()
 			logger.Warn("comments: cannot set up a gRPC client; comments mentioning agents are not answered", "error", err)

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
@@ -20,19 +18,6 @@ import (
 
 // DefaultTimeout bounds one identity or catalog call.
 const DefaultTimeout = 5 * time.Second
-
-// Dial opens a plaintext (in-cluster) gRPC connection to addr with
-// OpenTelemetry propagation. It connects lazily: an unreachable service only
-// fails the calls.
-func Dial(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
-	if err != nil {
-		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
-	}
-	return conn, nil
-}
 
 // GRPCDirectory is Directory over identity (FindUsersByEmail) and the
 // catalog (CheckAccess).

@@ -215,17 +215,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer outboxRelay.Close()
 
-	catalogConn, err := clients.Dial(cfg.CatalogGRPCAddr)
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	identityConn, err := clients.Dial(cfg.IdentityGRPCAddr)
+	identityConn, err := server.DialGRPC(cfg.IdentityGRPCAddr)
 	if err != nil {
 		return err
 	}
 	defer identityConn.Close()
-	conversationsConn, err := clients.Dial(cfg.ConversationsGRPCAddr)
+	conversationsConn, err := server.DialGRPC(cfg.ConversationsGRPCAddr)
 	if err != nil {
 		return err
 	}

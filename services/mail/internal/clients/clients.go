@@ -10,10 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
@@ -23,18 +21,6 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
 )
-
-// Dial opens a plaintext (in-cluster) connection to addr with OpenTelemetry
-// propagation. It connects lazily: an unreachable service fails the calls.
-func Dial(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
-	if err != nil {
-		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
-	}
-	return conn, nil
-}
 
 // Directory is inbox.Directory over the catalog and identity.
 type Directory struct {
