@@ -32,6 +32,24 @@ type Verifier interface {
 	VerifyIDToken(ctx context.Context, raw string) (Claims, error)
 }
 
+// RevocationVerifier is a Verifier that can also check, at the token's
+// source, that the user's refresh tokens were not revoked after the token was
+// issued and that the user is not disabled (Firebase Admin
+// VerifyIDTokenAndCheckRevoked). Sensitive routes use it (see CheckRevoked).
+type RevocationVerifier interface {
+	Verifier
+	VerifyIDTokenAndCheckRevoked(ctx context.Context, raw string) (Claims, error)
+}
+
+// VerifyFresh verifies raw with the revocation check when v supports it;
+// a Verifier without it (a test double) is trusted as is.
+func VerifyFresh(ctx context.Context, v Verifier, raw string) (Claims, error) {
+	if rv, ok := v.(RevocationVerifier); ok {
+		return rv.VerifyIDTokenAndCheckRevoked(ctx, raw)
+	}
+	return v.VerifyIDToken(ctx, raw)
+}
+
 // VerifierFunc adapts a function to a Verifier.
 type VerifierFunc func(ctx context.Context, raw string) (Claims, error)
 

@@ -10,6 +10,8 @@ import (
 	firebase "firebase.google.com/go/v4"
 	fbauth "firebase.google.com/go/v4/auth"
 	"google.golang.org/api/option"
+
+	"github.com/agentic-app/agentic/services/platform/config"
 )
 
 // FirebaseVerifier verifies ID tokens with the Firebase Admin SDK.
@@ -24,10 +26,19 @@ type FirebaseVerifier struct {
 // anonymously), so the service starts offline and without a service account.
 // When FIREBASE_AUTH_EMULATOR_HOST is set the SDK accepts the emulator's
 // unsigned tokens and checks that the user exists (and is not disabled) with
-// an accounts:lookup call to the emulator.
+// an accounts:lookup call to the emulator. Emulator mode is refused unless
+// APP_ENV=development (config.CheckAuthEmulator): the services' LoadConfig
+// refuses it first; this is the last line of defence.
 func NewFirebaseVerifier(ctx context.Context, projectID string) (*FirebaseVerifier, error) {
 	if strings.TrimSpace(projectID) == "" {
 		return nil, fmt.Errorf("auth: firebase project id is empty (set FIREBASE_PROJECT_ID)")
+	}
+	env, err := config.Env()
+	if err != nil {
+		return nil, err
+	}
+	if err := config.CheckAuthEmulator(env); err != nil {
+		return nil, err
 	}
 	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: projectID}, option.WithoutAuthentication())
 	if err != nil {
@@ -43,9 +54,24 @@ func NewFirebaseVerifier(ctx context.Context, projectID string) (*FirebaseVerifi
 // EmulatorHost returns FIREBASE_AUTH_EMULATOR_HOST ("" in production).
 func EmulatorHost() string { return os.Getenv("FIREBASE_AUTH_EMULATOR_HOST") }
 
-// VerifyIDToken implements Verifier.
+// VerifyIDToken implements Verifier. It checks the signature and claims
+// locally (Google's public keys are fetched and cached); it does not ask
+// whether the token was revoked (except in emulator mode, where the SDK
+// always looks the user up).
 func (v *FirebaseVerifier) VerifyIDToken(ctx context.Context, raw string) (Claims, error) {
-	tok, err := v.client.VerifyIDToken(ctx, raw)
+	return v.verify(ctx, raw, v.client.VerifyIDToken)
+}
+
+// VerifyIDTokenAndCheckRevoked implements RevocationVerifier: VerifyIDToken
+// plus a user lookup (one Identity Toolkit call) refusing a token issued
+// before the user's refresh tokens were revoked, or of a disabled or deleted
+// user.
+func (v *FirebaseVerifier) VerifyIDTokenAndCheckRevoked(ctx context.Context, raw string) (Claims, error) {
+	return v.verify(ctx, raw, v.client.VerifyIDTokenAndCheckRevoked)
+}
+
+func (v *FirebaseVerifier) verify(ctx context.Context, raw string, fn func(context.Context, string) (*fbauth.Token, error)) (Claims, error) {
+	tok, err := fn(ctx, raw)
 	if err != nil {
 		if isTokenProblem(err) {
 			return Claims{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)

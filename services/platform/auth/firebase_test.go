@@ -75,6 +75,7 @@ func fakeEmulator(t *testing.T, users map[string]bool) (host string, lookups *at
 
 func TestFirebaseVerifierAcceptsEmulatorToken(t *testing.T) {
 	host, lookups := fakeEmulator(t, map[string]bool{"uid-ada": false, "uid-off": true})
+	t.Setenv("APP_ENV", "development")
 	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", host)
 	// No Google credentials may be needed: point ADC at a missing file.
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/credentials.json")
@@ -137,6 +138,7 @@ func TestFirebaseVerifierEmulatorDownIsNotInvalidToken(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	host := strings.TrimPrefix(srv.URL, "http://")
 	srv.Close() // nothing listens there any more
+	t.Setenv("APP_ENV", "development")
 	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", host)
 	v, err := NewFirebaseVerifier(context.Background(), "demo-agentic")
 	if err != nil {
@@ -160,5 +162,17 @@ func TestFirebaseVerifierProductionModeRejectsUnsignedToken(t *testing.T) {
 	_, err = v.VerifyIDToken(context.Background(), unsignedToken(t, emulatorClaims("demo-agentic", "uid-ada", time.Now())))
 	if !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("err = %v, want ErrInvalidToken (no kid / alg none)", err)
+	}
+}
+
+func TestFirebaseVerifierRefusesEmulatorInProduction(t *testing.T) {
+	host, _ := fakeEmulator(t, map[string]bool{"uid-ada": false})
+	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", host)
+	for _, env := range []string{"", "production", "staging"} {
+		t.Setenv("APP_ENV", env)
+		v, err := NewFirebaseVerifier(context.Background(), "demo-agentic")
+		if err == nil || v != nil || !strings.Contains(err.Error(), "APP_ENV") {
+			t.Fatalf("APP_ENV=%q: verifier %v, err %v; want a refusal", env, v, err)
+		}
 	}
 }

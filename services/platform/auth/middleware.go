@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -21,9 +22,19 @@ const (
 //   - verifier unable to verify (e.g. the emulator is down) → 503 {"error":"auth_unavailable",...}
 //
 // On success the Claims are available to the wrapped handler via FromContext.
-func Middleware(v Verifier, logger *slog.Logger) func(http.Handler) http.Handler {
+// With CheckRevoked the token is also checked for revocation (see
+// RequireFresh).
+func Middleware(v Verifier, logger *slog.Logger, opts ...MiddlewareOption) func(http.Handler) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
+	}
+	var o middlewareOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	verify := v.VerifyIDToken
+	if o.checkRevoked {
+		verify = func(ctx context.Context, raw string) (Claims, error) { return VerifyFresh(ctx, v, raw) }
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +43,7 @@ func Middleware(v Verifier, logger *slog.Logger) func(http.Handler) http.Handler
 				writeError(w, http.StatusUnauthorized, "unauthenticated", MessageUnauthenticated)
 				return
 			}
-			claims, err := v.VerifyIDToken(r.Context(), raw)
+			claims, err := verify(r.Context(), raw)
 			if err != nil {
 				if errors.Is(err, ErrInvalidToken) {
 					logger.DebugContext(r.Context(), "rejected id token", "error", err)
@@ -46,6 +57,26 @@ func Middleware(v Verifier, logger *slog.Logger) func(http.Handler) http.Handler
 			next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), claims)))
 		})
 	}
+}
+
+// MiddlewareOption configures Middleware.
+type MiddlewareOption func(*middlewareOptions)
+
+type middlewareOptions struct{ checkRevoked bool }
+
+// CheckRevoked makes Middleware verify tokens with VerifyFresh: a token
+// issued before its user's refresh tokens were revoked, or of a disabled or
+// deleted user, is refused with 401 invalid_token even though it has not
+// expired. It costs a lookup at Firebase (briefly cached by CachingVerifier),
+// so it is meant for sensitive routes: money, sharing, keys and deletion.
+func CheckRevoked() MiddlewareOption {
+	return func(o *middlewareOptions) { o.checkRevoked = true }
+}
+
+// RequireFresh is Middleware(v, logger, CheckRevoked()): the middleware of
+// sensitive routes.
+func RequireFresh(v Verifier, logger *slog.Logger) func(http.Handler) http.Handler {
+	return Middleware(v, logger, CheckRevoked())
 }
 
 // BearerToken extracts the token of an "Authorization: Bearer <token>" header.

@@ -107,7 +107,9 @@ func List(key string, def []string) []string {
 //	timeout := l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second)
 //	if err := l.Err(); err != nil { ... }
 type Loader struct {
-	errs []error
+	errs    []error
+	env     string
+	envRead bool
 }
 
 // String is config.String.

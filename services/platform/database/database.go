@@ -14,11 +14,17 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Connect opens a pool for url and waits until the server answers a ping,
 // retrying with backoff (up to 5s between attempts) until ctx is done.
+// Its queries are traced (see Tracer) with the global tracer provider.
 func Connect(ctx context.Context, url string, logger *slog.Logger) (*pgxpool.Pool, error) {
+	return connect(ctx, url, logger, nil)
+}
+
+func connect(ctx context.Context, url string, logger *slog.Logger, tp trace.TracerProvider) (*pgxpool.Pool, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -26,6 +32,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*pgxpool.Poo
 	if err != nil {
 		return nil, fmt.Errorf("database: parse DATABASE_URL: %w", err)
 	}
+	cfg.ConnConfig.Tracer = Tracer(tp)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database: create pool: %w", err)

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultOpenTimeout bounds Open when OpenConfig.Timeout is zero.
@@ -32,6 +34,24 @@ type OpenConfig struct {
 	Extra []MigrateFunc
 	// Timeout bounds the whole start-up (default DefaultOpenTimeout).
 	Timeout time.Duration
+	// TracerProvider traces the pool's queries (default: the global one,
+	// set up by observability.StartTracing). See Tracer.
+	TracerProvider trace.TracerProvider
+}
+
+// Tracer returns the pgx tracer every pool of this package gets (otelpgx):
+// each query, batch, COPY, prepare, connect and pool acquire made with a
+// context holding a recording span (an HTTP request's, a gRPC call's, a
+// consumer's) becomes a client span named after the SQL operation ("SELECT",
+// "INSERT", ...) with the statement (never its arguments) as db.query.text.
+// Without a recording parent (tracing off, background polling) no span is
+// started, so the cost is a context lookup per query. tp nil means the global
+// provider.
+func Tracer(tp trace.TracerProvider) *otelpgx.Tracer {
+	if tp == nil {
+		return otelpgx.NewTracer()
+	}
+	return otelpgx.NewTracer(otelpgx.WithTracerProvider(tp))
 }
 
 // Open runs a service's database start-up: create the database when asked to
@@ -56,7 +76,7 @@ func Open(ctx context.Context, cfg OpenConfig) (*pgxpool.Pool, error) {
 			return nil, err
 		}
 	}
-	pool, err := Connect(ctx, cfg.URL, cfg.Logger)
+	pool, err := connect(ctx, cfg.URL, cfg.Logger, cfg.TracerProvider)
 	if err != nil {
 		return nil, err
 	}

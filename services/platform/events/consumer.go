@@ -65,8 +65,12 @@ type Received struct {
 
 // Handler applies one event inside tx. The consumer has already recorded the
 // event id in processed_events within tx; returning an error rolls the whole
-// transaction back, and the event is retried (then parked). A handler must not
-// commit or roll back tx itself.
+// transaction back. What happens next depends on the error: a transient one
+// (IsTransient: the database, a peer or a timeout) is retried with back-off
+// for as long as it takes; one marked Permanent (see UnmarshalPayload) parks
+// the message at once; any other error is retried MaxAttempts times and then
+// parks it. A handler must not commit or roll back tx itself. Calls are never
+// concurrent within one Consumer.
 type Handler func(ctx context.Context, tx pgx.Tx, ev Received) error
 
 // ConsumerConfig configures a Consumer.
@@ -78,12 +82,19 @@ type ConsumerConfig struct {
 	GroupID string
 	Topics  []string
 	Handler Handler
-	// MaxAttempts is how often a failing handler is tried before the message
-	// is parked (default 5).
+	// MaxAttempts is how often a handler failing with a non-transient error
+	// is tried before the message is parked (default 5). Transient errors
+	// (IsTransient) do not count: they are retried until they succeed.
 	MaxAttempts int
 	// RetryBackoff is the wait before the first retry; it doubles per attempt,
-	// capped at 5s (default 100ms).
+	// capped at MaxRetryBackoff (default 100ms).
 	RetryBackoff time.Duration
+	// MaxRetryBackoff caps the retry back-off (default 5s).
+	MaxRetryBackoff time.Duration
+	// ReplayInterval is how often the consumer looks for parked messages an
+	// operator asked to replay (RequestReplay, `eventsadmin parked replay`);
+	// default 2s.
+	ReplayInterval time.Duration
 	// MaxWait bounds how long a fetch waits for new data (default 500ms).
 	MaxWait time.Duration
 	// StartOffset of a group without committed offsets: kafka.FirstOffset
@@ -114,11 +125,20 @@ type MessageReader interface {
 //   - the Kafka offset is committed only after that transaction commits, so a
 //     crash in between re-delivers the message (at least once) and the
 //     processed_events row turns the re-delivery into a no-op;
-//   - a handler error is retried MaxAttempts times with exponential backoff;
-//     a message that still fails is parked in parked_events (with the error
-//     text) and its offset committed, so one poison message never blocks its
-//     partition. Database errors outside the handler (begin, dedupe insert,
-//     commit, parking) are retried until they succeed or the context ends.
+//   - a transient handler error (IsTransient: database or peer unavailable,
+//     timeouts, serialization failures) is retried with capped exponential
+//     back-off for as long as it takes; the message is never parked for it and
+//     its offset stays uncommitted meanwhile (the partition waits);
+//   - a handler error marked Permanent parks the message at once; any other
+//     handler error is retried MaxAttempts times and then parks it: the
+//     message goes to parked_events (with the error text), events_parked_total
+//     counts it, an error log line names it, and its offset is committed, so
+//     one poison message never blocks its partition. Database errors outside
+//     the handler (begin, dedupe insert, commit, parking) are retried until
+//     they succeed or the context ends;
+//   - parked messages marked for replay (RequestReplay) are applied again by
+//     the consumer of their group, deduplicated by processed_events like any
+//     delivery.
 //
 // Messages are handled one at a time, in partition order.
 type Consumer struct {
@@ -129,13 +149,20 @@ type Consumer struct {
 	handler     Handler
 	maxAttempts int
 	backoff     time.Duration
+	maxBackoff  time.Duration
+	replayEvery time.Duration
 	logger      *slog.Logger
-	tracer      trace.Tracer
+
+	// handlerMu serialises handler calls (live messages and replays).
+	handlerMu sync.Mutex
+	tracer    trace.Tracer
 
 	processed  *prometheus.CounterVec
 	duplicates *prometheus.CounterVec
 	parked     *prometheus.CounterVec
 	failures   *prometheus.CounterVec
+	transient  *prometheus.CounterVec
+	replayed   *prometheus.CounterVec
 	lag        *prometheus.GaugeVec
 
 	closeOnce sync.Once
@@ -161,6 +188,8 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 		handler:     cfg.Handler,
 		maxAttempts: cfg.MaxAttempts,
 		backoff:     cfg.RetryBackoff,
+		maxBackoff:  cfg.MaxRetryBackoff,
+		replayEvery: cfg.ReplayInterval,
 		logger:      cfg.Logger,
 		tracer:      otel.Tracer("github.com/agentic-app/agentic/services/platform/events"),
 	}
@@ -169,6 +198,13 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	if c.backoff <= 0 {
 		c.backoff = 100 * time.Millisecond
+	}
+	if c.maxBackoff <= 0 {
+		c.maxBackoff = 5 * time.Second
+	}
+	c.maxBackoff = max(c.maxBackoff, c.backoff)
+	if c.replayEvery <= 0 {
+		c.replayEvery = 2 * time.Second
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -215,10 +251,16 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 		Name: "events_duplicates_total", Help: "Re-delivered events skipped because they were already processed.",
 	}, labels)
 	c.parked = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "events_parked_total", Help: "Poison events parked in parked_events after the handler kept failing.",
+		Name: "events_parked_total", Help: "Poison events parked in parked_events (permanent error, or non-transient errors MaxAttempts times).",
 	}, labels)
 	c.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "events_handler_failures_total", Help: "Failed handler attempts (each retry counts).",
+		Name: "events_handler_failures_total", Help: "Failed handler attempts (each retry counts, transient ones included).",
+	}, labels)
+	c.transient = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "events_transient_retries_total", Help: "Handler attempts that failed with a transient error and are retried without limit.",
+	}, labels)
+	c.replayed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "events_replayed_total", Help: "Parked events replayed on request and applied (or found already applied).",
 	}, labels)
 	c.lag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "events_consumer_lag", Help: "Messages between the last fetched offset and the partition end (kafka-go reader stats).",
@@ -228,6 +270,8 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 		c.duplicates = observability.Register(cfg.Registerer, c.duplicates)
 		c.parked = observability.Register(cfg.Registerer, c.parked)
 		c.failures = observability.Register(cfg.Registerer, c.failures)
+		c.transient = observability.Register(cfg.Registerer, c.transient)
+		c.replayed = observability.Register(cfg.Registerer, c.replayed)
 		c.lag = observability.Register(cfg.Registerer, c.lag)
 	}
 	c.lag.WithLabelValues(c.group).Set(0)
@@ -257,6 +301,13 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}()
 	defer func() { <-statsDone }()
 
+	replayDone := make(chan struct{})
+	go func() {
+		defer close(replayDone)
+		c.replayLoop(ctx)
+	}()
+	defer func() { <-replayDone }()
+
 	backoff := c.backoff
 	for {
 		msg, err := c.reader.FetchMessage(ctx)
@@ -268,7 +319,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 			if !sleep(ctx, backoff) {
 				return nil
 			}
-			backoff = min(backoff*2, 5*time.Second)
+			backoff = min(backoff*2, c.maxBackoff)
 			continue
 		}
 		backoff = c.backoff
@@ -359,8 +410,9 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) error {
 	log := c.logger.With("topic", ev.Topic, "partition", ev.Partition, "offset", ev.Offset, "event_id", ev.ID, "event_type", ev.Type)
 
 	backoff := c.backoff
+	attempts := 0
 	var lastErr error
-	for attempt := 1; attempt <= c.maxAttempts; attempt++ {
+	for {
 		dup, herr, err := c.apply(ctx, ev)
 		switch {
 		case ctx.Err() != nil:
@@ -368,12 +420,26 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) error {
 		case err != nil:
 			// Our own plumbing failed (database): not the message's fault,
 			// so it does not count as an attempt.
-			log.WarnContext(ctx, "event transaction failed; retrying", "error", err)
-			attempt--
+			log.WarnContext(ctx, "event transaction failed; retrying", "error", err, "retry_in", backoff)
 		case herr != nil:
-			lastErr = herr
 			c.failures.WithLabelValues(c.group, ev.Topic).Inc()
-			log.WarnContext(ctx, "event handler failed", "attempt", attempt, "max_attempts", c.maxAttempts, "error", herr)
+			switch {
+			case IsPermanent(herr):
+				attempts++
+				return c.parkOrStop(ctx, span, log, ev, herr, attempts, "permanent")
+			case IsTransient(herr):
+				// A dependency is away: wait for it as long as it takes.
+				c.transient.WithLabelValues(c.group, ev.Topic).Inc()
+				log.WarnContext(ctx, "event handler failed with a transient error; retrying until it succeeds",
+					"error", herr, "retry_in", backoff)
+			default:
+				attempts++
+				lastErr = herr
+				log.WarnContext(ctx, "event handler failed", "attempt", attempts, "max_attempts", c.maxAttempts, "error", herr)
+				if attempts >= c.maxAttempts {
+					return c.parkOrStop(ctx, span, log, ev, lastErr, attempts, "attempts_exhausted")
+				}
+			}
 		case dup:
 			c.duplicates.WithLabelValues(c.group, ev.Topic).Inc()
 			log.DebugContext(ctx, "duplicate event skipped")
@@ -382,19 +448,21 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) error {
 			c.processed.WithLabelValues(c.group, ev.Topic).Inc()
 			return nil
 		}
-		if attempt < c.maxAttempts || err != nil {
-			if !sleep(ctx, backoff) {
-				return errStopped
-			}
-			backoff = min(backoff*2, 5*time.Second)
+		if !sleep(ctx, backoff) {
+			return errStopped
 		}
+		backoff = min(backoff*2, c.maxBackoff)
 	}
+}
 
-	// Poison: park it and move on.
-	span.RecordError(lastErr)
+// parkOrStop parks a poison message (retrying the insert until it succeeds)
+// and logs it; it returns errStopped if ctx ends first.
+func (c *Consumer) parkOrStop(ctx context.Context, span trace.Span, log *slog.Logger, ev Received, cause error, attempts int, reason string) error {
+	span.RecordError(cause)
 	span.SetStatus(codes.Error, "parked")
+	backoff := c.backoff
 	for {
-		err := c.park(ctx, ev, lastErr)
+		err := c.park(ctx, ev, cause, attempts, reason)
 		if err == nil {
 			break
 		}
@@ -405,10 +473,11 @@ func (c *Consumer) handle(ctx context.Context, msg kafka.Message) error {
 		if !sleep(ctx, backoff) {
 			return errStopped
 		}
-		backoff = min(backoff*2, 5*time.Second)
+		backoff = min(backoff*2, c.maxBackoff)
 	}
 	c.parked.WithLabelValues(c.group, ev.Topic).Inc()
-	log.ErrorContext(ctx, "event parked after repeated handler failures", "attempts", c.maxAttempts, "error", lastErr)
+	log.ErrorContext(ctx, "event parked: the handler failed deterministically; replay it with `eventsadmin parked replay` once the cause is fixed",
+		"reason", reason, "attempts", attempts, "error", cause)
 	return nil
 }
 
@@ -420,6 +489,8 @@ func (e handlerError) Error() string { return e.err.Error() }
 // apply runs one transaction: dedupe insert + handler. It reports a
 // duplicate, a handler error, or a plumbing error.
 func (c *Consumer) apply(ctx context.Context, ev Received) (dup bool, herr error, err error) {
+	c.handlerMu.Lock()
+	defer c.handlerMu.Unlock()
 	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
 			INSERT INTO processed_events (consumer_group, event_id, topic, partition, "offset", type)
@@ -455,17 +526,18 @@ func (c *Consumer) runHandler(ctx context.Context, tx pgx.Tx, ev Received) (err 
 	return c.handler(ctx, tx, ev)
 }
 
-func (c *Consumer) park(ctx context.Context, ev Received, cause error) error {
+func (c *Consumer) park(ctx context.Context, ev Received, cause error, attempts int, reason string) error {
 	msg := "unknown error"
 	if cause != nil {
 		msg = cause.Error()
 	}
 	_, err := c.pool.Exec(ctx, `
-		INSERT INTO parked_events (consumer_group, event_id, topic, partition, "offset", key, type, headers, payload, error, attempts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		INSERT INTO parked_events (consumer_group, event_id, topic, partition, "offset", key, type, headers, payload, error, attempts, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (consumer_group, event_id) DO UPDATE
 		SET error = EXCLUDED.error, attempts = parked_events.attempts + EXCLUDED.attempts, parked_at = now(),
-		    topic = EXCLUDED.topic, partition = EXCLUDED.partition, "offset" = EXCLUDED."offset"`,
-		c.group, ev.ID, ev.Topic, ev.Partition, ev.Offset, ev.Key, ev.Type, ev.Headers, ev.Payload, msg, c.maxAttempts)
+		    topic = EXCLUDED.topic, partition = EXCLUDED.partition, "offset" = EXCLUDED."offset",
+		    reason = EXCLUDED.reason, replay_requested_at = NULL`,
+		c.group, ev.ID, ev.Topic, ev.Partition, ev.Offset, ev.Key, ev.Type, ev.Headers, ev.Payload, msg, attempts, reason)
 	return err
 }

@@ -82,7 +82,8 @@ func startConsumer(t *testing.T, pool *pgxpool.Pool, brokers []string, topic, gr
 	t.Helper()
 	c, err := events.NewConsumer(events.ConsumerConfig{
 		Pool: pool, Brokers: brokers, GroupID: group, Topics: []string{topic}, Handler: h,
-		MaxAttempts: 3, RetryBackoff: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond, Registerer: reg,
+		MaxAttempts: 3, RetryBackoff: 10 * time.Millisecond, MaxRetryBackoff: 50 * time.Millisecond,
+		MaxWait: 100 * time.Millisecond, ReplayInterval: 50 * time.Millisecond, Registerer: reg,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -37,7 +38,20 @@ type RelayConfig struct {
 	BatchSize int
 	// PollInterval is the wait between polls when the outbox is empty (default 200ms).
 	PollInterval time.Duration
-	Logger       *slog.Logger
+	// MaxAttempts bounds how often a row Kafka refuses with a non-transient
+	// error (too large, invalid topic, not authorised) is tried before it is
+	// given up: marked failed (failed_at), counted in outbox_events_failed_total
+	// and logged (default 10). Rows failing with transient errors are retried
+	// without limit.
+	MaxAttempts int
+	// RetryBackoff is a failing row's first back-off; it doubles per attempt up
+	// to MaxRetryBackoff (defaults 1s and 1m).
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// MaxMessageBytes: a row whose message is larger is refused without being
+	// sent (default 1 MiB, Kafka's default message.max.bytes).
+	MaxMessageBytes int
+	Logger          *slog.Logger
 	// Registerer receives the relay's metrics (default: not registered).
 	Registerer prometheus.Registerer
 }
@@ -46,13 +60,23 @@ type RelayConfig struct {
 //
 // Each round runs one database transaction: it claims the oldest unpublished
 // rows with SELECT ... FOR UPDATE SKIP LOCKED, writes them to Kafka (acks from
-// all in-sync replicas) and marks them published before committing. A crash
-// or cancellation before the commit leaves the rows unpublished, so they are
-// sent again later: delivery is at least once, and consumers deduplicate by
-// the CloudEvents id. Several relays (replicas) may run at once: a
-// transaction-scoped advisory lock lets one of them publish at a time, which
-// keeps events in outbox order (per key order included); SKIP LOCKED keeps
-// the claim safe on its own.
+// all in-sync replicas; one write per topic, so a topic Kafka refuses fails
+// alone) and marks them published before committing. A crash or cancellation
+// before the commit leaves the rows unpublished, so they are sent again later:
+// delivery is at least once, and consumers deduplicate by the CloudEvents id.
+// Several relays (replicas) may run at once: a transaction-scoped advisory
+// lock lets one of them publish at a time, which keeps events in outbox order
+// (per key order included); SKIP LOCKED keeps the claim safe on its own.
+//
+// Failures are isolated per row. When nothing of a round could be written
+// and every error is transient (the broker is down), nothing changes and the
+// relay backs off: rows stay pending and drain once the broker is back. A row
+// that fails on its own (too large, invalid topic, refused by the broker
+// while other rows go through) gets a back-off (attempts, next_attempt_at,
+// last_error) while the other rows flow; the later rows with the same topic
+// and key are held back meanwhile, so they never overtake it. After
+// MaxAttempts non-transient failures the row is marked failed (failed_at),
+// counted and logged, and its key flows again.
 type Relay struct {
 	pool      *pgxpool.Pool
 	brokers   []string
@@ -62,9 +86,16 @@ type Relay struct {
 	logger    *slog.Logger
 	tracer    trace.Tracer
 
-	published *prometheus.CounterVec
-	errs      prometheus.Counter
-	pending   prometheus.Gauge
+	maxAttempts     int
+	retryBackoff    time.Duration
+	maxRetryBackoff time.Duration
+	maxMessageBytes int
+
+	published   *prometheus.CounterVec
+	errs        prometheus.Counter
+	pending     prometheus.Gauge
+	rowFailures *prometheus.CounterVec
+	failed      *prometheus.CounterVec
 
 	mu          sync.Mutex
 	lastPending time.Time
@@ -89,6 +120,24 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 		poll:      cfg.PollInterval,
 		logger:    cfg.Logger,
 		tracer:    otel.Tracer("github.com/agentic-app/agentic/services/platform/events"),
+
+		maxAttempts:     cfg.MaxAttempts,
+		retryBackoff:    cfg.RetryBackoff,
+		maxRetryBackoff: cfg.MaxRetryBackoff,
+		maxMessageBytes: cfg.MaxMessageBytes,
+	}
+	if r.maxAttempts <= 0 {
+		r.maxAttempts = 10
+	}
+	if r.retryBackoff <= 0 {
+		r.retryBackoff = time.Second
+	}
+	if r.maxRetryBackoff <= 0 {
+		r.maxRetryBackoff = time.Minute
+	}
+	r.maxRetryBackoff = max(r.maxRetryBackoff, r.retryBackoff)
+	if r.maxMessageBytes <= 0 {
+		r.maxMessageBytes = 1 << 20
 	}
 	if r.batchSize <= 0 {
 		r.batchSize = 100
@@ -106,6 +155,7 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 			RequiredAcks:           kafka.RequireAll,
 			BatchTimeout:           5 * time.Millisecond,
 			BatchSize:              r.batchSize,
+			BatchBytes:             int64(r.maxMessageBytes) + 64<<10,
 			AllowAutoTopicCreation: true,
 			WriteBackoffMin:        50 * time.Millisecond,
 			WriteBackoffMax:        time.Second,
@@ -118,12 +168,20 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 		Name: "outbox_publish_errors_total", Help: "Failed outbox publish rounds.",
 	})
 	r.pending = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "outbox_events_pending", Help: "Outbox events not yet published (sampled by the relay).",
+		Name: "outbox_events_pending", Help: "Outbox events not yet published nor given up (sampled by the relay).",
 	})
+	r.rowFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "outbox_row_failures_total", Help: "Outbox rows Kafka refused on their own (each attempt counts), by topic.",
+	}, []string{"topic"})
+	r.failed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "outbox_events_failed_total", Help: "Outbox rows given up after MaxAttempts non-transient failures (failed_at set), by topic.",
+	}, []string{"topic"})
 	if cfg.Registerer != nil {
 		r.published = observability.Register(cfg.Registerer, r.published)
 		r.errs = observability.Register(cfg.Registerer, r.errs)
 		r.pending = observability.Register(cfg.Registerer, r.pending)
+		r.rowFailures = observability.Register(cfg.Registerer, r.rowFailures)
+		r.failed = observability.Register(cfg.Registerer, r.failed)
 	}
 	return r, nil
 }
@@ -135,7 +193,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer r.logger.Info("outbox relay stopped")
 	backoff := r.poll
 	for {
-		n, err := r.PublishBatch(ctx)
+		n, _, err := r.publishBatch(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -144,7 +202,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		switch {
 		case err != nil:
 			r.errs.Inc()
-			r.logger.ErrorContext(ctx, "outbox publish failed", "error", err)
+			r.logger.WarnContext(ctx, "outbox publish failed; events stay in the outbox and are retried", "error", err, "retry_in", backoff)
 			wait = backoff
 			backoff = min(backoff*2, 5*time.Second)
 		case n == r.batchSize:
@@ -175,13 +233,29 @@ type row struct {
 	payload []byte
 	headers map[string]string
 	created time.Time
+	// attempts: failed attempts so far.
+	attempts int
 }
 
 // PublishBatch publishes one batch and returns how many events it published.
+// It returns an error when nothing could be written because of a transient
+// failure (the broker is down); rows that failed on their own are put in
+// back-off (or given up) and do not make it fail.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
+	_, n, err := r.publishBatch(ctx)
+	return n, err
+}
+
+// errNotSent marks a row that was not written in this round through no fault
+// of its own; it stays pending unchanged.
+var errNotSent = errors.New("not sent")
+
+// publishBatch runs one round and returns how many rows it claimed and
+// published.
+func (r *Relay) publishBatch(ctx context.Context) (claimed, published int, _ error) {
 	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("relay: begin: %w", err)
+		return 0, 0, fmt.Errorf("relay: begin: %w", err)
 	}
 	committed := false
 	defer func() {
@@ -194,73 +268,266 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 
 	var leader bool
 	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, relayLockID).Scan(&leader); err != nil {
-		return 0, fmt.Errorf("relay: lock: %w", err)
+		return 0, 0, fmt.Errorf("relay: lock: %w", err)
 	}
 	if !leader {
-		return 0, nil // another relay is publishing right now
+		return 0, 0, nil // another relay is publishing right now
 	}
 
+	// The oldest pending rows, skipping rows in back-off and every later row
+	// with the same topic and key as a row in back-off (per-key order).
 	rows, err := tx.Query(ctx, `
-		SELECT id, event_id, topic, key, type, source, subject, payload::text, headers, created_at
-		FROM outbox
-		WHERE published_at IS NULL
-		ORDER BY id
+		SELECT o.id, o.event_id, o.topic, o.key, o.type, o.source, o.subject, o.payload::text, o.headers, o.created_at, o.attempts
+		FROM outbox o
+		WHERE o.published_at IS NULL AND o.failed_at IS NULL
+		  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
+		  AND NOT EXISTS (
+		      SELECT 1 FROM outbox h
+		      WHERE h.published_at IS NULL AND h.failed_at IS NULL AND h.next_attempt_at IS NOT NULL
+		        AND h.topic = o.topic AND h.key = o.key AND h.id < o.id AND h.next_attempt_at > now())
+		ORDER BY o.id
 		LIMIT $1
-		FOR UPDATE SKIP LOCKED`, r.batchSize)
+		FOR UPDATE OF o SKIP LOCKED`, r.batchSize)
 	if err != nil {
-		return 0, fmt.Errorf("relay: claim: %w", err)
+		return 0, 0, fmt.Errorf("relay: claim: %w", err)
 	}
 	var batch []row
 	for rows.Next() {
 		var rw row
 		var payload string
-		if err := rows.Scan(&rw.id, &rw.eventID, &rw.topic, &rw.key, &rw.typ, &rw.source, &rw.subject, &payload, &rw.headers, &rw.created); err != nil {
+		if err := rows.Scan(&rw.id, &rw.eventID, &rw.topic, &rw.key, &rw.typ, &rw.source, &rw.subject, &payload, &rw.headers, &rw.created, &rw.attempts); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("relay: scan: %w", err)
+			return 0, 0, fmt.Errorf("relay: scan: %w", err)
 		}
 		rw.payload = []byte(payload)
 		batch = append(batch, rw)
 	}
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("relay: claim: %w", err)
+		return 0, 0, fmt.Errorf("relay: claim: %w", err)
 	}
 	if len(batch) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 
+	// Build and check each message; a row that cannot be sent holds back the
+	// later rows of its key in this round.
 	msgs := make([]kafka.Message, len(batch))
-	ids := make([]int64, len(batch))
 	spans := make([]trace.Span, len(batch))
+	results := make([]error, len(batch)) // nil after the write: published
+	held := map[string]bool{}
+	byTopic := map[string][]int{}
 	for i, rw := range batch {
+		k := rw.topic + "\x00" + rw.key
+		if held[k] {
+			results[i] = errNotSent
+			continue
+		}
 		msgs[i], spans[i] = r.message(ctx, rw)
-		ids[i] = rw.id
+		if err := r.validate(msgs[i]); err != nil {
+			results[i] = err
+			held[k] = true
+			continue
+		}
+		byTopic[rw.topic] = append(byTopic[rw.topic], i)
 	}
-	err = r.writer.WriteMessages(ctx, msgs...)
-	for _, s := range spans {
-		if err != nil {
-			s.RecordError(err)
+
+	// One write per topic, concurrently: a topic Kafka refuses (its metadata
+	// request fails the whole call in kafka-go) fails alone.
+	var wg sync.WaitGroup
+	for _, idx := range byTopic {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ms := make([]kafka.Message, len(idx))
+			for j, i := range idx {
+				ms[j] = msgs[i]
+			}
+			err := r.writer.WriteMessages(ctx, ms...)
+			var werrs kafka.WriteErrors
+			var tooLarge kafka.MessageTooLargeError
+			switch {
+			case err == nil:
+			case errors.As(err, &werrs) && len(werrs) == len(idx):
+				for j, i := range idx {
+					results[i] = werrs[j]
+				}
+			case errors.As(err, &tooLarge):
+				// Nothing was sent: blame the message that is too large.
+				for _, i := range idx {
+					results[i] = errNotSent
+					if batch[i].eventID.String() == header(tooLarge.Message, "ce_id") {
+						results[i] = err
+					}
+				}
+			default:
+				for _, i := range idx {
+					results[i] = err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, s := range spans {
+		if s == nil {
+			continue
+		}
+		if results[i] != nil && results[i] != errNotSent {
+			s.RecordError(results[i])
 		}
 		s.End()
 	}
-	if err != nil {
-		return 0, fmt.Errorf("relay: write to kafka: %w", err)
+
+	// A failure is charged to its row (back-off, attempts) when the row is
+	// clearly at fault, or when other rows went through (so the broker is
+	// there). When nothing went through, other failures are the broker's:
+	// those rows stay pending untouched and Run backs off.
+	var ok []int64
+	for i, err := range results {
+		if err == nil {
+			ok = append(ok, batch[i].id)
+		}
+	}
+	var failed []int
+	var awayErr error
+	for i, err := range results {
+		switch {
+		case err == nil || err == errNotSent:
+		case len(ok) == 0 && !rowFault(err):
+			if awayErr == nil {
+				awayErr = fmt.Errorf("relay: write to kafka: %w", err)
+			}
+		default:
+			failed = append(failed, i)
+		}
+	}
+	if len(ok) == 0 && len(failed) == 0 && awayErr != nil {
+		return len(batch), 0, awayErr
 	}
 
 	// Kafka has the messages: record that even if ctx was cancelled meanwhile,
 	// to avoid needless duplicates.
 	doneCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if _, err := tx.Exec(doneCtx, `UPDATE outbox SET published_at = now() WHERE id = ANY($1)`, ids); err != nil {
-		return 0, fmt.Errorf("relay: mark published: %w", err)
+	if len(ok) > 0 {
+		if _, err := tx.Exec(doneCtx, `UPDATE outbox SET published_at = now() WHERE id = ANY($1)`, ok); err != nil {
+			return len(batch), 0, fmt.Errorf("relay: mark published: %w", err)
+		}
+	}
+	var givenUp []int
+	for _, i := range failed {
+		rw, err := batch[i], results[i]
+		attempts := rw.attempts + 1
+		giveUp := attempts >= r.maxAttempts && !relayTransient(err)
+		if _, xerr := tx.Exec(doneCtx, `
+			UPDATE outbox
+			SET attempts = $2, last_error = $3, next_attempt_at = now() + $4 * interval '1 millisecond',
+			    failed_at = CASE WHEN $5 THEN now() END
+			WHERE id = $1`, rw.id, attempts, err.Error(), r.rowBackoff(attempts).Milliseconds(), giveUp); xerr != nil {
+			return len(batch), 0, fmt.Errorf("relay: record failure: %w", xerr)
+		}
+		if giveUp {
+			givenUp = append(givenUp, i)
+		}
 	}
 	if err := tx.Commit(doneCtx); err != nil {
-		return 0, fmt.Errorf("relay: commit: %w", err)
+		return len(batch), 0, fmt.Errorf("relay: commit: %w", err)
 	}
 	committed = true
-	for _, rw := range batch {
-		r.published.WithLabelValues(rw.topic).Inc()
+	for i, err := range results {
+		if err == nil {
+			r.published.WithLabelValues(batch[i].topic).Inc()
+		}
 	}
-	return len(batch), nil
+	for _, i := range failed {
+		rw := batch[i]
+		r.rowFailures.WithLabelValues(rw.topic).Inc()
+		r.logger.WarnContext(ctx, "outbox event refused; retrying it with back-off, later events of its key wait",
+			"outbox_id", rw.id, "event_id", rw.eventID, "event_type", rw.typ, "topic", rw.topic, "key", rw.key,
+			"attempt", rw.attempts+1, "max_attempts", r.maxAttempts, "retry_in", r.rowBackoff(rw.attempts+1), "error", results[i])
+	}
+	for _, i := range givenUp {
+		rw := batch[i]
+		r.failed.WithLabelValues(rw.topic).Inc()
+		r.logger.ErrorContext(ctx, "outbox event given up: marked failed (retry it with `eventsadmin outbox retry`)",
+			"outbox_id", rw.id, "event_id", rw.eventID, "event_type", rw.typ, "topic", rw.topic, "key", rw.key,
+			"attempts", rw.attempts+1, "error", results[i])
+	}
+	return len(batch), len(ok), awayErr
+}
+
+// rowBackoff is the wait after a row's attempts-th failure.
+func (r *Relay) rowBackoff(attempts int) time.Duration {
+	d := r.retryBackoff
+	for i := 1; i < attempts && d < r.maxRetryBackoff; i++ {
+		d *= 2
+	}
+	return min(d, r.maxRetryBackoff)
+}
+
+// validate refuses, before sending, a message Kafka would refuse: an invalid
+// topic name or a message over MaxMessageBytes.
+func (r *Relay) validate(m kafka.Message) error {
+	if !validTopic(m.Topic) {
+		return Permanent(fmt.Errorf("invalid topic name %q", m.Topic))
+	}
+	size := len(m.Key) + len(m.Value) + 64
+	for _, h := range m.Headers {
+		size += len(h.Key) + len(h.Value) + 8
+	}
+	if size > r.maxMessageBytes {
+		return Permanent(fmt.Errorf("message of %d bytes exceeds the limit of %d: %w", size, r.maxMessageBytes, kafka.MessageSizeTooLarge))
+	}
+	return nil
+}
+
+// validTopic follows Kafka's rule: 1–249 of [a-zA-Z0-9._-], not "." or "..".
+func validTopic(t string) bool {
+	if t == "" || len(t) > 249 || t == "." || t == ".." {
+		return false
+	}
+	for _, c := range t {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// relayTransient: a failure that goes away by waiting (the broker or a
+// partition leader is away), as opposed to one the row itself causes.
+func relayTransient(err error) bool {
+	if IsPermanent(err) {
+		return false
+	}
+	var kerr kafka.Error
+	if errors.As(err, &kerr) {
+		return kerr.Temporary()
+	}
+	return IsTransient(err) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// rowFault: the failure is the row's own (marked Permanent by validation, a
+// message too large, a non-retriable Kafka error code such as an invalid
+// topic or a refused authorisation), whatever the broker's state.
+func rowFault(err error) bool {
+	if IsPermanent(err) {
+		return true
+	}
+	var tooLarge kafka.MessageTooLargeError
+	if errors.As(err, &tooLarge) {
+		return true
+	}
+	var kerr kafka.Error
+	return errors.As(err, &kerr) && !kerr.Temporary()
+}
+
+func header(m kafka.Message, key string) string {
+	for _, h := range m.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
 }
 
 // message builds the CloudEvents binary-mode Kafka message of a row and
@@ -319,7 +586,7 @@ func (r *Relay) samplePending(ctx context.Context) {
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var n int64
-	if err := r.pool.QueryRow(qctx, `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&n); err == nil {
+	if err := r.pool.QueryRow(qctx, `SELECT count(*) FROM outbox WHERE published_at IS NULL AND failed_at IS NULL`).Scan(&n); err == nil {
 		r.pending.Set(float64(n))
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -77,13 +76,13 @@ func unaryLog(logger *slog.Logger) grpc.UnaryServerInterceptor {
 }
 
 // DialGRPC returns a client connection to another service's internal gRPC
-// API at addr (host:port): plaintext inside the cluster, traced (otelgrpc
+// API at addr (host:port): mutual TLS with sec's certificate (plaintext when
+// sec is nil: development and tests only, see LoadGRPCTLS), traced (otelgrpc
 // propagates the caller's span), and lazy, so an unreachable peer only fails
 // the calls and never the caller's start-up.
-func DialGRPC(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+func DialGRPC(addr string, sec *GRPCSecurity) (*grpc.ClientConn, error) {
+	opts := append(sec.DialOptions(), grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	conn, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("grpc client %s: %w", addr, err)
 	}

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,31 +13,36 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/agentic-app/agentic/services/platform/database"
 )
 
 // MaxBodyBytes is the largest request body DecodeJSON accepts (1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// Error is an API error: an HTTP status plus the {"error","message"} body.
+// Error is an API error: an HTTP status plus the {"error","message"} body
+// (and "fields", naming the offending fields, when set). Code is one of the
+// Code* constants (codes.go).
 type Error struct {
-	Status  int    `json:"-"`
-	Code    string `json:"error"`
-	Message string `json:"message"`
+	Status  int               `json:"-"`
+	Code    string            `json:"error"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
 // Common errors.
 var (
-	ErrInternal         = &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "Internal server error"}
-	ErrNotFound         = &Error{Status: http.StatusNotFound, Code: "not_found", Message: "Not found"}
-	ErrMethodNotAllowed = &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "Method not allowed"}
-	ErrBodyTooLarge     = &Error{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Message: "Request body must not be larger than 1 MiB"}
+	ErrInternal         = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "Internal server error"}
+	ErrNotFound         = &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found"}
+	ErrMethodNotAllowed = &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Message: "Method not allowed"}
+	ErrBodyTooLarge     = &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge, Message: "Request body must not be larger than 1 MiB"}
 )
 
 // InvalidJSON returns a 400 invalid_json error with msg.
 func InvalidJSON(msg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: "invalid_json", Message: msg}
+	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: msg}
 }
 
 // BadRequest returns a 400 error with the given code and message.
@@ -63,6 +69,24 @@ func WriteError(w http.ResponseWriter, err error) {
 	WriteJSON(w, e.Status, e)
 }
 
+// ErrDatabaseUnavailable is the answer to a request that failed because
+// PostgreSQL was away for a moment (restarting, failing over): retryable,
+// unlike a 500.
+var ErrDatabaseUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+	Message: "The service is briefly unavailable. Please try again in a moment."}
+
+// WriteUnexpected writes an error no endpoint anticipated: 503 unavailable
+// with Retry-After when the database (or the network to it) is away for the
+// moment (database.IsUnavailable), else 500 internal. Log it yourself.
+func WriteUnexpected(w http.ResponseWriter, err error) {
+	if database.IsUnavailable(err) {
+		w.Header().Set("Retry-After", "1")
+		WriteError(w, ErrDatabaseUnavailable)
+		return
+	}
+	WriteError(w, ErrInternal)
+}
+
 type decodeConfig struct{ allowEmpty bool }
 
 // DecodeOption configures DecodeJSON.
@@ -75,7 +99,10 @@ func AllowEmpty() DecodeOption { return func(c *decodeConfig) { c.allowEmpty = t
 // be a pointer to a struct. Unknown fields are ignored. It returns an *Error:
 // 413 body_too_large for an oversized body and 400 invalid_json for an empty
 // body (unless AllowEmpty), malformed JSON, a value of the wrong type or
-// trailing data. w may be nil (e.g. in a go-kit request decoder).
+// trailing data; and 400 validation_failed naming the field (CheckJSONText)
+// for a string anywhere in the body, known field or not, that holds a NUL
+// character or invalid UTF-8, which PostgreSQL would refuse. w may be nil
+// (e.g. in a go-kit request decoder).
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any, opts ...DecodeOption) error {
 	var cfg decodeConfig
 	for _, o := range opts {
@@ -103,12 +130,15 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any, opts ...DecodeO
 		return InvalidJSON("Request body must not be empty")
 	}
 
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err, dst)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return InvalidJSON("Request body must contain a single JSON value")
+	}
+	if e := CheckJSONText(body); e != nil {
+		return e
 	}
 	return nil
 }

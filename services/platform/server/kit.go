@@ -22,7 +22,7 @@ type ValidationErrorJSON struct {
 // WriteValidationFailed writes 400 {"error":"validation_failed","message":
 // message,"fields":fields}.
 func WriteValidationFailed(w http.ResponseWriter, message string, fields map[string]string) {
-	WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: "validation_failed", Message: message, Fields: fields})
+	WriteJSON(w, http.StatusBadRequest, ValidationErrorJSON{Error: CodeValidationFailed, Message: message, Fields: fields})
 }
 
 // ClaimsFrom returns the verified caller that the auth middleware put in
@@ -31,7 +31,7 @@ func WriteValidationFailed(w http.ResponseWriter, message string, fields map[str
 func ClaimsFrom(ctx context.Context) (auth.Claims, error) {
 	c, ok := auth.FromContext(ctx)
 	if !ok || c.UID == "" {
-		return auth.Claims{}, &Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: auth.MessageUnauthenticated}
+		return auth.Claims{}, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: auth.MessageUnauthenticated}
 	}
 	return c, nil
 }

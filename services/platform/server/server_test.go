@@ -138,7 +138,7 @@ func TestRunServesAndShutsDownGracefully(t *testing.T) {
 	resp.Body.Close()
 
 	// Peers reach it the way services dial each other.
-	conn, err := DialGRPC(addrs[1].String())
+	conn, err := DialGRPC(addrs[1].String(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

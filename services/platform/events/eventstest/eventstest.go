@@ -4,6 +4,9 @@ package eventstest
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -73,5 +76,58 @@ func Consume(t testing.TB, brokers []string, topic string, n int, wait, linger t
 			}
 			out = append(out, Record{Key: string(r.Key), Value: r.Value, Headers: h, Topic: r.Topic})
 		})
+	}
+}
+
+// Broker is a kfake cluster that can be stopped and started again on the
+// same port, to test behaviour during a broker outage. Topics and messages do
+// not survive a restart.
+type Broker struct {
+	t    testing.TB
+	port int
+	c    *kfake.Cluster
+}
+
+// StartBroker starts a stoppable single-broker cluster (like StartKafka);
+// it is closed in t.Cleanup.
+func StartBroker(t testing.TB) *Broker {
+	t.Helper()
+	b := &Broker{t: t}
+	b.Start()
+	t.Cleanup(b.Stop)
+	return b
+}
+
+// Addrs returns the seed brokers (stable across restarts).
+func (b *Broker) Addrs() []string { return []string{fmt.Sprintf("127.0.0.1:%d", b.port)} }
+
+// Stop closes the cluster: connections drop and the port refuses new ones.
+func (b *Broker) Stop() {
+	if b.c != nil {
+		b.c.Close()
+		b.c = nil
+	}
+}
+
+// Start (re)starts the cluster on the same port.
+func (b *Broker) Start() {
+	b.t.Helper()
+	if b.c != nil {
+		return
+	}
+	var err error
+	for attempt := 0; attempt < 50; attempt++ { // the port may linger briefly after Stop
+		b.c, err = kfake.NewCluster(kfake.Ports(b.port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+		if err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		b.t.Fatalf("eventstest: start kfake on port %d: %v", b.port, err)
+	}
+	if b.port == 0 {
+		_, p, _ := net.SplitHostPort(b.c.ListenAddrs()[0])
+		b.port, _ = strconv.Atoi(p)
 	}
 }

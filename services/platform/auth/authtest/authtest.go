@@ -1,0 +1,80 @@
+// Package authtest helps services test which of their HTTP routes check ID
+// token revocation (auth.RequireFresh).
+package authtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+
+	"github.com/agentic-app/agentic/services/platform/auth"
+)
+
+// RevokedVerifier accepts every token as uid's (plain check, as a token
+// cache would) but refuses it when asked to check revocation: the token of a
+// user whose refresh tokens were revoked, or who was disabled.
+type RevokedVerifier struct{ UID, Email string }
+
+// VerifyIDToken implements auth.Verifier.
+func (v RevokedVerifier) VerifyIDToken(context.Context, string) (auth.Claims, error) {
+	return auth.Claims{UID: v.UID, Email: v.Email, EmailVerified: true, ExpiresAt: time.Now().Add(time.Hour)}, nil
+}
+
+// VerifyIDTokenAndCheckRevoked implements auth.RevocationVerifier.
+func (v RevokedVerifier) VerifyIDTokenAndCheckRevoked(context.Context, string) (auth.Claims, error) {
+	return auth.Claims{}, fmt.Errorf("%w: id token has been revoked", auth.ErrInvalidToken)
+}
+
+// errStub is what StubEndpoints' endpoints return.
+var errStub = errors.New("authtest: stub endpoint")
+
+// StubEndpoints sets every nil endpoint.Endpoint field of the struct set
+// points to (a service's endpoints.Set) to a stub that fails, so routes can
+// be registered and called without a service behind them.
+func StubEndpoints(set any) {
+	v := reflect.ValueOf(set).Elem()
+	stub := reflect.ValueOf(endpoint.Endpoint(func(context.Context, any) (any, error) { return nil, errStub }))
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if f.Type() == stub.Type() && f.IsNil() && f.CanSet() {
+			f.Set(stub)
+		}
+	}
+}
+
+// Route is one method and concrete path; Fresh says whether it must check
+// revocation.
+type Route struct {
+	Method, Path string
+	Fresh        bool
+}
+
+func (r Route) String() string { return r.Method + " " + r.Path }
+
+// CheckRoutes calls every route on h with a bearer token that RevokedVerifier
+// would accept only without the revocation check: Fresh routes must answer
+// 401 invalid_token, the others anything but 401.
+func CheckRoutes(t *testing.T, h http.Handler, routes []Route) {
+	t.Helper()
+	for _, r := range routes {
+		req := httptest.NewRequest(r.Method, r.Path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer revoked-token")
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch {
+		case r.Fresh && (rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"invalid_token"`)):
+			t.Errorf("%s with a revoked token: %d %s, want 401 invalid_token", r, rec.Code, rec.Body)
+		case !r.Fresh && rec.Code == http.StatusUnauthorized:
+			t.Errorf("%s with a revoked (unexpired) token: 401, want it accepted until expiry (not a sensitive route)", r)
+		}
+	}
+}

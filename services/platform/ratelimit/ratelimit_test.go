@@ -1,0 +1,284 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/agentic-app/agentic/services/platform/auth"
+)
+
+// Tests run against the real Redis of the local stack (REDIS_URL, default
+// redis://127.0.0.1:6379/0); every test uses its own key prefix.
+
+func redisURL() string {
+	if u := os.Getenv("REDIS_URL"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/0"
+}
+
+func liveRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(redisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rdb.Close() })
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("redis at %s: %v", redisURL(), err)
+	}
+	return rdb
+}
+
+// deadRedis points at a port nothing listens on (a listener opened and closed).
+func deadRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	ln := httptest.NewServer(http.NotFoundHandler())
+	addr := ln.Listener.Addr().String()
+	ln.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func uniqueService(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "test-" + hex.EncodeToString(b)
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// A fake verifier: the token is the uid.
+var tokenIsUID = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
+	return auth.Claims{UID: raw}, nil
+})
+
+const (
+	patMoney = "POST /api/pay/{id}"
+	patRead  = "GET /api/things"
+)
+
+func newMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.Handle(patMoney, ok)
+	mux.Handle(patRead, ok)
+	mux.Handle("GET /api/unlimited", ok)
+	return mux
+}
+
+func do(t *testing.T, h http.Handler, method, path, uid string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	if uid != "" {
+		req.Header.Set("Authorization", "Bearer "+uid)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func errorCode(t *testing.T, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	var body struct{ Error, Message string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("body %q: %v", rec.Body.String(), err)
+	}
+	if body.Message == "" {
+		t.Errorf("error body without a message: %s", rec.Body.String())
+	}
+	return body.Error
+}
+
+// The limit is per user: A's fourth request in the window is refused with
+// 429 + Retry-After in the platform error shape; B is unaffected.
+func TestLimitIsPerUser(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	svc := uniqueService(t)
+	l := New(liveRedis(t), Options{Service: svc, Registerer: reg, Now: clk.now})
+	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(tokenIsUID))
+
+	for i := range 3 {
+		if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusOK {
+			t.Fatalf("alice request %d: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	rec := do(t, h, "POST", "/api/pay/2", "alice")
+	if rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("alice over the limit: %d, want 429", rec.Code)
+	}
+	if code := errorCode(t, rec); code != "rate_limited" {
+		t.Errorf("error code %q, want rate_limited", code)
+	}
+	// The refused request is named by its route (spans, metrics, logs).
+	refused := httptest.NewRequest("POST", "/api/pay/3", nil)
+	refused.Header.Set("Authorization", "Bearer alice")
+	h.ServeHTTP(httptest.NewRecorder(), refused)
+	if refused.Pattern != patMoney {
+		t.Errorf("refused request's pattern %q, want %q", refused.Pattern, patMoney)
+	}
+	ra, err := strconv.Atoi(rec.Header().Get("Retry-After"))
+	if err != nil || ra < 1 || ra > 60 {
+		t.Errorf("Retry-After %q, want 1..60 seconds", rec.Header().Get("Retry-After"))
+	}
+	for i := range 3 {
+		if rec := do(t, h, "POST", "/api/pay/1", "bob"); rec.Code != http.StatusOK {
+			t.Fatalf("bob request %d affected by alice: %d", i+1, rec.Code)
+		}
+	}
+	if got := testutil.ToFloat64(l.rejected.WithLabelValues(svc, "pay")); got != 2 { // the 4th and 5th of alice
+		t.Errorf("agentic_ratelimit_rejected_total = %v, want 2", got)
+	}
+	// Unlimited patterns and anonymous requests pass through.
+	for range 5 {
+		if rec := do(t, h, "GET", "/api/unlimited", "alice"); rec.Code != http.StatusOK {
+			t.Fatalf("unlimited route: %d", rec.Code)
+		}
+	}
+	if rec := do(t, h, "POST", "/api/pay/1", ""); rec.Code != http.StatusOK {
+		t.Fatalf("request without a user: %d (the route's own auth answers it)", rec.Code)
+	}
+
+	// Two windows later everything from before has slid out.
+	clk.add(2 * time.Minute)
+	if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusOK {
+		t.Fatalf("alice after the window: %d", rec.Code)
+	}
+}
+
+// The window slides: the previous window's requests count in proportion to
+// how much of it is still inside the sliding window, and Retry-After says
+// when the next request would pass.
+func TestSlidingWindow(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	l := New(liveRedis(t), Options{Service: uniqueService(t), Now: clk.now})
+	rule := Rule{Class: "s", Limit: 10, Window: time.Minute}
+	ctx := context.Background()
+	for range 10 {
+		if d, err := l.Allow(ctx, rule, "u"); err != nil || !d.Allowed {
+			t.Fatalf("allow: %+v %v", d, err)
+		}
+	}
+	// 30 s into the next window the previous 10 weigh 5: 5 more pass.
+	clk.add(90 * time.Second)
+	for i := range 5 {
+		if d, err := l.Allow(ctx, rule, "u"); err != nil || !d.Allowed {
+			t.Fatalf("allow %d half a window later: %+v %v", i, d, err)
+		}
+	}
+	d, err := l.Allow(ctx, rule, "u")
+	if err != nil || d.Allowed {
+		t.Fatalf("11th in the sliding window allowed: %+v %v", d, err)
+	}
+	// 10*(60-e)/60 + 5 + 1 <= 10  =>  e >= 36 s: 6 s from now.
+	if d.RetryAfter != 6*time.Second {
+		t.Errorf("RetryAfter %v, want 6s", d.RetryAfter)
+	}
+	clk.add(d.RetryAfter)
+	if d, err := l.Allow(ctx, rule, "u"); err != nil || !d.Allowed {
+		t.Fatalf("after Retry-After: %+v %v", d, err)
+	}
+}
+
+// Redis unreachable: a money route (FailClosed) answers 503 with
+// Retry-After and counts the error; a read (FailOpen) is served and counted.
+func TestRedisDown(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	svc := uniqueService(t)
+	l := New(deadRedis(t), Options{Service: svc, Registerer: reg})
+	h := l.Guard(newMux(), Rules{
+		patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed},
+		patRead:  {Class: "read", Limit: 3, Window: time.Minute, Mode: FailOpen},
+	}, TokenUser(tokenIsUID))
+
+	rec := do(t, h, "POST", "/api/pay/1", "alice")
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("money route with Redis down: %d, want 503 (fail closed)", rec.Code)
+	}
+	if code := errorCode(t, rec); code != "unavailable" {
+		t.Errorf("error code %q, want unavailable", code)
+	}
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	for i := range 5 {
+		if rec := do(t, h, "GET", "/api/things", "alice"); rec.Code != http.StatusOK {
+			t.Fatalf("read %d with Redis down: %d, want 200 (fail open)", i, rec.Code)
+		}
+	}
+	if got := testutil.ToFloat64(l.errs.WithLabelValues(svc, "pay", "fail_closed")); got != 1 {
+		t.Errorf("redis errors fail_closed = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(l.errs.WithLabelValues(svc, "read", "fail_open")); got != 5 {
+		t.Errorf("redis errors fail_open = %v, want 5", got)
+	}
+	// The metrics are registered under their documented names.
+	if n, err := testutil.GatherAndCount(reg, "agentic_ratelimit_redis_errors_total"); err != nil || n != 2 {
+		t.Errorf("gathered agentic_ratelimit_redis_errors_total series: %d %v", n, err)
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]struct {
+		limit  int
+		window time.Duration
+	}{"20/1m": {20, time.Minute}, " 600 / 60s ": {600, time.Minute}, "0/1m": {0, time.Minute}} {
+		l, w, err := ParseRate(in)
+		if err != nil || l != want.limit || w != want.window {
+			t.Errorf("ParseRate(%q) = %d %v %v", in, l, w, err)
+		}
+	}
+	for _, bad := range []string{"", "20", "x/1m", "-1/1m", "5/0s", "5/abc"} {
+		if _, _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRatesFromEnv(t *testing.T) {
+	t.Setenv("RATE_LIMIT_MONEY", "")
+	t.Setenv("RATE_LIMIT_READ", "")
+	money, read, err := RatesFromEnv()
+	if err != nil || money.Limit != 20 || money.Window != time.Minute || money.Mode != FailClosed ||
+		read.Limit != 600 || read.Mode != FailOpen {
+		t.Fatalf("defaults: %+v %+v %v", money, read, err)
+	}
+	t.Setenv("RATE_LIMIT_MONEY", "0/1m")
+	if money, _, _ := RatesFromEnv(); !money.Disabled() {
+		t.Errorf("0/1m does not disable: %+v", money)
+	}
+	t.Setenv("RATE_LIMIT_READ", "lots")
+	if _, _, err := RatesFromEnv(); err == nil {
+		t.Error("RATE_LIMIT_READ=lots accepted")
+	}
+	if r := money.For("checkout"); r.Class != "checkout" || money.Class != "" {
+		t.Errorf("For: %+v %+v", r, money)
+	}
+}

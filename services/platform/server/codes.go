@@ -1,0 +1,117 @@
+package server
+
+import "net/http"
+
+// The error-code vocabulary of every /api/* route: the "error" member of an
+// {"error","message"} body is one of these codes, whichever service answers
+// (the gateway's own answers included). A code means the same thing
+// everywhere; the message is the human text (some are fixed by the product
+// spec). TestCodesVocabulary fails when a service writes a code that is not
+// listed here, and the OpenAPI document (services/platform/openapi) lists
+// the same codes. docs/conventions.md explains when to use which.
+//
+// The agent API (/api/v1/*) answers in the OpenAI error shape
+// ({"error":{"message","type","param","code"}}) with its own codes; see
+// docs/agent-api.md.
+const (
+	// 400: the request cannot be read or is invalid.
+	CodeInvalidJSON      = "invalid_json"      // body is not JSON, has a value of the wrong type, or is empty where a body is required
+	CodeValidationFailed = "validation_failed" // one or more fields are invalid; "fields" names them (NUL characters, invalid UTF-8 included)
+	CodeInvalidRequest   = "invalid_request"   // the request is invalid as a whole (e.g. a query parameter or a combination of fields)
+	CodeInvalidQuery     = "invalid_query"     // a query (search text, limit or filter) is invalid
+	CodeInvalidRange     = "invalid_range"     // a date range is invalid
+	CodeInvalidLimit     = "invalid_limit"     // a page or result limit is out of range
+	CodeInvalidArgument  = "invalid_argument"  // a required argument is missing (internal callers)
+	CodeInvalidTitle     = "invalid_title"     // conversation title
+	CodeInvalidName      = "invalid_name"      // API key name
+	CodeInvalidContent   = "invalid_content"   // message content
+	CodeInvalidClientMsg = "invalid_client_message_id"
+	CodeInvalidChannel   = "invalid_channel"
+	CodeInvalidExpiresAt = "invalid_expires_at"
+	CodeInvalidMonthly   = "invalid_monthly_limit"
+	CodeInvalidSettings  = "invalid_settings"  // billing settings that do not fit together
+	CodeInvalidSignature = "invalid_signature" // Stripe webhook signature
+	CodePromptTooLong    = "prompt_too_long"
+	CodeNoSavedCard      = "no_saved_card"
+
+	// 401, 402, 404, 405, 409, 413, 429.
+	CodeUnauthenticated   = "unauthenticated" // no bearer token
+	CodeInvalidToken      = "invalid_token"   // bad, expired or revoked token
+	CodeInsufficientFunds = "insufficient_funds"
+	CodeNotFound          = "not_found" // unknown, or not the caller's
+	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeConflict          = "conflict"      // the resource exists or changed (already invited, name taken)
+	CodeInProgress        = "in_progress"   // the same operation is still running
+	CodeTooManyKeys       = "too_many_keys" // per-agent API key limit
+	CodeBodyTooLarge      = "body_too_large"
+	CodeRateLimited       = "rate_limited"
+
+	// 5xx: our fault or a dependency's.
+	CodeInternal             = "internal"
+	CodeModelUnavailable     = "model_unavailable"
+	CodeAnswerInterrupted    = "answer_interrupted"
+	CodePaymentProviderError = "payment_provider_error"
+	CodeAuthUnavailable      = "auth_unavailable"
+	CodeCatalogUnavailable   = "catalog_unavailable"
+	CodeWalletUnavailable    = "wallet_unavailable"
+	CodeKnowledgeUnavailable = "knowledge_unavailable"
+	CodeUnavailable          = "unavailable" // a dependency needed to answer safely (e.g. the rate limiter's Redis) is down
+)
+
+// CodeInfo describes one code of the vocabulary.
+type CodeInfo struct {
+	Code    string
+	Status  int // the HTTP status it is sent with
+	Meaning string
+}
+
+// Codes is the whole vocabulary, in the order the docs list it.
+var Codes = []CodeInfo{
+	{CodeInvalidJSON, http.StatusBadRequest, "The body is not JSON, holds a value of the wrong type, trailing data, or is empty where a body is required."},
+	{CodeValidationFailed, http.StatusBadRequest, "One or more fields are invalid; \"fields\" maps each to its message. Text with a NUL character or invalid UTF-8, in any body field, path segment or query parameter, is refused this way."},
+	{CodeInvalidRequest, http.StatusBadRequest, "The request is invalid as a whole: a query parameter or a combination of fields."},
+	{CodeInvalidQuery, http.StatusBadRequest, "A query (search text, filter or limit of a read) is invalid."},
+	{CodeInvalidRange, http.StatusBadRequest, "A date range (from, to) is invalid."},
+	{CodeInvalidLimit, http.StatusBadRequest, "A result limit is out of range."},
+	{CodeInvalidArgument, http.StatusBadRequest, "A required argument is missing."},
+	{CodeInvalidTitle, http.StatusBadRequest, "A conversation title is invalid."},
+	{CodeInvalidName, http.StatusBadRequest, "An API key name is invalid."},
+	{CodeInvalidContent, http.StatusBadRequest, "A message's content is invalid (empty or too long)."},
+	{CodeInvalidClientMsg, http.StatusBadRequest, "A client message id is invalid."},
+	{CodeInvalidChannel, http.StatusBadRequest, "A channel is invalid."},
+	{CodeInvalidExpiresAt, http.StatusBadRequest, "An API key's expiry is invalid."},
+	{CodeInvalidMonthly, http.StatusBadRequest, "An API key's monthly limit is invalid."},
+	{CodeInvalidSettings, http.StatusBadRequest, "Billing settings do not fit together."},
+	{CodeInvalidSignature, http.StatusBadRequest, "A Stripe webhook's signature does not verify."},
+	{CodePromptTooLong, http.StatusBadRequest, "The prompt does not fit the model's context window."},
+	{CodeNoSavedCard, http.StatusBadRequest, "Automatic recharge needs a saved card."},
+	{CodeUnauthenticated, http.StatusUnauthorized, "No bearer token: 'Authentication token not available. User must be logged in.'"},
+	{CodeInvalidToken, http.StatusUnauthorized, "The token is invalid, expired or revoked: 'Invalid or expired authentication token.'"},
+	{CodeInsufficientFunds, http.StatusPaymentRequired, "The wallet that pays cannot cover the cost."},
+	{CodeNotFound, http.StatusNotFound, "No such route or resource, or it is not the caller's."},
+	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "The path exists but not with this method; Allow lists the methods."},
+	{CodeConflict, http.StatusConflict, "The resource already exists or conflicts with another (already invited, name taken)."},
+	{CodeInProgress, http.StatusConflict, "The same operation is still running."},
+	{CodeTooManyKeys, http.StatusConflict, "The agent has as many API keys as allowed."},
+	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, "The body is larger than 1 MiB."},
+	{CodeRateLimited, http.StatusTooManyRequests, "Too many requests; Retry-After says when to retry."},
+	{CodeInternal, http.StatusInternalServerError, "Our fault: 'Internal server error' (details only in the logs)."},
+	{CodeModelUnavailable, http.StatusBadGateway, "The model provider failed."},
+	{CodeAnswerInterrupted, http.StatusBadGateway, "The model's answer broke off."},
+	{CodePaymentProviderError, http.StatusBadGateway, "Stripe refused or failed."},
+	{CodeAuthUnavailable, http.StatusServiceUnavailable, "The token could not be verified right now."},
+	{CodeCatalogUnavailable, http.StatusServiceUnavailable, "The catalog service could not be reached; retry."},
+	{CodeWalletUnavailable, http.StatusServiceUnavailable, "The wallet service could not be reached; retry."},
+	{CodeKnowledgeUnavailable, http.StatusServiceUnavailable, "The documents service could not be reached; retry."},
+	{CodeUnavailable, http.StatusServiceUnavailable, "A dependency needed to answer safely (the rate limiter's store, the database) is down for the moment; retry shortly."},
+}
+
+// KnownCode reports whether code is in the vocabulary.
+func KnownCode(code string) bool {
+	for _, c := range Codes {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
+}
