@@ -41,6 +41,11 @@ type Config struct {
 	Verifier auth.Verifier
 	// Now is the clock of the statistics' month boundary and the freshness metric (tests).
 	Now func() time.Time
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -64,6 +69,12 @@ func LoadConfig() (Config, error) {
 		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		ConsumerGroup:     l.String("ANALYTICS_CONSUMER_GROUP", readmodel.ConsumerGroup),
 	}
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
+	}
 	return c, l.Err()
 }
 
@@ -81,6 +92,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
@@ -108,17 +124,22 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
 	svc := readmodel.NewStore(pool, cfg.Now)
 	set := endpoints.New(svc, logger, reg)
 
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: events.BrokerCheck(cfg.KafkaBrokers)},
+		server.Check{Name: "kafka", Fn: events.BrokerCheck(cfg.KafkaBrokers), Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
 	// No internal API yet: the gRPC server carries only grpc.health.v1.Health.
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(nil)...)
 
 	return server.Run(ctx, server.RunConfig{
 		Logger:       logger,
@@ -131,6 +152,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCHealth:   health,
 		Workers: []server.Worker{
 			{Name: "event-consumer", Run: consumer.Run},
+			{Name: "events-purger", Run: purger.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,

@@ -35,7 +35,7 @@ var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.C
 	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
 })
 
-func startKafka(t *testing.T) []string {
+func startKafka(t testing.TB) []string {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.Ports(0), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3),
 		kfake.SeedTopics(3, readmodel.Topics...))
@@ -54,7 +54,7 @@ type running struct {
 // now is the clock of every test app: mid-February 2026.
 var now = time.Date(2026, 2, 14, 12, 0, 0, 0, time.UTC)
 
-func start(t *testing.T, brokers []string, dbURL, group string) running {
+func start(t testing.TB, brokers []string, dbURL, group string) running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan net.Addr, 1)

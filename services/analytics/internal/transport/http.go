@@ -226,7 +226,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, ErrInvalidLimit)
 		default:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 		}
 	}
 }

@@ -175,7 +175,18 @@ type User struct {
 	Name  string // displayName, else username, else ""
 }
 
-// Directory looks users up by e-mail (identity's gRPC FindUsersByEmail).
+// Claimant is the signed-in caller as their ID token describes them.
+type Claimant struct {
+	UID           string
+	Email         string
+	EmailVerified bool
+	Name          string
+}
+
+// Directory looks users up by e-mail (identity's gRPC FindUsersByEmail). It
+// is consulted at invite time only to refuse the owner's own address: an
+// invitation is never activated at invite time (that would tell the owner the
+// address has an account, and trust an unverified address).
 type Directory interface {
 	// FindByEmail returns the user with this e-mail (case-insensitive), or
 	// nil when there is none.
@@ -392,10 +403,16 @@ type Store interface {
 	// fn's events) when fn reports a change.
 	Update(ctx context.Context, owner, id string, fn func(cur Agent) (next Agent, changed []string, err error)) (Agent, error)
 	ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error)
-	// AddSubscriber adds email to the owner's agent: active when user (or a
-	// user the catalog learned from identity's events) has that address,
-	// else invited. ErrAlreadyInvited when the address is on the list.
+	// AddSubscriber adds email to the owner's agent: active for user when
+	// user is not nil (a user known to have verified that address), else
+	// invited. ErrAlreadyInvited when the address is on the list; a
+	// ValidationError when the address is the owner's (user, or a user the
+	// catalog learned from identity's events).
 	AddSubscriber(ctx context.Context, owner, agentID, email string, user *User, at time.Time) (Subscriber, error)
+	// ActivateVerified activates every invitation of u.Email for u, who has
+	// proved the address is theirs (a verified ID token); it returns how
+	// many it activated. Cheap when there is none (one indexed lookup).
+	ActivateVerified(ctx context.Context, u User, at time.Time) (int, error)
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error
 	// Access returns the agent and uid's role on it ("" when none) in one
 	// indexed query; ErrNotFound for an unknown agent.
@@ -416,6 +433,11 @@ type Service interface {
 	// own address (from the token) which cannot be invited.
 	InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error)
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error
+	// ClaimInvitations activates the caller's pending invitations (to any
+	// owner's agents) when, and only when, the caller's ID token says their
+	// e-mail address is verified (Firebase email_verified; Google sign-ins
+	// are). It returns how many it activated; 0 for an unverified address.
+	ClaimInvitations(ctx context.Context, c Claimant) (int, error)
 
 	// FindAgent returns any agent by id (internal gRPC).
 	FindAgent(ctx context.Context, id string) (Agent, error)
@@ -600,7 +622,20 @@ func (s *service) InviteSubscriber(ctx context.Context, owner, ownerEmail, agent
 	if user != nil && user.UID == owner {
 		return Subscriber{}, ownEmail
 	}
-	return s.store.AddSubscriber(ctx, owner, agentID, email, user, s.now().UTC())
+	// Always invited: whether the address has an account is not revealed,
+	// and only the address's verified owner activates it (ClaimInvitations).
+	return s.store.AddSubscriber(ctx, owner, agentID, email, nil, s.now().UTC())
+}
+
+func (s *service) ClaimInvitations(ctx context.Context, c Claimant) (int, error) {
+	if !c.EmailVerified || c.UID == "" {
+		return 0, nil
+	}
+	email, err := NormalizeEmail(c.Email)
+	if err != nil {
+		return 0, nil // no usable address in the token: nothing to claim
+	}
+	return s.store.ActivateVerified(ctx, User{UID: c.UID, Email: email, Name: strings.TrimSpace(c.Name)}, s.now().UTC())
 }
 
 func (s *service) RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error {

@@ -15,8 +15,11 @@ import (
 
 // IdentityEventHandler applies identity's events (topic agentic.identity.v1,
 // consumer group "catalog") inside the consumer's transaction: a
-// user.onboarded event activates every invited subscription of the user's
-// e-mail address. Other event types are ignored (and recorded as processed).
+// user.onboarded event records the user (uid, address, name) so the catalog
+// can show names and refuse an owner's own address. It activates no
+// invitation: the event does not say whether the address was verified, and
+// only a verified ID token does that (Service.ClaimInvitations). Other event
+// types are ignored (and recorded as processed).
 // An undecodable payload is an error: the consumer retries and then parks it.
 func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Handler {
 	if now == nil {
@@ -30,8 +33,7 @@ func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Han
 		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(ev.Payload, &msg); err != nil {
 			return fmt.Errorf("decode %s: %w", ev.Type, err)
 		}
-		_, err := store.ActivateUser(ctx, tx, UserFromProfile(msg.GetUid(), msg.GetEmail(), msg.GetDisplayName(), msg.GetUsername()), now().UTC())
-		return err
+		return store.RecordUser(ctx, tx, UserFromProfile(msg.GetUid(), msg.GetEmail(), msg.GetDisplayName(), msg.GetUsername()), now().UTC())
 	}
 }
 

@@ -234,18 +234,17 @@ func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email
 		if _, err := getAgent(ctx, tx, owner, agentID, true); err != nil {
 			return err
 		}
-		if user == nil {
-			var u User
-			err := tx.QueryRow(ctx, `SELECT uid, email, name FROM known_users WHERE email = $1 ORDER BY seen_at DESC LIMIT 1`, email).
-				Scan(&u.UID, &u.Email, &u.Name)
-			switch {
-			case err == nil:
-				user = &u
-			case !errors.Is(err, pgx.ErrNoRows):
-				return fmt.Errorf("known user: %w", err)
-			}
-		}
 		if user != nil && user.UID == owner {
+			return &ValidationError{Fields: []FieldError{{"email", MsgOwnEmail}}}
+		}
+		// A user the catalog learned from identity's events is consulted only
+		// to refuse the owner's own address; it does not activate anything.
+		var ownAddress bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM known_users WHERE email = $1 AND uid = $2)`, email, owner).
+			Scan(&ownAddress); err != nil {
+			return fmt.Errorf("known user: %w", err)
+		}
+		if ownAddress {
 			return &ValidationError{Fields: []FieldError{{"email", MsgOwnEmail}}}
 		}
 		id, err := uuid.NewV7()
@@ -306,10 +305,63 @@ func (s *PostgresStore) RemoveSubscriber(ctx context.Context, owner, agentID, su
 	})
 }
 
-// ActivateUser records a user the identity service reported and activates
-// every invited subscription of its e-mail address, within tx (the event
-// consumer's transaction). It is idempotent: already active subscribers are
-// left alone. It returns how many subscriptions it activated.
+// RecordUser records (or refreshes) a user the identity service reported,
+// within tx (the event consumer's transaction): the catalog shows known
+// users' names. It activates nothing: identity's events do not say whether
+// the address was verified (ActivateVerified does that).
+func (s *PostgresStore) RecordUser(ctx context.Context, tx pgx.Tx, u User, at time.Time) error {
+	_, err := recordUser(ctx, tx, u, at)
+	return err
+}
+
+// recordUser upserts known_users and returns the user's name as now known
+// (an empty name does not replace a known one).
+func recordUser(ctx context.Context, tx pgx.Tx, u User, at time.Time) (string, error) {
+	email := strings.ToLower(strings.TrimSpace(u.Email))
+	if u.UID == "" || email == "" {
+		return u.Name, nil
+	}
+	var name string
+	if err := tx.QueryRow(ctx, `
+		INSERT INTO known_users (uid, email, name, seen_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (uid) DO UPDATE SET email = EXCLUDED.email,
+			name = COALESCE(NULLIF(EXCLUDED.name, ''), known_users.name), seen_at = EXCLUDED.seen_at
+		RETURNING name`,
+		u.UID, email, u.Name, at).Scan(&name); err != nil {
+		return "", fmt.Errorf("known user: %w", err)
+	}
+	return name, nil
+}
+
+// ActivateVerified implements Store: nothing to do (one lookup on the
+// partial index of invited addresses) unless u.Email has invitations.
+func (s *PostgresStore) ActivateVerified(ctx context.Context, u User, at time.Time) (int, error) {
+	email := strings.ToLower(strings.TrimSpace(u.Email))
+	if u.UID == "" || email == "" {
+		return 0, nil
+	}
+	var pending bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscribers WHERE email = $1 AND status = 'invited')`, email).
+		Scan(&pending); err != nil {
+		return 0, fmt.Errorf("pending invitations: %w", err)
+	}
+	if !pending {
+		return 0, nil
+	}
+	var n int
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		n, err = s.ActivateUser(ctx, tx, u, at)
+		return err
+	})
+	return n, err
+}
+
+// ActivateUser records u (RecordUser) and activates every invited
+// subscription of its e-mail address, within tx. Callers must know that u
+// has verified the address (ActivateVerified). It is idempotent: already
+// active subscribers are left alone. It returns how many subscriptions it
+// activated.
 func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at time.Time) (int, error) {
 	email := strings.ToLower(strings.TrimSpace(u.Email))
 	if u.UID == "" || email == "" {
@@ -318,12 +370,11 @@ func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at 
 	if err := lockEmail(ctx, tx, email); err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO known_users (uid, email, name, seen_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (uid) DO UPDATE SET email = EXCLUDED.email, name = EXCLUDED.name, seen_at = EXCLUDED.seen_at`,
-		u.UID, email, u.Name, at); err != nil {
-		return 0, fmt.Errorf("known user: %w", err)
+	name, err := recordUser(ctx, tx, u, at)
+	if err != nil {
+		return 0, err
 	}
+	u.Name = name
 	// Lock the affected agents first (in id order), like every other
 	// transaction: e-mail lock, then agent rows, then subscriber rows.
 	if _, err := tx.Exec(ctx, `

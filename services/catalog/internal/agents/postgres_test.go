@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,49 @@ func TestAccessAndRecordInteraction(t *testing.T) {
 	}
 	if shared, err := s.ListShared(ctx, "ivy"); err != nil || len(shared) != 0 {
 		t.Fatalf("ivy shared = %+v %v", shared, err)
+	}
+}
+
+// An address the catalog knows (identity's event) is still only invited, and
+// only ActivateVerified (a verified ID token) activates it.
+func TestInviteNeverActivatesKnownUsers(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000002"), func() string { return "bot-dddddd@x.test" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.RecordUser(ctx, tx, User{UID: "kim", Email: "kim@example.org", Name: "Kim"}, at); err != nil {
+			return err
+		}
+		return s.RecordUser(ctx, tx, User{UID: "owner", Email: "owner.alt@example.org"}, at)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := s.AddSubscriber(ctx, "owner", a.ID, "kim@example.org", nil, at)
+	if err != nil || sub.Status != SubscriberInvited || sub.UID != "" || sub.Name != "" {
+		t.Fatalf("invite a known user: %+v %v", sub, err)
+	}
+	// The owner's other address (known from identity) is still refused.
+	var ve *ValidationError
+	if _, err := s.AddSubscriber(ctx, "owner", a.ID, "owner.alt@example.org", nil, at); !errors.As(err, &ve) {
+		t.Fatalf("owner's own address: %v", err)
+	}
+	// No invitation for this address: nothing to do.
+	if n, err := s.ActivateVerified(ctx, User{UID: "lee", Email: "lee@example.org"}, at); err != nil || n != 0 {
+		t.Fatalf("no invitation: %d %v", n, err)
+	}
+	// Verified: activated once, with the known name (an empty name in the
+	// token does not erase it).
+	for want := 1; want >= 0; want-- {
+		if n, err := s.ActivateVerified(ctx, User{UID: "kim", Email: "KIM@example.org"}, at); err != nil || n != want {
+			t.Fatalf("activate: %d %v, want %d", n, err, want)
+		}
+	}
+	subs, err := s.ListSubscribers(ctx, "owner", a.ID)
+	if err != nil || len(subs) != 1 || subs[0].Status != SubscriberActive || subs[0].UID != "kim" || subs[0].Name != "Kim" {
+		t.Fatalf("after activation: %+v %v", subs, err)
 	}
 }

@@ -110,15 +110,21 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 		}
 		return r.obj()["id"].(string)
 	}
-	invite("token-alice", a1, "erin@example.org", "active") // identity knows erin
+	// Identity knows erin, yet every invitation starts invited (activating at
+	// invite time would reveal that the address has an account).
+	invite("token-alice", a1, "erin@example.org", "invited")
 	invite("token-alice", a1, "frank@example.org", "invited")
 	invite("token-alice", a1, "gina@example.org", "invited")
-	removed := invite("token-alice", a2, "erin@example.org", "active")
+	removed := invite("token-alice", a2, "erin@example.org", "invited")
 	if r := do(t, "DELETE", base+"/api/agents/"+a2+"/subscribers/"+removed, "token-alice", ""); r.status != 204 {
 		t.Fatalf("remove: %d %s", r.status, r.raw)
 	}
 	time.Sleep(5 * time.Millisecond) // b1's subscription is strictly newer
-	invite("token-bob", b1, "erin@example.org", "active")
+	invite("token-bob", b1, "erin@example.org", "invited")
+	// Erin's next visit with a verified address activates both.
+	if ids, _ := sharedWith(t, base, "token-erin~erin@example.org~verified"); len(ids) != 2 {
+		t.Fatalf("erin's verified visit: shared %v", ids)
+	}
 
 	// --- gRPC CheckAccess ---
 	conn, err := grpc.NewClient(app.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -252,9 +258,18 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 			t.Errorf("%s: %d %q", tok, r.status, r.raw)
 		}
 	}
-	// Frank signs up: now it is shared with him.
+	// Frank signs up (unverified): still nothing; once his address is
+	// verified, his next visit shares it with him.
 	publishOnboarded(t, app.brokers, "evt-frank", &eventsv1.UserOnboarded{Uid: "frank", Email: "frank@example.org", Username: "frankie"})
-	waitUntil(t, "frank active", func() bool { ids, _ := sharedWith(t, base, "token-frank"); return len(ids) == 1 && ids[0] == a1 })
+	waitUntil(t, "frank known", func() bool {
+		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 2`)
+	})
+	if ids, _ := sharedWith(t, base, "token-frank~frank@example.org"); len(ids) != 0 {
+		t.Fatalf("unverified frank sees %v", ids)
+	}
+	if ids, _ := sharedWith(t, base, "token-frank~frank@example.org~verified"); len(ids) != 1 || ids[0] != a1 {
+		t.Fatalf("verified frank sees %v", ids)
+	}
 	// The route is not the {id} route: other methods are 405, not 404.
 	for _, m := range []string{"PATCH", "POST", "DELETE", "PUT"} {
 		if r := do(t, m, base+"/api/agents/shared", "token-erin", `{}`); r.status != 405 || r.obj()["error"] != "method_not_allowed" {

@@ -43,6 +43,11 @@ type Config struct {
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -67,6 +72,12 @@ func LoadConfig() (Config, error) {
 		AgentEmailDomain:  l.String("AGENT_EMAIL_DOMAIN", "agents.agentic.local"),
 		IdentityGRPCAddr:  l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
 	}
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
+	}
 	return c, l.Err()
 }
 
@@ -81,6 +92,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
@@ -107,6 +123,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer relay.Close()
 
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
 	store := agents.NewPostgresStore(pool)
 	consumer, err := events.NewConsumer(events.ConsumerConfig{
 		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.ConsumerGroup, Topics: []string{agents.IdentityTopic},
@@ -127,7 +148,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, Logger: logger}
 	if cfg.IdentityGRPCAddr != "" {
-		idc, err := identityclient.New(cfg.IdentityGRPCAddr)
+		idc, err := identityclient.New(cfg.IdentityGRPCAddr, grpcSec)
 		if err != nil {
 			return err
 		}
@@ -139,11 +160,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check},
+		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	catalogv1.RegisterCatalogServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
 	return server.Run(ctx, server.RunConfig{
@@ -157,6 +178,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCHealth:   health,
 		Workers: []server.Worker{
 			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "events-purger", Run: purger.Run},
 			{Name: "identity-events", Run: consumer.Run},
 			{Name: "usage-events", Run: usageConsumer.Run},
 		},

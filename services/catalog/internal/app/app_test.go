@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -32,13 +33,24 @@ import (
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 )
 
-// testVerifier accepts "token-<uid>" with the e-mail <uid>@example.com.
+// testVerifier accepts "token-<uid>" with the unverified e-mail
+// <uid>@example.com, and "token-<uid>~<email>[~verified]" with that e-mail,
+// verified when so marked (Firebase email_verified).
 var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
+	rest, ok := strings.CutPrefix(raw, "token-")
 	if !ok {
 		return auth.Claims{}, auth.ErrInvalidToken
 	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
+	parts := strings.Split(rest, "~")
+	c := auth.Claims{UID: parts[0], Email: parts[0] + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}
+	for _, p := range parts[1:] {
+		if p == "verified" {
+			c.EmailVerified = true
+		} else {
+			c.Email = p
+		}
+	}
+	return c, nil
 })
 
 // fakeIdentity is identity's gRPC API with a fixed set of users.
@@ -62,7 +74,7 @@ func (f *fakeIdentity) FindUsersByEmail(_ context.Context, req *identityv1.FindU
 	return &identityv1.FindUsersByEmailResponse{Users: out}, nil
 }
 
-func startIdentity(t *testing.T, users ...*identityv1.User) (string, *fakeIdentity) {
+func startIdentity(t testing.TB, users ...*identityv1.User) (string, *fakeIdentity) {
 	t.Helper()
 	f := &fakeIdentity{users: map[string]*identityv1.User{}}
 	for _, u := range users {
@@ -85,7 +97,7 @@ type running struct {
 	brokers []string
 }
 
-func start(t *testing.T, identityAddr string) running {
+func start(t testing.TB, identityAddr string) running {
 	t.Helper()
 	dbURL := dbtest.NewURL(t, "catalog")
 	brokers := eventstest.StartKafka(t)
@@ -532,26 +544,29 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 		t.Fatalf("empty subscribers: %d %q", r.status, r.raw)
 	}
 
-	// Known to identity at invite time: active at once, name from the profile.
+	// Known to identity at invite time: still only invited, and the answer is
+	// the same as for an unknown address (no name from the profile), so
+	// inviting does not reveal whether an address has an account.
 	r := do(t, "POST", path, "token-alice", `{"email":"  ERIN@example.org "}`)
 	s := r.obj()
-	if r.status != 201 || s["email"] != "erin@example.org" || s["status"] != "active" || s["name"] != "Erin E" || s["interactions"] != float64(0) {
+	if r.status != 201 || s["email"] != "erin@example.org" || s["status"] != "invited" || s["name"] != "erin@example.org" || s["interactions"] != float64(0) {
 		t.Fatalf("invite erin: %d %s", r.status, r.raw)
 	}
 	if _, err := time.Parse(time.RFC3339, s["joinedDate"].(string)); err != nil {
 		t.Fatalf("joinedDate %v", s["joinedDate"])
 	}
-	if subscriberCount(t, base, id) != 1 {
-		t.Fatal("count after active invite")
-	}
+	erinKeys := fmt.Sprint(mapKeys(s))
 
 	// Unknown address: invited, name = address; count unchanged.
 	r = do(t, "POST", path, "token-alice", `{"email":"Frank@Example.org"}`)
 	if r.status != 201 || r.obj()["status"] != "invited" || r.obj()["name"] != "frank@example.org" || r.obj()["email"] != "frank@example.org" {
 		t.Fatalf("invite frank: %d %s", r.status, r.raw)
 	}
+	if got := fmt.Sprint(mapKeys(r.obj())); got != erinKeys {
+		t.Fatalf("answers differ for a known and an unknown address: %s vs %s", got, erinKeys)
+	}
 	frankID := r.obj()["id"].(string)
-	if subscriberCount(t, base, id) != 1 {
+	if subscriberCount(t, base, id) != 0 {
 		t.Fatal("invited counted")
 	}
 
@@ -580,32 +595,68 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 		t.Errorf("no email: %d %s", r.status, r.raw)
 	}
 
-	// Frank signs up: identity's user.onboarded (delivered twice) activates him once.
+	// Frank signs up: identity's user.onboarded (delivered twice) records his
+	// name but activates nothing (the event does not say the address is
+	// verified).
 	onboarded := &eventsv1.UserOnboarded{Uid: "frank", Email: "FRANK@example.org", Username: "frankie", OnboardedAt: timestamppb.Now()}
 	publishOnboarded(t, app.brokers, "evt-frank-1", onboarded)
 	publishOnboarded(t, app.brokers, "evt-frank-1", onboarded)
 	// An event for a stranger and a foreign type are harmless.
 	publishOnboarded(t, app.brokers, "evt-zed-1", &eventsv1.UserOnboarded{Uid: "zed", Email: "zed@example.org"})
-	waitUntil(t, "frank active", func() bool { return subscribersOf(t, base, id)["frank@example.org"]["status"] == "active" })
 	waitUntil(t, "both events applied", func() bool {
 		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 2`)
 	})
-	frank := subscribersOf(t, base, id)["frank@example.org"]
-	if frank["name"] != "frankie" || frank["id"] != frankID {
-		t.Fatalf("frank = %v", frank)
-	}
-	if subscriberCount(t, base, id) != 2 {
-		t.Fatalf("count after activation = %v", subscriberCount(t, base, id))
+	if st := subscribersOf(t, base, id)["frank@example.org"]["status"]; st != "invited" {
+		t.Fatalf("frank %v after onboarding, want invited", st)
 	}
 
-	// Zed is now known from the event: inviting him later is active at once
-	// even though identity's gRPC does not know him.
+	// Frank signs in with his address not verified yet: nothing is shared
+	// with him and the invitation stays pending, on every visit.
+	for _, tok := range []string{"token-frank~frank@example.org", "token-frank~FRANK@example.org"} {
+		for _, p := range []string{"/api/agents/shared", "/api/agents"} {
+			if r := do(t, "GET", base+p, tok, ""); r.status != 200 || r.raw != "[]\n" {
+				t.Fatalf("unverified frank GET %s: %d %s", p, r.status, r.raw)
+			}
+		}
+	}
+	if st := subscribersOf(t, base, id)["frank@example.org"]["status"]; st != "invited" || subscriberCount(t, base, id) != 0 {
+		t.Fatalf("unverified e-mail activated the invitation: %v", st)
+	}
+	// Someone else whose token claims frank's address, unverified: nothing either.
+	if r := do(t, "GET", base+"/api/agents/shared", "token-mallory~frank@example.org", ""); r.raw != "[]\n" {
+		t.Fatalf("mallory: %d %s", r.status, r.raw)
+	}
+
+	// Once verified, his next visit activates it (once), with the name
+	// identity's event gave.
+	for i := 0; i < 2; i++ {
+		ids, _ := sharedWith(t, base, "token-frank~Frank@example.org~verified")
+		if len(ids) != 1 || ids[0] != id {
+			t.Fatalf("verified frank sees %v", ids)
+		}
+	}
+	frank := subscribersOf(t, base, id)["frank@example.org"]
+	if frank["status"] != "active" || frank["name"] != "frankie" || frank["id"] != frankID {
+		t.Fatalf("frank = %v", frank)
+	}
+	if subscriberCount(t, base, id) != 1 {
+		t.Fatalf("count after activation = %v", subscriberCount(t, base, id))
+	}
+	// Erin verifies and visits My agents: active too.
+	if r := do(t, "GET", base+"/api/agents", "token-erin~erin@example.org~verified", ""); r.status != 200 {
+		t.Fatalf("erin: %d %s", r.status, r.raw)
+	}
+	if erin := subscribersOf(t, base, id)["erin@example.org"]; erin["status"] != "active" || subscriberCount(t, base, id) != 2 {
+		t.Fatalf("erin = %v", erin)
+	}
+
+	// Zed is known from the event: inviting him is still only an invitation.
 	r = do(t, "POST", path, "token-alice", `{"email":"zed@example.org"}`)
-	if r.status != 201 || r.obj()["status"] != "active" || r.obj()["name"] != "zed@example.org" {
+	if r.status != 201 || r.obj()["status"] != "invited" || r.obj()["name"] != "zed@example.org" {
 		t.Fatalf("invite zed: %d %s", r.status, r.raw)
 	}
 	zedID := r.obj()["id"].(string)
-	if subscriberCount(t, base, id) != 3 {
+	if subscriberCount(t, base, id) != 2 {
 		t.Fatal("count after zed")
 	}
 
@@ -636,10 +687,11 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	// Events: exactly one per change, in order, with the right payloads.
 	wantTypes := []string{
 		agents.TypeAgentCreated,
-		agents.TypeSubscriberAdded,     // erin (active)
+		agents.TypeSubscriberAdded,     // erin (invited)
 		agents.TypeSubscriberAdded,     // frank (invited)
-		agents.TypeSubscriberActivated, // frank
-		agents.TypeSubscriberAdded,     // zed (active)
+		agents.TypeSubscriberActivated, // frank (verified visit)
+		agents.TypeSubscriberActivated, // erin (verified visit)
+		agents.TypeSubscriberAdded,     // zed (invited)
 		agents.TypeSubscriberRemoved,   // zed
 		agents.TypeSubscriberAdded,     // gina
 		agents.TypeSubscriberRemoved,   // gina
@@ -671,22 +723,22 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	}
 	var activated eventsv1.SubscriberActivated
 	decode(3, &activated)
-	if activated.GetUid() != "frank" || activated.GetEmail() != "frank@example.org" || activated.GetSubscriberCount() != 2 ||
+	if activated.GetUid() != "frank" || activated.GetEmail() != "frank@example.org" || activated.GetSubscriberCount() != 1 ||
 		activated.GetAgentName() != "Math Tutor" || activated.GetOwnerUid() != "alice" {
 		t.Errorf("activated = %v", &activated)
 	}
 	var removed eventsv1.SubscriberRemoved
-	decode(5, &removed)
-	if removed.GetStatus() != "active" || removed.GetSubscriberCount() != 2 || removed.GetSubscriberId() != zedID {
+	decode(6, &removed)
+	if removed.GetStatus() != "invited" || removed.GetSubscriberCount() != 2 || removed.GetSubscriberId() != zedID {
 		t.Errorf("removed = %v", &removed)
 	}
 	var sc eventsv1.AgentStatusChanged
-	decode(8, &sc)
+	decode(9, &sc)
 	if sc.GetOldStatus() != "active" || sc.GetNewStatus() != "inactive" {
 		t.Errorf("status changed = %v", &sc)
 	}
 	var upd eventsv1.AgentUpdated
-	decode(9, &upd)
+	decode(10, &upd)
 	if fmt.Sprint(upd.GetChangedFields()) != "[instructions tags]" || upd.GetInstructions() != "Be nice" || upd.GetName() != "Math Tutor" {
 		t.Errorf("updated = %v", &upd)
 	}
@@ -786,4 +838,14 @@ func TestMetricsExposed(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+}
+
+// mapKeys returns m's keys, sorted.
+func mapKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -81,6 +81,7 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 	wrap := endpointmw.Chain("catalog", logger, reg, Outcome)
 	return Set{
 		ListAgents: wrap("ListAgents", func(ctx context.Context, req any) (any, error) {
+			claimInvitations(ctx, svc, logger, req.(ListAgentsRequest).Claims)
 			as, err := svc.ListAgents(ctx, req.(ListAgentsRequest).Claims.UID)
 			if err != nil {
 				return nil, err
@@ -165,12 +166,32 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			return CheckAccessResponse{Access: acc}, nil
 		}),
 		ListSharedAgents: wrap("ListSharedAgents", func(ctx context.Context, req any) (any, error) {
+			claimInvitations(ctx, svc, logger, req.(ListAgentsRequest).Claims)
 			as, err := svc.ListSharedAgents(ctx, req.(ListAgentsRequest).Claims.UID)
 			if err != nil {
 				return nil, err
 			}
 			return SharedAgentsResponse{Agents: as}, nil
 		}),
+	}
+}
+
+// claimInvitations activates the caller's pending invitations when their
+// token says the e-mail address is verified: the dashboard's lists (My
+// agents, Shared with me) are the visits after which a verified invitee sees
+// what was shared. A failure is logged and does not fail the list (the next
+// visit tries again).
+func claimInvitations(ctx context.Context, svc agents.Service, logger *slog.Logger, c auth.Claims) {
+	if !c.EmailVerified {
+		return
+	}
+	n, err := svc.ClaimInvitations(ctx, agents.Claimant{UID: c.UID, Email: c.Email, EmailVerified: c.EmailVerified, Name: c.Name})
+	if err != nil {
+		logger.WarnContext(ctx, "activating invitations failed", "uid", c.UID, "error", err)
+		return
+	}
+	if n > 0 {
+		logger.InfoContext(ctx, "invitations activated", "uid", c.UID, "count", n)
 	}
 }
 

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/platform/server"
 )
 
 // Client looks users up in the identity service.
@@ -21,12 +20,11 @@ type Client struct {
 	client identityv1.IdentityServiceClient
 }
 
-// New returns a client for addr (host:port, plaintext inside the cluster).
-// It connects lazily: an unreachable identity service only fails the calls.
-func New(addr string) (*Client, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+// New returns a client for addr (host:port, mutual TLS with sec; plaintext
+// when sec is nil). It connects lazily: an unreachable identity service only
+// fails the calls.
+func New(addr string, sec *server.GRPCSecurity) (*Client, error) {
+	conn, err := server.DialGRPC(addr, sec)
 	if err != nil {
 		return nil, fmt.Errorf("identity client %s: %w", addr, err)
 	}

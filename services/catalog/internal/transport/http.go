@@ -35,16 +35,22 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	}
 	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
+	// Sensitive routes (money, sharing, keys, deletion) also check that the
+	// token was not revoked and its user not disabled (docs/identity.md).
+	fresh := auth.RequireFresh(verifier, logger)
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
+	}
+	sensitive := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, fresh(httptransport.NewServer(e, dec, enc, opts...)))
 	}
 	route(http.MethodGet, PathAgents, set.ListAgents, decodeListAgents, encodeJSON(http.StatusOK))
 	route(http.MethodPost, PathAgents, set.CreateAgent, decodeCreateAgent, encodeJSON(http.StatusCreated))
 	route(http.MethodGet, PathAgent, set.GetAgent, decodeAgentRequest, encodeJSON(http.StatusOK))
 	route(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
-	route(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
-	route(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))
+	sensitive(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
+	sensitive(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))
 
 	// GET /api/agents/shared: the literal path is more specific than
 	// "GET /api/agents/{id}", so the mux prefers it. server.Route cannot be
@@ -289,7 +295,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, ErrAlreadyInvited)
 		default:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 		}
 	}
 }

@@ -672,6 +672,56 @@ func TestAPIKeyRevocationAcrossReplicasAndExpiry(t *testing.T) {
 	}
 }
 
+// With the revocation watcher in step, a replica reads a key from
+// PostgreSQL once and then trusts its cache beyond the one-second bound
+// (the key check stays in memory under load), while a revocation still
+// reaches it within a second (TestAPIKeyRevocationAcrossReplicasAndExpiry).
+func TestAPIKeyCachedBeyondOneSecondWhileWatched(t *testing.T) {
+	e := start(t, options{})
+	k := e.newKey(t, e.alice, agentA, `{"name":"cached"}`)
+	secret := k["key"].(string)
+	models := func() {
+		t.Helper()
+		if r := raw(t, "GET", e.base+"/api/v1/models", "Bearer "+secret, ""); r.status != 200 {
+			t.Fatalf("models: %d %s", r.status, r.raw)
+		}
+	}
+	models()
+	missesBefore := keyCacheCount(t, e.base, "miss")
+	time.Sleep(1500 * time.Millisecond)
+	for range 3 {
+		models()
+	}
+	if misses := keyCacheCount(t, e.base, "miss"); misses != missesBefore {
+		t.Fatalf("key read from PostgreSQL again after 1.5 s (misses %v → %v): the watcher should keep it cached", missesBefore, misses)
+	}
+	if hits := keyCacheCount(t, e.base, "hit"); hits < 3 {
+		t.Fatalf("cache hits %v, want ≥ 3", hits)
+	}
+}
+
+// keyCacheCount reads conversations_api_key_cache_total{result} from /metrics.
+func keyCacheCount(t *testing.T, base, result string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	prefix := `conversations_api_key_cache_total{result="` + result + `"} `
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metric line %q: %v", line, err)
+			}
+			return n
+		}
+	}
+	return 0
+}
+
 // The key's monthly limit is enforced at reserve, atomically: concurrent
 // requests cannot together exceed it. An empty wallet is a 402 too.
 func TestAPIKeyMonthlyLimitAndFunds(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/clients"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
@@ -90,6 +92,11 @@ type Config struct {
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -103,6 +110,8 @@ type Config struct {
 	// Service, when set, receives the built service (tests drive the
 	// reconciler and inspect charges through it).
 	Service func(*conversations.Service, conversations.Store)
+	// WrapStore, if set, wraps the store the answering path uses (tests inject faults).
+	WrapStore func(conversations.Store) conversations.Store
 }
 
 // LoadConfig reads the configuration from the environment.
@@ -146,6 +155,7 @@ func LoadConfig() (Config, error) {
 	// The simulator is named as such in the UI; a real model is not,
 	// unless LLM_SIMULATED says otherwise (e.g. a simulator behind a proxy).
 	c.LLMSimulated = l.Bool("LLM_SIMULATED", isSimModel(c.LLMModel))
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	if err := l.Err(); err != nil {
 		return c, err
 	}
@@ -154,6 +164,11 @@ func LoadConfig() (Config, error) {
 		return c, err
 	}
 	c.Prices = prices
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
+	}
 	return c, c.validate()
 }
 
@@ -218,6 +233,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	pool, err := database.Open(ctx, database.OpenConfig{
 		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
@@ -228,6 +248,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
+	// The API key revocation watcher polls on a connection of its own
+	// (docs/agent-api.md): queued behind answers, its polls would lapse and
+	// the key cache fall back to its one-second bound under load.
+	watchCfg := pool.Config().Copy()
+	watchCfg.MaxConns, watchCfg.MinConns = 1, 0
+	watchPool, err := pgxpool.NewWithConfig(ctx, watchCfg)
+	if err != nil {
+		return fmt.Errorf("database: revocation watcher pool: %w", err)
+	}
+	defer watchPool.Close()
 
 	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
 	if err != nil {
@@ -243,7 +273,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer relay.Close()
 
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
 	store := conversations.NewPostgresStore(pool)
+	var answerStore conversations.Store = store
+	if cfg.WrapStore != nil {
+		answerStore = cfg.WrapStore(store)
+	}
 	// The document directory (names of @Document references) follows the
 	// documents service's events.
 	directory, err := events.NewConsumer(events.ConsumerConfig{
@@ -262,17 +301,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer rdb.Close()
 
-	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr)
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr)
+	walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
 	defer walletConn.Close()
-	documentsConn, err := server.DialGRPC(cfg.DocumentsGRPCAddr)
+	documentsConn, err := server.DialGRPC(cfg.DocumentsGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
@@ -286,7 +325,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		HoldTTL: cfg.HoldTTL, Logger: logger, Registerer: reg,
 	})
 	svc := conversations.NewService(conversations.Deps{
-		Store:     store,
+		Store:     answerStore,
 		Access:    clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL}),
 		Knowledge: clients.NewKnowledge(documentsConn, 0),
 		Directory: store,
@@ -296,6 +335,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Meter:    meter,
 		Provider: provider,
 		Keys:     store,
+		// The watcher's own connection (see watchPool).
+		Revocations: conversations.NewPostgresStore(watchPool),
 		APILimiter: ratelimit.APILimits{
 			Key: ratelimit.New(rdb, ratelimit.Config{Name: "api-key", Limit: cfg.APIKeyRateLimit, Window: cfg.APIRateWindow,
 				Logger: logger, Registerer: reg}),
@@ -321,28 +362,36 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// refused (or, for Redis, not rate limited) while reading still works.
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check},
+		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 	transport.RegisterAgentAPI(mux, set, verifier, logger, reg)
+	// Per-user quotas in Redis (quotas.go).
+	api, err := withQuotas(mux, rdb, verifier, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// gRPC: ConversationsService (the other channels' answers) and health.
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	conversationsv1.RegisterConversationsServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
 	return server.Run(ctx, server.RunConfig{
 		Logger:       logger,
 		HTTPAddr:     cfg.HTTPAddr,
 		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		HTTPHandler:  server.Middleware(api, ServiceName, logger, reg),
 		GRPCAddr:     cfg.GRPCAddr,
 		GRPCListener: cfg.GRPCListener,
 		GRPCServer:   grpcSrv,
 		GRPCHealth:   health,
 		Workers: []server.Worker{
 			{Name: "outbox-relay", Run: relay.Run},
+			{Name: "events-purger", Run: purger.Run},
 			{Name: "document-events", Run: directory.Run},
 			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
+			// Keeps the API key cache in step with revocations (docs/agent-api.md).
+			{Name: "api-key-revocations", Run: svc.RunKeyRevocationWatcher},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,

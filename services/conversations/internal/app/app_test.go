@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
@@ -130,6 +134,8 @@ type options struct {
 	keyCacheTTL                time.Duration
 	// logger receives the service's logs (nil: the default logger).
 	logger *slog.Logger
+	// wrapStore wraps the answering path's store (fault injection).
+	wrapStore func(conversations.Store) conversations.Store
 }
 
 func randomSuffix() string {
@@ -138,7 +144,7 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-func start(t *testing.T, o options) *env {
+func start(t testing.TB, o options) *env {
 	t.Helper()
 	if o.rateLimit == 0 {
 		o.rateLimit = 1000
@@ -191,7 +197,7 @@ func (e *env) replica(t *testing.T) string {
 }
 
 // run starts one instance of the service; it stops when the test ends.
-func (e *env) run(t *testing.T, got func(*conversations.Service, conversations.Store)) (base, grpcAddr string) {
+func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.Store)) (base, grpcAddr string) {
 	t.Helper()
 	o := e.opts
 	ctx, cancel := context.WithCancel(context.Background())
@@ -212,6 +218,7 @@ func (e *env) run(t *testing.T, got func(*conversations.Service, conversations.S
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
 			Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
 			Service:         got,
+			WrapStore:       o.wrapStore,
 			ConsumerMaxWait: 100 * time.Millisecond,
 			Ready:           func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
 		}, o.logger)
@@ -1282,4 +1289,80 @@ func TestChargeRecovery(t *testing.T) {
 
 func reserveReq(uid string, amount int64, key string) *walletv1.ReserveRequest {
 	return &walletv1.ReserveRequest{Uid: uid, AmountMicros: amount, IdempotencyKey: key, TtlSeconds: 300}
+}
+
+// failHeld is a store whose record of a hold ("held") fails: the answering
+// path records it while the model starts, and must then stop the answer,
+// give the hold back and charge nothing.
+type failHeld struct{ conversations.Store }
+
+func (f failHeld) UpdateCharge(ctx context.Context, messageID string, from []string, u conversations.ChargeUpdate, act conversations.TurnAction) (bool, error) {
+	if u.State == conversations.ChargeHeld {
+		return false, errors.New("injected: database gone")
+	}
+	return f.Store.UpdateCharge(ctx, messageID, from, u, act)
+}
+
+func TestHoldNotRecordedReleasesAndChargesNothing(t *testing.T) {
+	e := start(t, options{wrapStore: func(s conversations.Store) conversations.Store { return failHeld{s} }})
+	conv := e.newConversation(t, e.alice, agentA)
+	r := raw(t, "POST", e.base+"/api/conversations/"+conv+"/messages", "Bearer "+tok(e.alice), msgBody(question, "c1"))
+	if r.status < 500 {
+		t.Fatalf("answer although its hold could not be recorded: %d %s", r.status, r.raw)
+	}
+	if e.wallet.Calls("Reserve") != 1 || e.wallet.Calls("Release") != 1 || e.wallet.Calls("Capture") != 0 || len(e.wallet.Transfers()) != 0 {
+		t.Fatalf("reserve %d release %d capture %d transfers %d", e.wallet.Calls("Reserve"), e.wallet.Calls("Release"),
+			e.wallet.Calls("Capture"), len(e.wallet.Transfers()))
+	}
+}
+
+// closeFlaky is a store whose first closes of a refused turn fail as if
+// PostgreSQL were restarting (57P01).
+type closeFlaky struct {
+	conversations.Store
+	failures *atomic.Int32
+}
+
+func (f closeFlaky) UpdateCharge(ctx context.Context, messageID string, from []string, u conversations.ChargeUpdate, act conversations.TurnAction) (bool, error) {
+	if act == conversations.DropTurn && f.failures.Add(-1) >= 0 {
+		return false, &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
+	}
+	return f.Store.UpdateCharge(ctx, messageID, from, u, act)
+}
+
+// A refused answer whose turn cannot be closed because the database is
+// briefly away is closed as soon as it is back, not left open until the
+// reconciler's lease ends (found by the fault suite's PostgreSQL restart).
+func TestRefusedTurnClosedAfterDatabaseBlip(t *testing.T) {
+	failures := &atomic.Int32{}
+	failures.Store(3)
+	e := start(t, options{wrapStore: func(s conversations.Store) conversations.Store { return closeFlaky{s, failures} }})
+	e.wallet.SetBalance(e.alice, 10) // less than any worst case: refused at Reserve
+	conv := e.newConversation(t, e.alice, agentA)
+	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 402 {
+		t.Fatalf("want 402, got %d %s", r.status, r.raw)
+	}
+	pool, err := pgxpool.New(context.Background(), e.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var open int
+		if err := pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM charges WHERE conversation_id = $1 AND state IN ('reserving', 'held')`, conv).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		if open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("refused turn still open 10 s after the database came back (%d injected failures left)", failures.Load())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if failures.Load() > 0 {
+		t.Fatalf("the injected failures were not all met: %d left", failures.Load())
+	}
 }

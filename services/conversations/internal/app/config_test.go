@@ -7,6 +7,8 @@ import (
 )
 
 func TestLoadConfig(t *testing.T) {
+	// Development: production also requires the internal gRPC TLS files.
+	t.Setenv("APP_ENV", "development")
 	c, err := LoadConfig()
 	if err != nil {
 		t.Fatalf("defaults: %v", err)
@@ -40,5 +42,13 @@ func TestLoadConfig(t *testing.T) {
 				t.Fatalf("got %v, want an error about %s", err, bad.want)
 			}
 		})
+	}
+}
+
+func TestLoadConfigProductionRefusesAuthEmulator(t *testing.T) {
+	t.Setenv("APP_ENV", "production")
+	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
+	if _, err := LoadConfig(); err == nil || !strings.Contains(err.Error(), "FIREBASE_AUTH_EMULATOR_HOST") {
+		t.Fatalf("production with the Auth emulator: %v", err)
 	}
 }

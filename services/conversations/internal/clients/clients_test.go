@@ -18,7 +18,7 @@ func TestCatalogCachesOnlyPositiveAnswers(t *testing.T) {
 	cat := fakes.NewCatalog()
 	cat.AddAgent(&catalogv1.Agent{Id: "a1", OwnerUid: "owner", Name: "Tutor", IconColor: "#111", Instructions: "Be nice."})
 	cat.SetSubscriber("a1", "sub", "active")
-	conn, err := server.DialGRPC(fakes.Start(t, cat))
+	conn, err := server.DialGRPC(fakes.Start(t, cat), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,11 @@ func TestCatalogCachesOnlyPositiveAnswers(t *testing.T) {
 	// Disabled cache: every call asks.
 	nc := NewCatalog(conn, CatalogConfig{CacheTTL: -1})
 	before := cat.Calls()
-	nc.CheckAccess(ctx, "a1", "owner")
-	nc.CheckAccess(ctx, "a1", "owner")
+	for range 2 {
+		if _, err := nc.CheckAccess(ctx, "a1", "owner"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if cat.Calls()-before != 2 {
 		t.Fatalf("uncached client made %d calls", cat.Calls()-before)
 	}
@@ -66,7 +69,7 @@ func TestCatalogCachesOnlyPositiveAnswers(t *testing.T) {
 func TestKnowledgeMapsUnimplemented(t *testing.T) {
 	// A server without KnowledgeService answers UNIMPLEMENTED: reported as
 	// ErrKnowledgeNotServed (answers go on without knowledge), unlike an outage.
-	conn, err := server.DialGRPC(fakes.Start(t, fakes.NewCatalog()))
+	conn, err := server.DialGRPC(fakes.Start(t, fakes.NewCatalog()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,7 @@ func TestKnowledgeMapsUnimplemented(t *testing.T) {
 	}
 	kn := fakes.NewKnowledge(fakes.Document{ID: "d", AgentID: "a", Name: "Doc", URL: "u", Labels: []string{"l"}, Paragraphs: []string{"alpha beta gamma"}})
 	kn.SetDown(true)
-	conn2, _ := server.DialGRPC(fakes.Start(t, kn))
+	conn2, _ := server.DialGRPC(fakes.Start(t, kn), nil)
 	defer conn2.Close()
 	k2 := NewKnowledge(conn2, time.Second)
 	if _, err := k2.Search(context.Background(), conversations.SearchQuery{AgentID: "a", Query: "alpha"}); err == nil || errors.Is(err, conversations.ErrKnowledgeNotServed) {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/metering"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
 	"github.com/agentic-app/agentic/services/conversations/internal/prompt"
+	"github.com/agentic-app/agentic/services/platform/database"
 )
 
 // ErrKnowledgeNotServed: the documents service does not serve
@@ -160,13 +161,18 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if req.MaxOutputTokens > 0 && req.MaxOutputTokens < maxOut {
 		maxOut = req.MaxOutputTokens
 	}
+	// The knowledge look-ups (another service) run while the history is
+	// read: what the platform adds before the first token is the longer of
+	// the two, not their sum.
+	knowledge := s.startKnowledge(ctx, access.Agent, req.Content)
 	history := req.History
 	if !req.SuppliedHistory {
 		if history, err = s.store.History(ctx, conv.ID, s.cfg.HistoryTurns); err != nil {
+			knowledge.cancel()
 			return Turn{}, err
 		}
 	}
-	built, err := s.buildPrompt(ctx, access.Agent, history, req.Content, req.System, maxOut)
+	built, err := s.buildPrompt(ctx, access.Agent, knowledge, history, req.Content, req.System, maxOut)
 	if err != nil {
 		return Turn{}, err
 	}
@@ -224,21 +230,27 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()})
 		return Turn{}, errors.Join(ErrWalletUnavailable, err)
 	}
-	if ok, err := s.store.UpdateCharge(wctx, asst.ID, []string{ChargeReserving}, ChargeUpdate{State: ChargeHeld, HoldID: hold.ID}, KeepTurn); err != nil || !ok {
-		// The hold exists but is not recorded: give it back now (if this
-		// fails too, the hold expires on its own).
-		_ = s.meter.Release(wctx, hold.ID)
-		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "hold not recorded"})
-		if err == nil {
-			err = errors.New("charge was taken over before its hold was recorded")
-		}
-		return Turn{}, err
-	}
-
-	// The model, streamed.
+	// The model, streamed. The hold's id is recorded while the model
+	// starts, not before: until it is, the charge is "reserving" and a crash
+	// leaves it to the reconciler, which gets the hold back by reserving
+	// again with the same key — so nothing depends on the record being
+	// there before the first token, only before the capture (waited for
+	// below). If it cannot be recorded, the answer is stopped and the hold
+	// given back.
 	start := StartInfo{UserMessageID: user.ID, AssistantMessageID: asst.ID, Model: model, Simulated: s.cfg.Simulated}
 	mctx, cancelM := context.WithTimeout(ctx, s.cfg.AnswerTimeout)
 	defer cancelM()
+	recorded := make(chan error, 1)
+	go func() {
+		ok, err := s.store.UpdateCharge(wctx, asst.ID, []string{ChargeReserving}, ChargeUpdate{State: ChargeHeld, HoldID: hold.ID}, KeepTurn)
+		if err == nil && !ok {
+			err = errors.New("charge was taken over before its hold was recorded")
+		}
+		if err != nil {
+			cancelM()
+		}
+		recorded <- err
+	}()
 	started := false
 	modelStart := time.Now()
 	res, genErr := s.provider.Complete(mctx, llm.Request{
@@ -256,6 +268,14 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		}
 		return sink.Delta(text)
 	})
+	if err := <-recorded; err != nil {
+		// The hold exists but is not recorded: give it back now (if this
+		// fails too, the hold expires on its own). Nothing is charged for
+		// whatever was streamed.
+		_ = s.meter.Release(wctx, hold.ID)
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "hold not recorded"})
+		return Turn{}, err
+	}
 	generated := res.Text != "" || res.Usage.OutputTokens > 0
 	if genErr != nil && !generated {
 		// Nothing generated: give the money back and forget the turn.
@@ -370,10 +390,41 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 // closeRefused records the end of a turn that produced nothing: the charge
 // takes u (from reserving or held) and the turn is deleted.
 func (s *Service) closeRefused(ctx context.Context, messageID string, u ChargeUpdate) {
-	if _, err := s.store.UpdateCharge(ctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn); err != nil {
-		s.log.ErrorContext(ctx, "could not close a refused turn", "message_id", messageID, "error", err)
+	_, err := s.store.UpdateCharge(ctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn)
+	if err == nil {
+		return
 	}
+	if !database.IsUnavailable(err) {
+		s.log.ErrorContext(ctx, "could not close a refused turn", "message_id", messageID, "error", err)
+		return
+	}
+	// The database is away for a moment (restarting): keep trying in the
+	// background for a while rather than leave the turn open until its
+	// lease ends and the reconciler takes it (minutes). The refusal is
+	// answered meanwhile.
+	s.log.WarnContext(ctx, "could not close a refused turn yet, retrying", "message_id", messageID, "error", err)
+	go func() {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusedCloseRetryFor)
+		defer cancel()
+		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+			select {
+			case <-bctx.Done():
+				s.log.ErrorContext(ctx, "could not close a refused turn; the reconciler will at the end of its lease", "message_id", messageID, "error", err)
+				return
+			case <-time.After(wait):
+			}
+			if _, err = s.store.UpdateCharge(bctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn); err == nil || !database.IsUnavailable(err) {
+				if err != nil {
+					s.log.ErrorContext(ctx, "could not close a refused turn", "message_id", messageID, "error", err)
+				}
+				return
+			}
+		}
+	}()
 }
+
+// refusedCloseRetryFor bounds the background retries of closeRefused.
+const refusedCloseRetryFor = 60 * time.Second
 
 // replay returns a stored turn for a repeated clientMessageId.
 func (s *Service) replay(t Turn) (Turn, error) {
@@ -457,24 +508,54 @@ func agentLabel(a Agent) string {
 // buildPrompt gathers the agent's knowledge for the message (referenced
 // documents and labels, passages retrieved for the message, in parallel)
 // and assembles the prompt.
-func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Message, message, caller string, maxOut int) (prompt.Output, error) {
-	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
-	defer cancel()
+// knowledgeFetch is the knowledge an answer draws on, being fetched:
+// passages of the documents the instructions reference (@Document,
+// #label) and those retrieved for the message.
+type knowledgeFetch struct {
+	done                      chan struct{}
+	cancel                    context.CancelFunc
+	byDoc, byLabel, retrieved []prompt.Passage
+	err                       error
+}
 
+// wait returns once the fetch has finished (or ctx ended).
+func (k *knowledgeFetch) wait(ctx context.Context) error {
+	select {
+	case <-k.done:
+		return k.err
+	case <-ctx.Done():
+		k.cancel()
+		return ctx.Err()
+	}
+}
+
+// startKnowledge starts the knowledge look-ups of an answer (bounded by
+// KnowledgeTimeout); buildPrompt waits for them.
+func (s *Service) startKnowledge(ctx context.Context, agent Agent, message string) *knowledgeFetch {
+	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
+	k := &knowledgeFetch{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(k.done)
+		defer cancel()
+		k.byDoc, k.byLabel, k.retrieved, k.err = s.fetchKnowledge(kctx, agent, message)
+	}()
+	return k
+}
+
+func (s *Service) fetchKnowledge(kctx context.Context, agent Agent, message string) (byDoc, byLabel, retrieved []prompt.Passage, _ error) {
 	var docs []DocumentRef
 	if s.directory != nil && strings.ContainsAny(agent.Instructions, "@#") {
 		var err error
 		if docs, err = s.directory.AgentDocuments(kctx, agent.ID); err != nil {
-			return prompt.Output{}, fmt.Errorf("document directory: %w", err)
+			return nil, nil, nil, fmt.Errorf("document directory: %w", err)
 		}
 	}
 	docIDs, labels := resolveReferences(agent.Instructions, docs)
 
 	var (
-		wg                        sync.WaitGroup
-		mu                        sync.Mutex
-		firstErr                  error
-		byDoc, byLabel, retrieved []prompt.Passage
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
 	)
 	run := func(dst *[]prompt.Passage, f func() ([]prompt.Passage, error)) {
 		wg.Add(1)
@@ -505,11 +586,20 @@ func (s *Service) buildPrompt(ctx context.Context, agent Agent, history []Messag
 			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})
 	})
 	wg.Wait()
+	return byDoc, byLabel, retrieved, firstErr
+}
+
+// buildPrompt waits for the knowledge and builds the model's prompt.
+func (s *Service) buildPrompt(ctx context.Context, agent Agent, k *knowledgeFetch, history []Message, message, caller string, maxOut int) (prompt.Output, error) {
+	firstErr := k.wait(ctx)
+	byDoc, byLabel, retrieved := k.byDoc, k.byLabel, k.retrieved
 	switch {
 	case errors.Is(firstErr, ErrKnowledgeNotServed):
 		s.m.dropped.Inc()
 		s.log.WarnContext(ctx, "knowledge service not served, answering from the instructions alone")
 		byDoc, byLabel, retrieved = nil, nil, nil
+	case firstErr != nil && ctx.Err() != nil:
+		return prompt.Output{}, ctx.Err()
 	case firstErr != nil:
 		return prompt.Output{}, errors.Join(ErrKnowledgeUnavailable, firstErr)
 	}

@@ -79,7 +79,7 @@ func (s *PostgresStore) ListAPIKeys(ctx context.Context, agentID, ownerUID strin
 
 // RevokeAPIKey implements KeyStore.
 func (s *PostgresStore) RevokeAPIKey(ctx context.Context, agentID, ownerUID, id string, at time.Time) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = $4
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = $4, revocation_logged_at = now()
 		WHERE id = $1 AND agent_id = $2 AND owner_uid = $3 AND revoked_at IS NULL`, id, agentID, ownerUID, at)
 	if err != nil {
 		return err
@@ -88,6 +88,25 @@ func (s *PostgresStore) RevokeAPIKey(ctx context.Context, agentID, ownerUID, id 
 		return ErrAPIKeyNotFound
 	}
 	return nil
+}
+
+// RevokedAPIKeysSince implements KeyRevocationFeed: one round trip that
+// returns the database's clock and the keys whose revocation was logged
+// from since minus margin on (since zero: from now minus margin).
+func (s *PostgresStore) RevokedAPIKeysSince(ctx context.Context, since time.Time, margin time.Duration) ([]string, time.Time, error) {
+	var (
+		from *time.Time
+		ids  []string
+		now  time.Time
+	)
+	if !since.IsZero() {
+		from = &since
+	}
+	err := s.pool.QueryRow(ctx, `SELECT now(), ARRAY(
+			SELECT id::text FROM api_keys
+			WHERE revocation_logged_at >= COALESCE($1, now()) - make_interval(secs => $2))`,
+		from, margin.Seconds()).Scan(&now, &ids)
+	return ids, now, err
 }
 
 // APIKeyByHash implements KeyStore.

@@ -189,23 +189,29 @@ type Deps struct {
 	// APILimiter limits agent API requests per key and per owner; it
 	// replaces Limiter for them (nil: not limited).
 	APILimiter APILimiter
+	// Revocations feeds the API key cache's revocation watcher (nil: the
+	// store, if it is a KeyRevocationFeed). Give it its own database
+	// connection so that its polls never queue behind answers: the cache
+	// trusts keys beyond a second only while the polls keep up.
+	Revocations KeyRevocationFeed
 }
 
 // Service is the conversations API. uid is always the verified caller.
 type Service struct {
-	store      Store
-	access     AccessChecker
-	knowledge  Knowledge
-	directory  Directory
-	limiter    RateLimiter
-	meter      *metering.Meter
-	provider   llm.Provider
-	keyStore   KeyStore
-	apiLimiter APILimiter
-	keyCache   *keyCache
-	cfg        Config
-	log        *slog.Logger
-	m          metrics
+	store       Store
+	access      AccessChecker
+	knowledge   Knowledge
+	directory   Directory
+	limiter     RateLimiter
+	meter       *metering.Meter
+	provider    llm.Provider
+	keyStore    KeyStore
+	apiLimiter  APILimiter
+	keyCache    *keyCache
+	revocations KeyRevocationFeed
+	cfg         Config
+	log         *slog.Logger
+	m           metrics
 }
 
 // NewService returns the Service.
@@ -213,8 +219,8 @@ func NewService(d Deps, cfg Config) *Service {
 	cfg.defaults()
 	return &Service{
 		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
-		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter,
-		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter, revocations: d.Revocations,
+		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 	}
 }
 

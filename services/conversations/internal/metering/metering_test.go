@@ -18,7 +18,7 @@ import (
 func setup(t *testing.T) (*metering.Meter, *fakes.Wallet) {
 	t.Helper()
 	w := fakes.NewWallet()
-	conn, err := server.DialGRPC(fakes.Start(t, w))
+	conn, err := server.DialGRPC(fakes.Start(t, w), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,18 +261,6 @@ func firstUserTurn(history []llm.Message, start int) int {
 	return start
 }
 
-// systemMessage renders the whole system message with the given passages.
-func systemMessage(in Input, passages []Passage) string {
-	s := systemHead(in, passages)
-	if len(passages) == 0 {
-		return s
-	}
-	for i, p := range passages {
-		s += passageBlock(i+1, p) + "\n"
-	}
-	return s + knowledgeClose
-}
-
 // systemHead is the system message up to its passages: all of it when there
 // are none, else up to and including the "<knowledge>\n" line.
 func systemHead(in Input, passages []Passage) string {

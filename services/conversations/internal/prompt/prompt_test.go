@@ -241,7 +241,9 @@ func TestNumberList(t *testing.T) {
 		var ns []int
 		for _, f := range strings.Fields(nums) {
 			var n int
-			fmt.Sscan(f, &n)
+			if _, err := fmt.Sscan(f, &n); err != nil {
+				t.Fatal(err)
+			}
 			ns = append(ns, n)
 		}
 		if got := numberList(ns); got != want {

@@ -49,13 +49,15 @@ func APIKeyToJSON(k conversations.APIKey) APIKeyJSON {
 	return out
 }
 
-func registerAPIKeyRoutes(mux *http.ServeMux, set endpoints.Set, protect func(http.Handler) http.Handler, opts []httptransport.ServerOption) {
-	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
-		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
+// registerAPIKeyRoutes: listing behind protect; creating and revoking keys
+// behind fresh (the token's revocation is checked, docs/identity.md).
+func registerAPIKeyRoutes(mux *http.ServeMux, set endpoints.Set, protect, fresh func(http.Handler) http.Handler, opts []httptransport.ServerOption) {
+	route := func(mw func(http.Handler) http.Handler, method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, mw(httptransport.NewServer(e, dec, enc, opts...)))
 	}
-	route(http.MethodPost, PathAPIKeys, set.CreateAPIKey, decodeCreateAPIKey, encodeAPIKeys(http.StatusCreated))
-	route(http.MethodGet, PathAPIKeys, set.ListAPIKeys, decodeListAPIKeys, encodeAPIKeys(http.StatusOK))
-	route(http.MethodDelete, PathAPIKey, set.RevokeAPIKey, decodeRevokeAPIKey, encodeAPIKeys(http.StatusNoContent))
+	route(fresh, http.MethodPost, PathAPIKeys, set.CreateAPIKey, decodeCreateAPIKey, encodeAPIKeys(http.StatusCreated))
+	route(protect, http.MethodGet, PathAPIKeys, set.ListAPIKeys, decodeListAPIKeys, encodeAPIKeys(http.StatusOK))
+	route(fresh, http.MethodDelete, PathAPIKey, set.RevokeAPIKey, decodeRevokeAPIKey, encodeAPIKeys(http.StatusNoContent))
 }
 
 // parseExpiry reads expiresAt: an RFC 3339 date-time, or a date

@@ -36,6 +36,9 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	errEnc := encodeHTTPError(logger)
 	opts := server.KitOptions(errEnc)
 	protect := auth.Middleware(verifier, logger)
+	// Sensitive routes (money, sharing, keys, deletion) also check that the
+	// token was not revoked and its user not disabled (docs/identity.md).
+	fresh := auth.RequireFresh(verifier, logger)
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
 	}
@@ -44,7 +47,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	route(http.MethodGet, PathChatInfo, set.ChatInfo, decodeChatInfo, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathConversation, set.GetConversation, decodeGet, encodeJSON(http.StatusOK))
 	route(http.MethodPatch, PathConversation, set.RenameConversation, decodeRename, encodeJSON(http.StatusOK))
-	route(http.MethodDelete, PathConversation, set.DeleteConversation, decodeDelete, encodeJSON(http.StatusNoContent))
+	server.Route(mux, http.MethodDelete, PathConversation, fresh(httptransport.NewServer(set.DeleteConversation, decodeDelete, encodeJSON(http.StatusNoContent), opts...)))
 	// The message route streams while the endpoint runs, which go-kit's
 	// decode → endpoint → encode server cannot do: its own handler.
 	server.Route(mux, http.MethodPost, PathMessages, protect(&messageHandler{send: set.SendMessage, errEnc: errEnc, log: logger}))
@@ -316,7 +319,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			return
 		case e == nil:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 			return
 		case e.Status >= 500:
 			logger.WarnContext(ctx, "request failed", "error", err)

@@ -170,7 +170,7 @@ func RegisterAgentAPI(mux *http.ServeMux, set endpoints.Set, verifier auth.Verif
 	if logger == nil {
 		logger = slog.Default()
 	}
-	registerAPIKeyRoutes(mux, set, auth.Middleware(verifier, logger), server.KitOptions(encodeHTTPError(logger)))
+	registerAPIKeyRoutes(mux, set, auth.Middleware(verifier, logger), auth.RequireFresh(verifier, logger), server.KitOptions(encodeHTTPError(logger)))
 	a := &agentAPI{
 		authenticate: set.AuthenticateAPIKey, complete: set.ChatCompletion, models: set.ListModels, log: logger,
 		keyCheck: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -299,6 +299,13 @@ func decodeChatRequest(w http.ResponseWriter, r *http.Request) (chatRequest, err
 			return b, badParam(ute.Field, "invalid_type", fmt.Sprintf("%s must be %s.", ute.Field, jsonTypeName(ute.Type.String())))
 		}
 		return b, badParam("", "invalid_json", "The request body is not valid JSON (a JSON object is expected).")
+	}
+	// NUL characters and invalid UTF-8 cannot be stored (PostgreSQL refuses
+	// them): 400 naming the field, as on every other JSON route.
+	if te := server.CheckJSONText(body); te != nil {
+		for field := range te.Fields {
+			return b, badParam(field, "invalid_value", te.Message+".")
+		}
 	}
 	return b, nil
 }

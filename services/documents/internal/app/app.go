@@ -87,6 +87,11 @@ type Config struct {
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -121,6 +126,7 @@ func LoadConfig() (Config, error) {
 		CommentsInterval:      l.Duration("DOCUMENT_COMMENTS_INTERVAL", comments.DefaultInterval),
 		CommentsConcurrency:   l.Int("DOCUMENT_COMMENTS_CONCURRENCY", comments.DefaultConcurrency),
 	}
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	if err := l.Err(); err != nil {
 		return c, err
 	}
@@ -132,6 +138,11 @@ func LoadConfig() (Config, error) {
 	}
 	if c.CommentsInterval < time.Second || c.CommentsConcurrency < 1 || c.CommentsConcurrency > 64 {
 		return c, errors.New("DOCUMENT_COMMENTS_INTERVAL must be at least 1s, DOCUMENT_COMMENTS_CONCURRENCY 1–64")
+	}
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
 	}
 	return c, nil
 }
@@ -177,6 +188,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
@@ -203,7 +219,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer relay.Close()
 
-	catalog, err := catalogclient.New(cfg.CatalogGRPCAddr, catalogclient.Config{
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
+	catalog, err := catalogclient.New(cfg.CatalogGRPCAddr, grpcSec, catalogclient.Config{
 		Timeout: cfg.CatalogTimeout, CacheTTL: cfg.OwnershipCacheTTL,
 	})
 	if err != nil {
@@ -233,9 +254,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	workers := []server.Worker{
 		{Name: "outbox-relay", Run: relay.Run},
+		{Name: "events-purger", Run: purger.Run},
 		{Name: "document-sync", Run: syncer.Run},
 	}
-	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, reg, logger)
+	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, grpcSec, reg, logger)
 	if err != nil {
 		return err
 	}
@@ -248,12 +270,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// changing documents fail with 503 until it is back, nothing else.
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check},
+		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
 	// gRPC: grpc.health.v1.Health and the internal KnowledgeService.
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	documentsv1.RegisterKnowledgeServiceServer(grpcSrv, transport.NewKnowledgeServer(set))
 
 	return server.Run(ctx, server.RunConfig{
@@ -276,7 +298,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 // service works without it. The gRPC connections are lazy, so a service that
 // is down only makes mentions wait for the next poll.
 func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catalogclient.Client,
-	reg prometheus.Registerer, logger *slog.Logger) (*comments.Worker, func(), error) {
+	grpcSec *server.GRPCSecurity, reg prometheus.Registerer, logger *slog.Logger) (*comments.Worker, func(), error) {
 	noop := func() {}
 	dc, ok := d.(*drive.Client)
 	switch {
@@ -294,7 +316,7 @@ func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catal
 		}
 	}
 	for _, addr := range []string{cfg.IdentityGRPCAddr, cfg.CatalogGRPCAddr, cfg.ConversationsGRPCAddr} {
-		c, err := server.DialGRPC(addr)
+		c, err := server.DialGRPC(addr, grpcSec)
 		if err != nil {
 			closeAll()
 			logger.Warn("comments: cannot set up a gRPC client; comments mentioning agents are not answered", "error", err)

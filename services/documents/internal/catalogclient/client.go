@@ -10,13 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	"github.com/agentic-app/agentic/services/platform/server"
 )
 
 // Defaults.
@@ -58,12 +57,11 @@ var ErrAgentNotFound = errors.New("catalog: agent not found")
 
 type key struct{ agentID, uid string }
 
-// New returns a client for addr (host:port, plaintext inside the cluster).
-// It connects lazily: an unreachable catalog only fails the calls.
-func New(addr string, cfg Config) (*Client, error) {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+// New returns a client for addr (host:port, mutual TLS with sec; plaintext
+// when sec is nil). It connects lazily: an unreachable catalog only fails
+// the calls.
+func New(addr string, sec *server.GRPCSecurity, cfg Config) (*Client, error) {
+	conn, err := server.DialGRPC(addr, sec)
 	if err != nil {
 		return nil, fmt.Errorf("catalog client %s: %w", addr, err)
 	}

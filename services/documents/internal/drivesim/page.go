@@ -103,9 +103,7 @@ func (s *Server) uiCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var shared []string
-	for _, e := range strings.FieldsFunc(r.FormValue("sharedWith"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' }) {
-		shared = append(shared, e)
-	}
+	shared = append(shared, strings.FieldsFunc(r.FormValue("sharedWith"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' })...)
 	f, err := s.CreateFile(File{ID: strings.TrimSpace(r.FormValue("id")), Title: r.FormValue("title"),
 		Text: normalizeNewlines(r.FormValue("text")), MimeType: strings.TrimSpace(r.FormValue("mimeType")),
 		AnyoneWithLink: r.FormValue("anyoneWithLink") != "", SharedWith: shared})

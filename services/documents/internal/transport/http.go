@@ -33,13 +33,16 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	}
 	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
+	// Sensitive routes (money, sharing, keys, deletion) also check that the
+	// token was not revoked and its user not disabled (docs/identity.md).
+	fresh := auth.RequireFresh(verifier, logger)
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
 	}
 	route(http.MethodGet, PathDocuments, set.ListDocuments, decodeList, encodeJSON(http.StatusOK))
 	route(http.MethodPost, PathDocuments, set.AddDocument, decodeAdd, encodeJSON(http.StatusCreated))
 	route(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
-	route(http.MethodDelete, PathDocument, set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent))
+	server.Route(mux, http.MethodDelete, PathDocument, fresh(httptransport.NewServer(set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent), opts...)))
 	route(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
 	route(http.MethodPost, PathSearch, set.SearchKnowledge, decodeSearch, encodeJSON(http.StatusOK))
 }
@@ -263,7 +266,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, ErrCatalogDown)
 		default:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 		}
 	}
 }

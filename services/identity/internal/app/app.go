@@ -36,6 +36,11 @@ type Config struct {
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -56,6 +61,12 @@ func LoadConfig() (Config, error) {
 		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
 		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 	}
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
+	}
 	return c, l.Err()
 }
 
@@ -70,6 +81,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
@@ -96,16 +112,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer relay.Close()
 
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
 	svc := users.NewService(users.NewPostgresStore(pool))
 	set := endpoints.New(svc, logger, reg)
 
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check},
+		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
 
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	identityv1.RegisterIdentityServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
 	return server.Run(ctx, server.RunConfig{
@@ -117,7 +138,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCListener:    cfg.GRPCListener,
 		GRPCServer:      grpcSrv,
 		GRPCHealth:      health,
-		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}},
+		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}, {Name: "events-purger", Run: purger.Run}},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,
 	})

@@ -40,7 +40,7 @@ type running struct {
 	stop    func() error
 }
 
-func start(t *testing.T) running {
+func start(t testing.TB) running {
 	t.Helper()
 	dbURL := dbtest.NewURL(t, "identity")
 	brokers := eventstest.StartKafka(t)

@@ -15,6 +15,7 @@ import (
 	"github.com/agentic-app/agentic/services/identity/internal/endpoints"
 	"github.com/agentic-app/agentic/services/identity/internal/users"
 	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
@@ -36,6 +37,9 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.Onboard, decodeOnboardingRequest, encodeUserResponse, opts...)))
 	server.Route(mux, http.MethodPost, PathPublicAgentInterest, protect(httptransport.NewServer(
 		set.RegisterPublicAgentInterest, decodeInterestRequest, encodeUserResponse, opts...)))
+	// The OpenAPI document of every /api/* route, public (the gateway routes
+	// /api/openapi.json here without auth).
+	server.Route(mux, http.MethodGet, openapi.Path, openapi.Handler())
 }
 
 // UserJSON is the profile as the HTTP API shows it. Unset strings are null.
@@ -128,7 +132,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, server.ErrNotFound)
 		default:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 		}
 	}
 }

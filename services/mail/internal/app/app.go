@@ -14,7 +14,6 @@ import (
 	"net/mail"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"blitiri.com.ar/go/spf"
@@ -36,10 +35,10 @@ import (
 // ServiceName is used in logs, traces and metrics.
 const ServiceName = "mail"
 
-// Environments (APP_ENV).
+// Environments (APP_ENV, read by the platform's config.Env).
 const (
-	EnvProduction  = "production"
-	EnvDevelopment = "development"
+	EnvProduction  = config.EnvProduction
+	EnvDevelopment = config.EnvDevelopment
 )
 
 // Config is the service configuration (environment only).
@@ -84,6 +83,11 @@ type Config struct {
 	// ConsumerMaxWait bounds a Kafka fetch of the wallet consumer (tests).
 	ConsumerMaxWait time.Duration
 
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// Tests.
 	HTTPListener, GRPCListener, SMTPListener net.Listener
 	Ready                                    func(httpAddr, grpcAddr, smtpAddr net.Addr)
@@ -107,7 +111,7 @@ func LoadConfig() (Config, error) {
 		DatabaseCreate:        l.Bool("DATABASE_CREATE", false),
 		KafkaBrokers:          l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
 		ShutdownTimeout:       l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		Env:                   strings.ToLower(l.String("APP_ENV", EnvProduction)),
+		Env:                   l.Env(),
 		Hostname:              l.String("MAIL_HOSTNAME", host),
 		TrustSPF:              l.Bool("MAIL_TRUST_SPF", true),
 		TLSCert:               l.String("MAIL_TLS_CERT", ""),
@@ -131,9 +135,6 @@ func LoadConfig() (Config, error) {
 		c.Hostname = "localhost"
 	}
 	errs := []error{l.Err()}
-	if c.Env != EnvProduction && c.Env != EnvDevelopment {
-		errs = append(errs, fmt.Errorf("config: APP_ENV=%q is not production or development", c.Env))
-	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("config: MAIL_TLS_CERT and MAIL_TLS_KEY must be set together"))
 	}
@@ -149,6 +150,11 @@ func LoadConfig() (Config, error) {
 	if c.MaxMessageBytes < 1024 {
 		errs = append(errs, errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
 	}
+	grpcTLS, err := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if err != nil {
+		errs = append(errs, err)
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -163,6 +169,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	production := cfg.Env != EnvDevelopment
 	if production {
@@ -215,17 +226,22 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer outboxRelay.Close()
 
-	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr)
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
+
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	identityConn, err := server.DialGRPC(cfg.IdentityGRPCAddr)
+	identityConn, err := server.DialGRPC(cfg.IdentityGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
 	defer identityConn.Close()
-	conversationsConn, err := server.DialGRPC(cfg.ConversationsGRPCAddr)
+	conversationsConn, err := server.DialGRPC(cfg.ConversationsGRPCAddr, grpcSec)
 	if err != nil {
 		return err
 	}
@@ -320,10 +336,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: outboxRelay.Check},
+		server.Check{Name: "kafka", Fn: outboxRelay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, logger)
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(nil)...)
 
 	var ready func(h, g net.Addr)
 	if cfg.Ready != nil {
@@ -341,6 +357,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Workers: []server.Worker{
 			{Name: "smtp", Run: smtpWorker},
 			{Name: "outbox-relay", Run: outboxRelay.Run},
+			{Name: "events-purger", Run: purger.Run},
 			{Name: "answer", Run: answerer.Run},
 			{Name: "send", Run: sender.Run},
 			{Name: "wallet-consumer", Run: walletConsumer.Run},

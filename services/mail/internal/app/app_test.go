@@ -199,9 +199,10 @@ func TestRefusedDuringTheSession(t *testing.T) {
 	}
 	_ = c.Quit()
 
-	got := app.sink.Wait(1, 20*time.Second)
+	app.sink.Wait(1, 20*time.Second)
 	time.Sleep(500 * time.Millisecond) // nothing else may arrive
-	if got = app.sink.Messages(); len(got) != 1 || parse(t, got[0].Data).subject != "Re: Mixed" {
+	got := app.sink.Messages()
+	if len(got) != 1 || parse(t, got[0].Data).subject != "Re: Mixed" {
 		t.Fatalf("replies: %d (only the mixed transaction's)", len(got))
 	}
 	if calls := app.conv.Calls(); len(calls) != 1 {
@@ -250,9 +251,10 @@ func TestRedeliveryIsAnsweredOnce(t *testing.T) {
 	if err := send(t, app.smtp, owner, []string{agentEmail, agent2Email, strings.ToUpper(agent2Email)}, both); err != nil {
 		t.Fatal(err)
 	}
-	got := app.sink.Wait(3, 20*time.Second)
+	app.sink.Wait(3, 20*time.Second)
 	time.Sleep(500 * time.Millisecond)
-	if got = app.sink.Messages(); len(got) != 3 {
+	got := app.sink.Messages()
+	if len(got) != 3 {
 		t.Fatalf("replies: %d, want 3", len(got))
 	}
 	froms := map[string]bool{}

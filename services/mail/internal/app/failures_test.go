@@ -67,9 +67,10 @@ func TestProductionModeRequiresSenderAuthentication(t *testing.T) {
 	if err := send(t, app.smtp, subscriber, []string{agentEmail}, spf); err != nil {
 		t.Fatalf("SPF pass: %v", err)
 	}
-	got := app.sink.Wait(2, 20*time.Second)
+	app.sink.Wait(2, 20*time.Second)
 	time.Sleep(300 * time.Millisecond)
-	if got = app.sink.Messages(); len(got) != 2 {
+	got := app.sink.Messages()
+	if len(got) != 2 {
 		t.Fatalf("replies: %d, want 2 (signed, spf)", len(got))
 	}
 	auth := map[string]string{}
@@ -257,9 +258,10 @@ func TestTooLongEmptyAndAutomaticMessages(t *testing.T) {
 	if got := code(send(t, app.smtp, owner, []string{agentEmail}, longLine)); got != "550 5.6.0" {
 		t.Errorf("long line: %s", got)
 	}
-	got := app.sink.Wait(1, 20*time.Second)
+	app.sink.Wait(1, 20*time.Second)
 	time.Sleep(500 * time.Millisecond)
-	if got = app.sink.Messages(); len(got) != 1 || strings.TrimSpace(parse(t, got[0].Data).text) != inbox.MsgTooLong {
+	got := app.sink.Messages()
+	if len(got) != 1 || strings.TrimSpace(parse(t, got[0].Data).text) != inbox.MsgTooLong {
 		t.Fatalf("replies: %d (only the too-long notice)", len(got))
 	}
 	if calls := app.conv.Calls(); len(calls) != 0 {
@@ -293,9 +295,10 @@ func TestSenderHourlyLimit(t *testing.T) {
 			return false
 		})
 	}
-	got := app.sink.Wait(3, 20*time.Second)
+	app.sink.Wait(3, 20*time.Second)
 	time.Sleep(500 * time.Millisecond)
-	if got = app.sink.Messages(); len(got) != 3 {
+	got := app.sink.Messages()
+	if len(got) != 3 {
 		t.Fatalf("replies: %d, want 2 answers and 1 notice", len(got))
 	}
 	notices := 0

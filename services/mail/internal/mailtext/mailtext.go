@@ -212,9 +212,7 @@ func unflow(s string, delsp bool) string {
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	var b strings.Builder
 	for i, line := range lines {
-		if strings.HasPrefix(line, " ") {
-			line = line[1:]
-		}
+		line = strings.TrimPrefix(line, " ")
 		if line != "-- " && strings.HasSuffix(line, " ") && i < len(lines)-1 {
 			if delsp {
 				line = line[:len(line)-1]

@@ -63,6 +63,11 @@ type Config struct {
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
 	// HTTPListener / GRPCListener replace the addresses (tests).
 	HTTPListener, GRPCListener net.Listener
 	// Ready is called once the servers listen (tests).
@@ -87,9 +92,9 @@ func LoadConfig() (Config, error) {
 		RedisURL:          l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
 
 		StripeAPIBase:        l.String("STRIPE_API_BASE", "https://api.stripe.com"),
-		StripeSecretKey:      l.String("STRIPE_SECRET_KEY", "sk_test_agentic_dev"),
+		StripeSecretKey:      l.DevString("STRIPE_SECRET_KEY", "sk_test_agentic_dev", "the Stripe API key (no development default in production)"),
 		StripePublishableKey: l.String("STRIPE_PUBLISHABLE_KEY", "pk_test_agentic_dev"),
-		StripeWebhookSecret:  l.String("STRIPE_WEBHOOK_SECRET", "whsec_agentic_dev"),
+		StripeWebhookSecret:  l.DevString("STRIPE_WEBHOOK_SECRET", "whsec_agentic_dev", "the Stripe webhook signing secret (whsec_…); the development default is public"),
 		AppBaseURL:           l.String("APP_BASE_URL", "http://localhost:8080"),
 		CheckoutRateLimit:    l.Int("CHECKOUT_RATE_LIMIT", 5),
 		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
@@ -99,6 +104,12 @@ func LoadConfig() (Config, error) {
 		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", 15*time.Minute),
 		ReconcileInterval:    l.Duration("RECONCILE_INTERVAL", 10*time.Minute),
 		ReconcileLookback:    l.Duration("RECONCILE_LOOKBACK", 72*time.Hour),
+	}
+	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
+	// Production without the Stripe secrets (or with emulator mode) stops here,
+	// naming every offending variable.
+	if err := l.Err(); err != nil {
+		return c, err
 	}
 	if c.ReconcileInterval <= 0 || c.ReconcileLookback <= 0 {
 		return c, fmt.Errorf("RECONCILE_INTERVAL and RECONCILE_LOOKBACK must be greater than 0")
@@ -118,6 +129,11 @@ func LoadConfig() (Config, error) {
 	if c.StripeWebhookSecret == "" || c.StripeSecretKey == "" {
 		return c, fmt.Errorf("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must not be empty")
 	}
+	grpcTLS, tlsErr := server.LoadGRPCTLS()
+	c.GRPCTLS = grpcTLS
+	if tlsErr != nil {
+		return c, tlsErr
+	}
 	return c, l.Err()
 }
 
@@ -132,6 +148,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer stopTracing()
 	reg := observability.NewRegistry()
+	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
+	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
@@ -157,6 +178,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer relay.Close()
+
+	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
+	if err != nil {
+		return err
+	}
 
 	// Agents' owner, name and status for the monthly fee (inactive: no renewal).
 	catalogConsumer, err := events.NewConsumer(events.ConsumerConfig{
@@ -206,15 +232,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check},
+		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
+	// Per-user quotas in Redis (quotas.go).
+	api, err := withQuotas(mux, rdb, verifier, logger, reg)
+	if err != nil {
+		return err
+	}
 
-	grpcSrv, health := server.NewGRPCServer(logger)
+	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy(cfg.GRPCTLS.Development))...)
 	walletv1.RegisterWalletServiceServer(grpcSrv, transport.NewGRPCServer(set))
 
 	workers := []server.Worker{
 		{Name: "outbox-relay", Run: relay.Run},
+		{Name: "events-purger", Run: purger.Run},
 		// Every replica sweeps; they take different holds (SKIP LOCKED).
 		{Name: "hold-sweeper", Run: func(ctx context.Context) error {
 			return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
@@ -238,7 +270,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Logger:          logger,
 		HTTPAddr:        cfg.HTTPAddr,
 		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
+		HTTPHandler:     server.Middleware(api, ServiceName, logger, reg),
 		GRPCAddr:        cfg.GRPCAddr,
 		GRPCListener:    cfg.GRPCListener,
 		GRPCServer:      grpcSrv,

@@ -33,7 +33,8 @@ const (
 )
 
 // NewClient returns a go-redis client for url (redis://[:pass@]host:port/db)
-// with short timeouts and no retries.
+// with short timeouts and no retries. Its commands are traced
+// (observability.TraceRedis).
 func NewClient(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
@@ -45,7 +46,12 @@ func NewClient(url string) (*redis.Client, error) {
 	opt.PoolTimeout = IOTimeout
 	opt.MaxRetries = -1 // no retries: a miss is cheaper than waiting
 	opt.ContextTimeoutEnabled = true
-	return redis.NewClient(opt), nil
+	rdb := redis.NewClient(opt)
+	if err := observability.TraceRedis(rdb, nil); err != nil {
+		_ = rdb.Close()
+		return nil, err
+	}
+	return rdb, nil
 }
 
 type metrics struct {

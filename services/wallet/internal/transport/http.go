@@ -48,21 +48,24 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	}
 	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
+	// Sensitive routes (money, sharing, keys, deletion) also check that the
+	// token was not revoked and its user not disabled (docs/identity.md).
+	fresh := auth.RequireFresh(verifier, logger)
 	server.Route(mux, http.MethodGet, PathBalance, protect(httptransport.NewServer(
 		set.Balance, decodeBalanceRequest, encodeBalanceResponse, opts...)))
 	server.Route(mux, http.MethodGet, PathTransactions, protect(httptransport.NewServer(
 		set.Transactions, decodeTransactionsRequest, encodeTransactionsResponse, opts...)))
-	server.Route(mux, http.MethodPost, PathCheckout, protect(httptransport.NewServer(
+	server.Route(mux, http.MethodPost, PathCheckout, fresh(httptransport.NewServer(
 		set.CreateCheckoutSession, decodeCheckoutRequest, encodeCheckoutResponse, opts...)))
 	server.Route(mux, http.MethodPost, PathStripeWebhook, httptransport.NewServer(
 		set.StripeWebhook, decodeWebhookRequest, encodeWebhookResponse, opts...))
 	server.Route(mux, http.MethodGet, PathBillingSettings, protect(httptransport.NewServer(
 		set.GetSettings, decodeGetSettings, encodeSettingsResponse, opts...)))
-	server.Route(mux, http.MethodPut, PathBillingSettings, protect(httptransport.NewServer(
+	server.Route(mux, http.MethodPut, PathBillingSettings, fresh(httptransport.NewServer(
 		set.PutSettings, decodePutSettings, encodeSettingsResponse, opts...)))
 	server.Route(mux, http.MethodGet, PathAgentFees, protect(httptransport.NewServer(
 		set.AgentFees, decodeBalanceRequest, encodeAgentFees, opts...)))
-	server.Route(mux, http.MethodPost, PathSetupSession, protect(httptransport.NewServer(
+	server.Route(mux, http.MethodPost, PathSetupSession, fresh(httptransport.NewServer(
 		set.SetupSession, decodeSetupSession, encodeSetupSession, opts...)))
 	server.Route(mux, http.MethodGet, PathTransactionsCSV, protect(httptransport.NewServer(
 		set.ExportTransactions, decodeExportRequest, encodeExport, opts...)))
@@ -272,7 +275,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, &server.Error{Status: http.StatusBadGateway, Code: "payment_provider_error", Message: pe.Message})
 		default:
 			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteError(w, server.ErrInternal)
+			server.WriteUnexpected(w, err)
 		}
 	}
 }

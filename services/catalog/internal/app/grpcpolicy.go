@@ -1,0 +1,20 @@
+package app
+
+import (
+	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
+	"github.com/agentic-app/agentic/services/platform/server"
+)
+
+// GRPCPolicy lists who may call each CatalogService method (docs/reliability.md,
+// "Internal gRPC: mutual TLS and per-method authorization"): documents
+// checks ownership and reads an agent's address; conversations, documents
+// (comments) and mail check that a user may use an agent; mail finds the
+// agent an e-mail is addressed to.
+func GRPCPolicy() server.GRPCPolicy {
+	return server.GRPCPolicy{
+		catalogv1.CatalogService_GetAgent_FullMethodName:         {"documents"},
+		catalogv1.CatalogService_CheckOwnership_FullMethodName:   {"documents"},
+		catalogv1.CatalogService_CheckAccess_FullMethodName:      {"conversations", "documents", "mail"},
+		catalogv1.CatalogService_FindAgentByEmail_FullMethodName: {"mail"},
+	}
+}

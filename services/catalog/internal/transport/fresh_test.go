@@ -1,0 +1,27 @@
+package transport
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
+)
+
+// Sharing (invite, revoke access) checks token revocation; reads and edits do not.
+func TestSensitiveRoutesCheckRevocation(t *testing.T) {
+	var set endpoints.Set
+	authtest.StubEndpoints(&set)
+	mux := http.NewServeMux()
+	RegisterHTTP(mux, set, authtest.RevokedVerifier{UID: "u1", Email: "u1@example.com"}, nil)
+	const id = "0190a0a0-0000-7000-8000-000000000001"
+	authtest.CheckRoutes(t, mux, []authtest.Route{
+		{Method: http.MethodPost, Path: "/api/agents/" + id + "/subscribers", Fresh: true},
+		{Method: http.MethodDelete, Path: "/api/agents/" + id + "/subscribers/" + id, Fresh: true},
+		{Method: http.MethodGet, Path: "/api/agents"},
+		{Method: http.MethodGet, Path: "/api/agents/shared"},
+		{Method: http.MethodGet, Path: "/api/agents/" + id},
+		{Method: http.MethodGet, Path: "/api/agents/" + id + "/subscribers"},
+		{Method: http.MethodPatch, Path: "/api/agents/" + id},
+	})
+}
