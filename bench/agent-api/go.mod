@@ -4,7 +4,10 @@ go 1.26.0
 
 replace github.com/agentic-app/agentic/proto => ../../proto
 
+replace github.com/agentic-app/agentic/bench/benchstack => ../benchstack
+
 require (
+	github.com/agentic-app/agentic/bench/benchstack v0.0.0
 	github.com/agentic-app/agentic/proto v0.0.0
 	google.golang.org/grpc v1.85.0
 )

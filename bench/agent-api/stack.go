@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/agentic-app/agentic/bench/benchstack"
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
 )
 
@@ -150,9 +150,14 @@ func (s *stack) createConversation(ctx context.Context, owner *account, agentID 
 	return c.ID, err
 }
 
-// fund credits uid through the wallet's internal gRPC API.
+// fund credits uid through the wallet's internal gRPC API (as the
+// development-only "devtools" identity, benchstack.GRPCTransport).
 func fund(ctx context.Context, addr, uid, run string, micros int64) error {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	transport, _, err := benchstack.GRPCTransport()
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(addr, transport)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
@@ -25,10 +24,15 @@ type Wallet struct {
 	seq    atomic.Int64
 }
 
-// DialWallet connects to the wallet at addr; prefix starts every idempotency
-// key (e.g. "bench-mail"), run follows it.
+// DialWallet connects to the wallet at addr (mutual TLS as "devtools" when
+// the local stack's certificates exist, see GRPCTransport); prefix starts
+// every idempotency key (e.g. "bench-mail"), run follows it.
 func DialWallet(addr, prefix, run string, wait time.Duration) (*Wallet, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	transport, _, err := GRPCTransport()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := grpc.NewClient(addr, transport)
 	if err != nil {
 		return nil, err
 	}

@@ -109,7 +109,11 @@ func (a *api) invite(ctx context.Context, owner *account, agentID string, sub *a
 	if s.Status == "active" {
 		return nil
 	}
-	// Invited: active once the catalog learns the user exists (user.onboarded event).
+	// Invited: active once the invitee, with a verified address, visits
+	// Shared with me (docs/catalog.md).
+	if err := a.VerifyEmail(ctx, &sub.Account); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(a.Wait)
 	for time.Now().Before(deadline) {
 		var shared []struct {

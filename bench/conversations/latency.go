@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -273,10 +274,14 @@ type latencyConfig struct {
 	serviceMetrics                                     []string
 	maxOutput                                          int
 	probeEvery                                         time.Duration
+	// think is the mean pause of a user between an answer and the next
+	// message (uniform in [think/2, 3·think/2]); 0: closed loop, each user
+	// sends again at once (a load generator, not a person).
+	think time.Duration
 }
 
 func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyConfig, doc benchDoc) (fails []string, err error) {
-	fmt.Printf("\n== Latency/throughput: %d concurrent users chatting through %s (SSE), %s\n", cfg.users, a.Base, cfg.duration)
+	fmt.Printf("\n== Latency/throughput: %d concurrent users chatting through %s (SSE), %s, think time %s\n", cfg.users, a.Base, cfg.duration, thinkLabel(cfg.think))
 	t0 := time.Now()
 	chatters, err := setupChatters(ctx, a, w, cfg.users, cfg.accountsPerUser, cfg.setupPar, doc, cfg.fund)
 	if err != nil {
@@ -418,6 +423,14 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 				if r.Status == 0 || r.Status >= 500 {
 					time.Sleep(100 * time.Millisecond) // a restarting service: do not spin
 				}
+				if cfg.think > 0 {
+					pause := cfg.think/2 + time.Duration(rand.Int64N(int64(cfg.think)+1))
+					select {
+					case <-runCtx.Done():
+						return
+					case <-time.After(pause):
+					}
+				}
 			}
 		})
 	}
@@ -509,4 +522,11 @@ func shortErr(err error) string {
 		s = s[i+2:]
 	}
 	return s
+}
+
+func thinkLabel(d time.Duration) string {
+	if d <= 0 {
+		return "none (closed loop)"
+	}
+	return fmt.Sprintf("%s mean (uniform %s–%s)", d, d/2, d*3/2)
 }

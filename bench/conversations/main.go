@@ -62,6 +62,7 @@ func main() {
 
 	users := flag.Int("users", 64, "concurrent users in the latency run")
 	duration := flag.Duration("duration", 20*time.Second, "length of the latency run")
+	think := flag.Duration("think", 0, "mean pause of each user between an answer and its next message (0: closed loop)")
 	accounts := flag.Int("accounts-per-user", 4, "accounts each user rotates through (owner + subscribers of its agent) to stay under the per-user rate limit")
 	turns := flag.Int("turns", 5, "messages per conversation before a user starts a new one")
 	rateLimit := flag.Int("rate-limit", 20, "the service's CHAT_RATE_LIMIT (messages per user per window; 0 = not paced)")
@@ -124,7 +125,7 @@ func main() {
 			fatal(err)
 		}
 		f, err := latencyRun(ctx, a, w, latencyConfig{
-			users: *users, accountsPerUser: max(1, *accounts), turns: max(1, *turns), rateLimit: *rateLimit,
+			users: *users, think: *think, accountsPerUser: max(1, *accounts), turns: max(1, *turns), rateLimit: *rateLimit,
 			setupPar: *setupPar, rateWindow: *rateWindow, duration: *duration, fund: 20_000_000,
 			simURL: strings.TrimRight(*llmURL, "/"), simModel: *llmModel, metricsURL: *metricsURL, maxOutput: *maxOut,
 			probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),

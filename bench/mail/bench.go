@@ -26,12 +26,6 @@ type sender struct {
 	agent *benchstack.Agent
 }
 
-// sent is one message accepted with 250 OK.
-type sent struct {
-	id       string
-	accepted time.Time
-}
-
 type report struct {
 	setup               time.Duration
 	attempted, accepted int
@@ -123,14 +117,15 @@ func runBench(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, md *
 		}()
 	}()
 
-	logf("send: %d messages from %d senders to %s", cfg.messages, len(senders), cfg.smtpAddr)
+	logf("send: %d messages from %d senders to %s (%s)", cfg.messages, len(senders), cfg.smtpAddr, rateLabel(cfg.rate))
+	pace := newPacer(cfg.rate)
 	var wg sync.WaitGroup
 	var attempted atomic.Int64
 	start := time.Now()
 	for s, snd := range senders {
 		n := perSender(cfg.messages, len(senders), s)
 		wg.Go(func() {
-			outcomes := sendAll(ctx, cfg.smtpAddr, a.Run, s, snd, n, func(id string, at time.Time) {
+			outcomes := sendAll(ctx, cfg.smtpAddr, a.Run, s, snd, n, pace, func(id string, at time.Time) {
 				mu.Lock()
 				accepted[id] = at
 				mu.Unlock()
@@ -200,7 +195,7 @@ func answeredAll(accepted, seen map[string]time.Time) bool {
 
 // sendAll sends n messages from one sender over one SMTP session (reopened
 // after a connection failure); returns the outcomes other than 250.
-func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, ok func(id string, at time.Time)) map[string]int {
+func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, pace *pacer, ok func(id string, at time.Time)) map[string]int {
 	out := map[string]int{}
 	var c *smtp.Client
 	defer func() {
@@ -217,6 +212,9 @@ func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, ok
 				out["connect: "+short(err)]++
 				continue
 			}
+		}
+		if !pace.wait(ctx) {
+			break
 		}
 		m := outgoing{From: snd.acc.Email, To: snd.agent.Email, Subject: fmt.Sprintf("Bench question %d", i+1),
 			Body: question(s, i) + "\n\nThanks!\n", MessageID: newMessageID(run, s, i), Date: time.Now()}
@@ -354,11 +352,14 @@ func (r *report) print(w io.Writer, cfg config) {
 			fmt.Fprintf(w, "  not accepted          %-40s ×%d\n", k, r.refusals[k])
 		}
 	}
-	fmt.Fprintf(w, "  250 OK → reply        %s\n", benchstack.Dist(r.latencies))
-	fmt.Fprintf(w, "  (seen by the poller)  %s  (poll every %s)\n", benchstack.Dist(r.observedLatencies), cfg.poll)
-	p99 := benchstack.Quantile(benchstack.SortedCopy(r.latencies), .99)
+	// maildev's "time" is the reply's Date header when it has one, not when
+	// maildev received it, so the target is judged on what the poller saw
+	// (an upper bound, late by at most one poll interval).
+	fmt.Fprintf(w, "  250 OK → reply seen   %s  (poll every %s: late by at most one poll)\n", benchstack.Dist(r.observedLatencies), cfg.poll)
+	fmt.Fprintf(w, "  (maildev \"time\")      %s  (the reply's Date header, not its receipt: not used for the target)\n", benchstack.Dist(r.latencies))
+	p99 := benchstack.Quantile(benchstack.SortedCopy(r.observedLatencies), .99)
 	verdict := "PASS"
-	if p99 > cfg.target || len(r.latencies) == 0 {
+	if p99 > cfg.target || len(r.observedLatencies) == 0 {
 		verdict = "FAIL"
 	}
 	fmt.Fprintf(w, "  p99 target ≤ %s       %s (p99 %s)\n", cfg.target, verdict, benchstack.MS(p99))
@@ -370,6 +371,49 @@ func (r *report) print(w io.Writer, cfg config) {
 }
 
 func (r *report) pass(cfg config) bool {
-	return r.accepted == r.attempted && r.missing == 0 && r.duplicates == 0 && len(r.latencies) > 0 &&
-		benchstack.Quantile(benchstack.SortedCopy(r.latencies), .99) <= cfg.target
+	return r.accepted == r.attempted && r.missing == 0 && r.duplicates == 0 && len(r.observedLatencies) > 0 &&
+		benchstack.Quantile(benchstack.SortedCopy(r.observedLatencies), .99) <= cfg.target
+}
+
+// pacer spaces the messages of all senders evenly at a rate per second
+// (nil: no pacing, a burst).
+type pacer struct {
+	mu    sync.Mutex
+	next  time.Time
+	every time.Duration
+}
+
+func newPacer(rate float64) *pacer {
+	if rate <= 0 {
+		return nil
+	}
+	return &pacer{every: time.Duration(float64(time.Second) / rate)}
+}
+
+// wait blocks until the next message's slot; false when ctx ended first.
+func (p *pacer) wait(ctx context.Context) bool {
+	if p == nil || ctx.Err() != nil {
+		return ctx.Err() == nil
+	}
+	p.mu.Lock()
+	now := time.Now()
+	if p.next.Before(now) {
+		p.next = now
+	}
+	slot := p.next
+	p.next = p.next.Add(p.every)
+	p.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Until(slot)):
+		return true
+	}
+}
+
+func rateLabel(rate float64) string {
+	if rate <= 0 {
+		return "burst: every sender as fast as SMTP accepts"
+	}
+	return fmt.Sprintf("paced at %g messages/s", rate)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,29 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 	if err := loopbackHostPort("127.0.0.1:2525"); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestPacerSpacesMessages(t *testing.T) {
+	p := newPacer(200) // one slot per 5 ms
+	ctx := context.Background()
+	start := time.Now()
+	for range 11 {
+		if !p.wait(ctx) {
+			t.Fatal("wait refused with a live context")
+		}
+	}
+	// Eleven slots are ten intervals apart: at least 50 ms in all.
+	if got := time.Since(start); got < 50*time.Millisecond {
+		t.Fatalf("11 paced messages took %s, want ≥ 50ms", got)
+	}
+	var none *pacer
+	if !none.wait(ctx) {
+		t.Fatal("no pacer must not block")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if none.wait(cancelled) || p.wait(cancelled) {
+		t.Fatal("wait with a cancelled context must report false")
 	}
 }

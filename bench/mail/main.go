@@ -48,13 +48,14 @@ func logf(format string, args ...any) {
 }
 
 type config struct {
-	smtpAddr, maildev  string
-	senders, messages  int
-	hourlyLimit        int
-	fund               int64
-	timeout, poll      time.Duration
-	target             time.Duration
-	setupPar, sendConc int
+	smtpAddr, maildev string
+	senders, messages int
+	hourlyLimit       int
+	rate              float64
+	fund              int64
+	timeout, poll     time.Duration
+	target            time.Duration
+	setupPar          int
 }
 
 func main() {
@@ -71,6 +72,7 @@ func main() {
 	messages := flag.Int("messages", 1000, "messages in all (spread evenly over the senders)")
 	hourly := flag.Int("hourly-limit", 30, "the service's MAIL_SENDER_HOURLY_LIMIT (messages per sender are checked against it)")
 	fund := flag.Int64("fund", 25_000_000, "µ$ credited to every owner (the $10 agent fee + the answers)")
+	rate := flag.Float64("rate", 0, "messages per second over all senders (0: every sender sends as fast as SMTP accepts: a burst)")
 	timeout := flag.Duration("timeout", 3*time.Minute, "bound of the wait for replies after the last message is accepted")
 	poll := flag.Duration("poll", 250*time.Millisecond, "maildev polling interval")
 	target := flag.Duration("target", 2*time.Second, "p99 target of 250 OK → reply in maildev")
@@ -79,7 +81,7 @@ func main() {
 	flag.Parse()
 
 	cfg := config{smtpAddr: *smtpAddr, maildev: strings.TrimRight(*maildev, "/"), senders: *senders, messages: *messages,
-		hourlyLimit: *hourly, fund: *fund, timeout: *timeout, poll: *poll, target: *target, setupPar: max(1, *setupPar)}
+		hourlyLimit: *hourly, rate: *rate, fund: *fund, timeout: *timeout, poll: *poll, target: *target, setupPar: max(1, *setupPar)}
 	if err := cfg.check(); err != nil {
 		fatal(err)
 	}
@@ -129,6 +131,8 @@ func main() {
 
 func (c config) check() error {
 	switch {
+	case c.rate < 0:
+		return fmt.Errorf("-rate must not be negative")
 	case c.senders < 1 || c.messages < 1:
 		return fmt.Errorf("-senders and -messages must be positive")
 	case c.messages > 100_000 || c.senders > 1_000:

@@ -59,7 +59,7 @@ func TestSendAll(t *testing.T) {
 
 	var ids []string
 	snd := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "agent@agents.example"}}
-	out := sendAll(context.Background(), ln.Addr().String(), "run1", 2, snd, 5, func(id string, at time.Time) { ids = append(ids, id) })
+	out := sendAll(context.Background(), ln.Addr().String(), "run1", 2, snd, 5, nil, func(id string, at time.Time) { ids = append(ids, id) })
 	if len(out) != 0 || len(ids) != 5 {
 		t.Fatalf("outcomes %v, accepted %v", out, ids)
 	}
@@ -70,7 +70,7 @@ func TestSendAll(t *testing.T) {
 	be.mu.Unlock()
 
 	bad := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "stranger@agents.example"}}
-	out = sendAll(context.Background(), ln.Addr().String(), "run1", 3, bad, 3, func(string, time.Time) { t.Error("accepted") })
+	out = sendAll(context.Background(), ln.Addr().String(), "run1", 3, bad, 3, nil, func(string, time.Time) { t.Error("accepted") })
 	if out["550 5.7.1 Sender not allowed"] != 3 {
 		t.Fatalf("outcomes %v", out)
 	}
