@@ -12,6 +12,7 @@ TOOLS_CACHE ?= $(HOME)/.cache/agentic-tools
 TILT_VERSION           := v0.33.0
 FIREBASE_TOOLS_VERSION := 15.34.2
 MAILDEV_VERSION        := 3.0.0
+GOLANGCI_LINT_VERSION  := v2.15.0
 export PATH := $(BIN):/usr/local/go/bin:$(PATH)
 # A Tilt built from source is a "dev" build that would compile its web UI with
 # yarn; prod mode serves the released UI assets instead (they load only when a
@@ -69,6 +70,15 @@ $(BIN)/devkafka: $(shell find tilt -name '*.go') tilt/go.mod | $(BIN)
 $(BIN)/gateway: $(shell find gateway -name '*.go' -o -name '*.yaml') gateway/go.mod | $(BIN)
 	go build -o $@ ./gateway/cmd/gateway
 
+# golangci-lint (Go module proxy), built once per version into the cache.
+$(BIN)/golangci-lint: | $(BIN)
+	@cached=$(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION); \
+	if [ ! -x $$cached/golangci-lint ]; then \
+	  echo "building golangci-lint $(GOLANGCI_LINT_VERSION) once into $$cached (several minutes)"; \
+	  mkdir -p $$cached && (cd /tmp && GOWORK=off GOFLAGS= GOBIN=$$cached go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)); \
+	fi; \
+	ln -sf $$cached/golangci-lint $@
+
 .PHONY: tools
 tools: $(BIN)/tilt $(BIN)/firebase $(BIN)/maildev $(BIN)/devkafka ## install pinned dev tools into bin/
 
@@ -85,12 +95,13 @@ deps: web/node_modules/.stamp e2e/node_modules/.stamp ## install npm packages
 
 # ---------------------------------------------------------------- run
 .PHONY: dev
-dev: tools deps ## run the whole product locally under Tilt (app on http://localhost:8080)
-	tilt up --port 10350
+dev: tools deps ## run the whole product locally under Tilt (app on http://localhost:8080; AGENTIC_TILT_K8S=1: Kubernetes mode)
+	@# One shell: the pid it writes is tilt's after exec (make down reads it).
+	mkdir -p .data && echo $$$$ > .data/tilt-up.pid && exec tilt up --port 10350
 
 .PHONY: down
-down: ## stop what `make dev` started
-	-tilt down
+down: ## stop everything `make dev` started (tilt up, its processes, tilt down; PostgreSQL/Redis only if it started them)
+	bash tilt/scripts/down.sh
 
 # ---------------------------------------------------------------- code generation
 .PHONY: proto
@@ -103,11 +114,17 @@ proto-check: ## fail when committed generated code is stale
 
 # ---------------------------------------------------------------- checks
 .PHONY: lint
-lint: deps ## gofmt, go vet, TypeScript type checks
+lint: deps $(BIN)/golangci-lint ## gofmt, go vet, golangci-lint, TypeScript type checks, eslint (web)
 	@out=$$(gofmt -l $$(go list -m -f '{{.Dir}}')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
+	@# golangci-lint (.golangci.yml) over every module of go.work, then charts/tests.
+	@for d in $$(go list -m -f '{{.Dir}}'); do \
+	  echo "golangci-lint $${d#$(ROOT)/}"; (cd $$d && $(BIN)/golangci-lint run --config $(ROOT)/.golangci.yml ./...) || exit 1; \
+	done
+	cd charts/tests && GOWORK=off $(BIN)/golangci-lint run --config $(ROOT)/.golangci.yml ./...
 	cd charts/tests && GOWORK=off go vet ./... && test -z "$$(gofmt -l .)"
 	cd web && npm run typecheck
+	cd web && npm run lint
 	cd e2e && npx tsc --noEmit
 
 .PHONY: stripe-mock
@@ -126,6 +143,10 @@ test-web: deps ## Vitest + the initial-JS budget for / (reads a production build
 .PHONY: bench-web
 bench-web: ## Lighthouse on / and /auth against a running `make dev` (prints score, LCP, TBT, CLS)
 	cd bench/web && npm ci --no-audit --no-fund --loglevel=error && ./run.sh
+
+.PHONY: faults
+faults: ## fault suite against a running `make dev` (kills services, stops the broker/Redis, restarts PostgreSQL; FAULTS_FLAGS=-short); not part of `make test`
+	go run ./bench/faults $(FAULTS_FLAGS)
 
 .PHONY: e2e
 e2e: deps ## Playwright against a running `make dev` stack
@@ -146,5 +167,9 @@ images: ## build the container images (needs a Docker engine with BuildKit)
 	for svc in identity catalog documents wallet analytics conversations mail; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
+.PHONY: test-scripts
+test-scripts: ## tests of the dev scripts (make down)
+	bash tilt/scripts/down_test.sh
+
 .PHONY: test
-test: lint proto-check test-go test-web chart-check e2e-ci ## every test, end-to-end included
+test: lint proto-check test-go test-web chart-check test-scripts e2e-ci ## every test, end-to-end included

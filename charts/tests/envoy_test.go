@@ -3,11 +3,13 @@ package tests
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
@@ -385,12 +387,13 @@ func TestJWTAuthn(t *testing.T) {
 			t.Errorf("requirements are per route; rules would override them")
 		}
 		// The filter order matters: CORS answers preflights before jwt_authn,
-		// the router comes last.
+		// the client's x-agentic-uid is removed before jwt_authn sets it
+		// (header_mutation), the router comes last.
 		var names []string
 		for _, f := range ec.hcms["http"].GetHttpFilters() {
 			names = append(names, f.GetName())
 		}
-		if got := strings.Join(names, ","); got != "envoy.filters.http.cors,envoy.filters.http.jwt_authn,envoy.filters.http.local_ratelimit,envoy.filters.http.router" {
+		if got := strings.Join(names, ","); got != "envoy.filters.http.cors,envoy.filters.http.header_mutation,envoy.filters.http.jwt_authn,envoy.filters.http.local_ratelimit,envoy.filters.http.router" {
 			t.Errorf("http filters %s", got)
 		}
 		rs := mainRoutes(t, ec)
@@ -466,5 +469,92 @@ func TestCheckoutIsRateLimited(t *testing.T) {
 		if _, ok := perRoute(t, r, rateLimitFilter, &ratelimitv3.LocalRateLimit{}); !ok {
 			t.Errorf("%s: checkout creation is not rate limited", p.name)
 		}
+	}
+}
+
+// The checkout limit is per user, not one bucket for everyone: jwt_authn
+// copies the verified sub claim into x-agentic-uid (after a filter removed
+// any client-sent value), the limited routes' descriptor is that header, and
+// their local_ratelimit keeps one bucket per distinct value (a wildcard
+// descriptor, bounded LRU) without also draining a shared bucket. Without
+// jwt_authn the key is the client address. The header never goes upstream.
+func TestRateLimitIsPerUser(t *testing.T) {
+	for _, p := range []profile{allServices, allServicesLoc} {
+		t.Run(p.name, func(t *testing.T) {
+			ec := loadEnvoy(t, p)
+			h := ec.hcms["http"]
+			jwt := jwtConfig(t, ec)
+			wantKey := "remote_address"
+			if jwt != nil {
+				wantKey = "user"
+				var claim bool
+				for _, c := range jwt.GetProviders()["firebase"].GetClaimToHeaders() {
+					claim = claim || (c.GetHeaderName() == "x-agentic-uid" && c.GetClaimName() == "sub")
+				}
+				if !claim {
+					t.Fatal("jwt_authn does not copy the sub claim into x-agentic-uid")
+				}
+				// A client-sent x-agentic-uid is removed before jwt_authn runs.
+				removed := false
+				for _, f := range h.GetHttpFilters() {
+					if f.GetName() == jwtFilter {
+						break
+					}
+					if f.GetName() == "envoy.filters.http.header_mutation" {
+						var hm headermutationv3.HeaderMutation
+						if err := f.GetTypedConfig().UnmarshalTo(&hm); err != nil {
+							t.Fatal(err)
+						}
+						for _, m := range hm.GetMutations().GetRequestMutations() {
+							removed = removed || m.GetRemove() == "x-agentic-uid"
+						}
+					}
+				}
+				if !removed {
+					t.Error("x-agentic-uid from the client is not removed before jwt_authn (a caller could pick its own bucket)")
+				}
+			}
+			vh := h.GetRouteConfig().GetVirtualHosts()[0]
+			if !slices.Contains(vh.GetRequestHeadersToRemove(), "x-agentic-uid") {
+				t.Error("x-agentic-uid is sent upstream")
+			}
+			r := matchRoute(t, mainRoutes(t, ec), "/api/stripe/create-checkout-session")
+			rl, ok := perRoute(t, r, rateLimitFilter, &ratelimitv3.LocalRateLimit{})
+			if !ok {
+				t.Fatal("checkout is not rate limited")
+			}
+			if rl.GetAlwaysConsumeDefaultTokenBucket() == nil || rl.GetAlwaysConsumeDefaultTokenBucket().GetValue() {
+				t.Error("a user's request also drains the shared bucket (always_consume_default_token_bucket must be false)")
+			}
+			if n := rl.GetMaxDynamicDescriptors().GetValue(); n < 1000 {
+				t.Errorf("max_dynamic_descriptors %d: the default (20) would evict users constantly", n)
+			}
+			var wildcard bool
+			for _, d := range rl.GetDescriptors() {
+				if len(d.GetEntries()) == 1 && d.GetEntries()[0].GetKey() == wantKey && d.GetEntries()[0].GetValue() == "" &&
+					d.GetTokenBucket().GetMaxTokens() > 0 {
+					wildcard = true
+				}
+			}
+			if !wildcard {
+				t.Errorf("no wildcard descriptor %q with its own bucket: %v", wantKey, rl.GetDescriptors())
+			}
+			acts := r.GetRoute().GetRateLimits()
+			if len(acts) != 1 || len(acts[0].GetActions()) != 1 {
+				t.Fatalf("route rate_limits: %v, want one action", acts)
+			}
+			a := acts[0].GetActions()[0]
+			if jwt != nil {
+				if a.GetRequestHeaders().GetHeaderName() != "x-agentic-uid" || a.GetRequestHeaders().GetDescriptorKey() != "user" {
+					t.Errorf("descriptor action %v, want request_headers x-agentic-uid -> user", a)
+				}
+			} else if a.GetRemoteAddress() == nil {
+				t.Errorf("descriptor action %v, want remote_address", a)
+			}
+			// Routes without rateLimited produce no descriptors.
+			if other := matchRoute(t, mainRoutes(t, ec), "/api/user/balance"); len(other.GetRoute().GetRateLimits()) != 0 {
+				t.Error("the balance route has rate_limits")
+			}
+		})
 	}
 }

@@ -595,7 +595,7 @@ func TestMailSMTPService(t *testing.T) {
 		}
 	}
 	sort.Strings(mounts)
-	if fmt.Sprint(mounts) != "[agentic-mail-dkim agentic-mail-tls agentic-mail-tls]" {
+	if fmt.Sprint(mounts) != "[agentic-mail-dkim agentic-mail-grpc-tls agentic-mail-tls agentic-mail-tls]" {
 		t.Errorf("mail Secret volumes %v", mounts)
 	}
 }

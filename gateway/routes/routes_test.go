@@ -84,12 +84,22 @@ func TestUnroutedPaths(t *testing.T) {
 }
 
 // Only the Stripe webhook (signature) and the agent API (API keys) skip the
-// Firebase ID-token check; their services check their own credentials.
+// Firebase ID-token check; their services check their own credentials. The
+// OpenAPI document is public.
 func TestOnlyTheWebhookAndAgentAPISkipAuth(t *testing.T) {
 	for _, r := range mustTable(t).Routes {
-		if !r.RequiresAuth() && r.Name != "stripe-webhook" && !strings.HasPrefix(r.Match.Path, "/api/v1/") {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && !strings.HasPrefix(r.Match.Path, "/api/v1/") {
 			t.Errorf("route %s skips auth", r.Name)
 		}
+	}
+}
+
+// GET /api/openapi.json reaches identity (which serves the embedded
+// document) without a token, through the local gateway and Envoy alike.
+func TestOpenAPIDocumentIsPublicOnIdentity(t *testing.T) {
+	r, ok := mustTable(t).Lookup("/api/openapi.json")
+	if !ok || r.Service != "identity" || r.RequiresAuth() {
+		t.Fatalf("route %+v ok=%v", r, ok)
 	}
 }
 

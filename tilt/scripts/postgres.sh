@@ -8,7 +8,12 @@ export PGHOST PGPORT PGUSER
 if ! pg_isready -q; then
   if command -v pg_ctlcluster >/dev/null 2>&1; then
     echo "starting PostgreSQL"
-    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start
+    version="$(ls /etc/postgresql | sort -V | tail -1)"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start
+    # make down stops only a server that make dev (not --once: CI) started.
+    if [ "${1:-}" != "--once" ]; then
+      data="$(dirname "$0")/../../.data"; mkdir -p "$data" && echo "$version" > "$data/postgres.started"
+    fi
   fi
   for _ in $(seq 1 30); do pg_isready -q && break; sleep 1; done
 fi

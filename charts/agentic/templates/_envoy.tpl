@@ -8,8 +8,13 @@ Listener :8080 (the Service's target) routes, in this order:
   3. everything else -> the web Deployment (index.html fallback in nginx).
 Auth is per route: jwt_authn PerRouteConfig names the "firebase" requirement
 on every /api route except those with `auth: false` (the Stripe webhook),
-which disable the filter; routes with `rateLimited: true` get a local token
-bucket. Listener :8081 (not in the Service) serves /ready for the kubelet and
+which disable the filter; routes with `rateLimited: true` get local token
+buckets keyed per user: jwt_authn copies the verified token's `sub` claim
+into x-agentic-uid (a client-sent x-agentic-uid is removed first, and the
+header is removed again before the request goes upstream), and the route's
+local_ratelimit keeps one bucket per distinct value (a wildcard descriptor,
+at most rateLimit.maxUsers per route and pod). Without jwtAuthn the key is
+the client address. Listener :8081 (not in the Service) serves /ready for the kubelet and
 /stats/prometheus from the admin interface, which listens on 127.0.0.1 only.
 */}}
 {{- define "agentic.envoy.bootstrap" -}}
@@ -107,6 +112,13 @@ static_resources:
                   - name: envoy.filters.http.cors
                     typed_config:
                       "@type": type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors
+                  # Only jwt_authn sets the rate-limit key: drop any value the client sent.
+                  - name: envoy.filters.http.header_mutation
+                    typed_config:
+                      "@type": type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation
+                      mutations:
+                        request_mutations:
+                          - remove: x-agentic-uid
                   {{- if $jwt }}
                   - name: envoy.filters.http.jwt_authn
                     typed_config:
@@ -117,6 +129,9 @@ static_resources:
                           audiences: [{{ .Values.firebase.projectId | toJson }}]
                           # Keep the Authorization header: the services verify the token again.
                           forward: true
+                          # The verified uid keys the per-user local rate limit.
+                          claim_to_headers:
+                            - { header_name: x-agentic-uid, claim_name: sub }
                           from_headers:
                             - { name: Authorization, value_prefix: "Bearer " }
                           remote_jwks:
@@ -147,6 +162,8 @@ static_resources:
                   virtual_hosts:
                     - name: agentic
                       domains: ["*"]
+                      # The rate-limit key is Envoy's own: never sent upstream.
+                      request_headers_to_remove: [x-agentic-uid]
                       typed_per_filter_config:
                         envoy.filters.http.cors:
                           "@type": type.googleapis.com/envoy.extensions.filters.http.cors.v3.CorsPolicy
@@ -183,6 +200,16 @@ static_resources:
                             {{- else }}
                             timeout: {{ $envoy.routeTimeout }}
                             {{- end }}
+                            {{- if $r.rateLimited }}
+                            # The descriptor the route's local_ratelimit buckets on: the user.
+                            rate_limits:
+                              - actions:
+                                  {{- if $jwt }}
+                                  - request_headers: { header_name: x-agentic-uid, descriptor_key: user }
+                                  {{- else }}
+                                  - remote_address: {}
+                                  {{- end }}
+                            {{- end }}
                           {{- $auth := or (not (hasKey $r "auth")) $r.auth }}
                           {{- if or $jwt $r.rateLimited }}
                           typed_per_filter_config:
@@ -199,10 +226,23 @@ static_resources:
                             envoy.filters.http.local_ratelimit:
                               "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
                               stat_prefix: {{ printf "route_%s" ($r.name | replace "-" "_") }}
+                              # Shared bucket, only for requests without a user key.
                               token_bucket:
                                 max_tokens: {{ int $envoy.rateLimit.maxTokens }}
                                 tokens_per_fill: {{ int $envoy.rateLimit.tokensPerFill }}
                                 fill_interval: {{ $envoy.rateLimit.fillInterval }}
+                              # A user's request takes a token from their bucket only.
+                              always_consume_default_token_bucket: false
+                              # One bucket per distinct user (the entry has no value: wildcard).
+                              descriptors:
+                                - entries:
+                                    - key: {{ ternary "user" "remote_address" $jwt }}
+                                  token_bucket:
+                                    max_tokens: {{ int $envoy.rateLimit.perUser.maxTokens }}
+                                    tokens_per_fill: {{ int $envoy.rateLimit.perUser.tokensPerFill }}
+                                    fill_interval: {{ $envoy.rateLimit.perUser.fillInterval }}
+                              max_dynamic_descriptors: {{ int $envoy.rateLimit.maxUsers }}
+                              enable_x_ratelimit_headers: DRAFT_VERSION_03
                               filter_enabled:
                                 runtime_key: {{ printf "ratelimit.%s.enabled" $r.name }}
                                 default_value: { numerator: 100, denominator: HUNDRED }

@@ -174,3 +174,17 @@ topologySpreadConstraints:
   {{- end }}
 {{- end }}
 {{- end -}}
+
+{{- /* APP_ENV of every service: "production" (default) or "development".
+       Production with the Firebase Auth emulator is refused at render time
+       (the services refuse it at start too). */ -}}
+{{- define "agentic.appEnv" -}}
+{{- $env := .Values.appEnv | default "production" -}}
+{{- if not (has $env (list "production" "development")) -}}
+{{- fail (printf "appEnv must be production or development, not %q" $env) -}}
+{{- end -}}
+{{- if and (eq $env "production") .Values.firebase.authEmulatorHost -}}
+{{- fail "firebase.authEmulatorHost is refused with appEnv=production: emulator tokens are unsigned" -}}
+{{- end -}}
+{{- $env -}}
+{{- end -}}
