@@ -94,7 +94,37 @@ export async function inviteFromUsersTab(page: Page, editor: Locator, email: str
   await expect(editor.getByRole('row').filter({ hasText: email })).toBeVisible();
 }
 
-/** Shared with me, reloading until the agent is listed (activation arrives through an event). */
+const AUTH_EMULATOR = process.env.E2E_AUTH_EMULATOR_URL ?? 'http://127.0.0.1:9099';
+const FIREBASE_API_KEY = process.env.E2E_FIREBASE_API_KEY ?? 'demo-api-key';
+const FIREBASE_PROJECT = process.env.E2E_FIREBASE_PROJECT_ID ?? 'demo-agentic';
+
+/**
+ * Verifies the signed-in user's address the way a person would: the dashboard's banner sends the
+ * verification e-mail, the link's out-of-band code (read from the Auth emulator) is applied, and
+ * "I've verified my address" reloads the user. Invitations activate only for verified addresses.
+ */
+export async function verifyEmailThroughBanner(page: Page, request: APIRequestContext, email: string) {
+  const banner = page.getByRole('region', { name: 'E-mail verification' });
+  await expect(banner).toContainText('Verify your e-mail address to accept invitations');
+  await banner.getByRole('button', { name: 'Send verification e-mail' }).click();
+  await expect(banner.getByRole('status')).toContainText('Verification e-mail sent');
+  let oobCode = '';
+  await expect(async () => {
+    const res = await request.get(`${AUTH_EMULATOR}/emulator/v1/projects/${FIREBASE_PROJECT}/oobCodes`);
+    const body = (await res.json()) as { oobCodes?: { email: string; oobCode: string; requestType: string }[] };
+    const code = (body.oobCodes ?? []).filter((c) => c.email === email && c.requestType === 'VERIFY_EMAIL').pop();
+    expect(code).toBeTruthy();
+    oobCode = code!.oobCode;
+  }).toPass({ timeout: 15_000 });
+  const applied = await request.post(`${AUTH_EMULATOR}/identitytoolkit.googleapis.com/v1/accounts:update?key=${FIREBASE_API_KEY}`, {
+    data: { oobCode },
+  });
+  expect(applied.ok(), await applied.text()).toBeTruthy();
+  await banner.getByRole('button', { name: "I've verified my address" }).click();
+  await expect(banner).toBeHidden();
+}
+
+/** Shared with me, reloading until the agent is listed (activation on the invitee's verified visit). */
 export async function openSharedAgent(page: Page, agentName: string) {
   await page.goto('/dashboard/shared');
   await expect(page.getByRole('heading', { level: 1, name: 'Shared with me' })).toBeVisible();

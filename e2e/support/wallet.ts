@@ -4,12 +4,33 @@
  * simulator, and ledger entries (income / expense) through the wallet's internal gRPC API.
  */
 import { expect, type APIRequestContext } from '@playwright/test';
-import { connect, constants } from 'node:http2';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect, constants, type SecureClientSessionOptions } from 'node:http2';
+import { resolve as resolvePath } from 'node:path';
 
 const AUTH_EMULATOR = process.env.E2E_AUTH_EMULATOR_URL ?? 'http://127.0.0.1:9099';
 const API_KEY = process.env.E2E_FIREBASE_API_KEY ?? 'demo-api-key';
 export const STRIPE_SIM_URL = process.env.E2E_STRIPE_SIM_URL ?? 'http://127.0.0.1:8110';
-const WALLET_GRPC = process.env.E2E_WALLET_GRPC_URL ?? 'http://127.0.0.1:9104';
+const WALLET_GRPC_ADDR = new URL(process.env.E2E_WALLET_GRPC_URL ?? 'http://127.0.0.1:9104').host;
+
+/**
+ * Internal gRPC is mutual TLS on the local stack (docs/reliability.md, "Internal gRPC: mutual TLS and
+ * per-method authorization"): the suite calls the wallet as the development-only "devtools" identity,
+ * with the certificates `make dev` generates in .data/certs (or E2E_GRPC_TLS_DIR). Without them it
+ * dials plaintext (a stack started with APP_ENV=development and no certificates).
+ */
+function grpcTLS(): SecureClientSessionOptions | undefined {
+  const dirs = process.env.E2E_GRPC_TLS_DIR
+    ? [process.env.E2E_GRPC_TLS_DIR]
+    : [resolvePath(process.cwd(), '.data/certs'), resolvePath(process.cwd(), '../.data/certs')];
+  const dir = dirs.find((d) => existsSync(resolvePath(d, 'devtools.crt')));
+  if (!dir) return undefined;
+  return {
+    ca: readFileSync(resolvePath(dir, 'ca.crt')),
+    cert: readFileSync(resolvePath(dir, 'devtools.crt')),
+    key: readFileSync(resolvePath(dir, 'devtools.key')),
+  };
+}
 
 export interface Identity {
   uid: string;
@@ -71,7 +92,7 @@ export async function getBalance(request: APIRequestContext, who: Identity): Pro
   return ((await res.json()) as { data: { balance: number } }).data.balance;
 }
 
-// --- a minimal gRPC client (unary, HTTP/2 cleartext, hand-encoded protobuf) -------------------------
+// --- a minimal gRPC client (unary, HTTP/2 over mutual TLS or cleartext, hand-encoded protobuf) --------
 
 function varint(value: bigint | number): Buffer {
   let v = BigInt(value);
@@ -106,7 +127,8 @@ function transferRequest(uid: string, amountMicros: number, key: string, descrip
 
 function unary(method: string, message: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    const client = connect(WALLET_GRPC);
+    const tls = grpcTLS();
+    const client = tls ? connect(`https://${WALLET_GRPC_ADDR}`, tls) : connect(`http://${WALLET_GRPC_ADDR}`);
     client.on('error', reject);
     const frame = Buffer.alloc(5 + message.length);
     frame.writeUInt8(0, 0);

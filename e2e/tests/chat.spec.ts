@@ -4,6 +4,7 @@ import {
   SIM_MODEL_TAG,
   fundWallet,
   inviteFromUsersTab,
+  verifyEmailThroughBanner,
   lastAnswer,
   openChatTab,
   openSharedAgent,
@@ -85,11 +86,13 @@ test("an invited user chats under Shared with me and the owner's balance drops",
   await register(page, owner);
   const ownerId = await fundWallet(request, owner.email, owner.password, 2500);
 
-  // The invitee signs up first, so the invitation is active at once (or soon, through the onboarding event).
+  // The invitee signs up first and verifies the address: an invitation activates only for a verified
+  // address, on the invitee's next visit (docs/catalog.md).
   const guest = newUser('chatguest');
   const context = await browser.newContext();
   const guestPage = await context.newPage();
   await register(guestPage, guest);
+  await verifyEmailThroughBanner(guestPage, request, guest.email);
   await guestPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Shared with me' }).click();
   await expect(guestPage).toHaveURL(/\/dashboard\/shared$/);
   await expect(guestPage.getByText('No agents have been shared with you yet.')).toBeVisible();

@@ -76,7 +76,8 @@ describe('dashboard header', () => {
     const { router } = renderApp('/dashboard', auth);
     const visited: string[] = [];
     router.subscribe((state) => visited.push(state.location.pathname));
-    const button = await screen.findByRole('button', { name: 'Account menu' });
+    // The accessible name starts with the visible text (axe label-content-name-mismatch).
+    const button = await screen.findByRole('button', { name: 'AL ada, Account menu' });
     expect(button).toHaveTextContent('AL');
     expect(button).toHaveTextContent('ada');
 

@@ -19,7 +19,7 @@ export async function getIdToken(user?: FirebaseUser | null): Promise<string> {
     return await identity.getIdToken(true);
   } catch (error) {
     console.error('Error getting ID token:', error);
-    throw new Error(TOKEN_FAILURE_MESSAGE);
+    throw new Error(TOKEN_FAILURE_MESSAGE, { cause: error });
   }
 }
 
@@ -49,12 +49,7 @@ export async function authFetch(path: string, options: ApiRequestOptions = {}): 
 
 /** The spec's generic error: `${status}: ${body text}`, falling back to the status text. */
 export async function responseError(response: Response): Promise<Error> {
-  let text = '';
-  try {
-    text = await response.text();
-  } catch {
-    text = '';
-  }
+  const text = await response.text().catch(() => '');
   return new Error(`${response.status}: ${text || response.statusText}`);
 }
 

@@ -1,4 +1,4 @@
-import { act, render, screen } from '@testing-library/react';
+import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { removeToast } from './toast-store';
@@ -16,8 +16,14 @@ describe('<Toaster />', () => {
     });
 
     const region = screen.getByRole('region', { name: 'Notifications (F8)' });
-    const items = region.querySelectorAll('li');
-    expect([...items].map((li) => li.getAttribute('data-variant'))).toEqual(['destructive', 'default']);
+    // Only list items in the list (axe "list"); each holds one toast.
+    const list = within(region).getByRole('list');
+    expect([...list.children].map((child) => [child.tagName, child.getAttribute('role')])).toEqual([
+      ['LI', null],
+      ['LI', null],
+    ]);
+    const items = region.querySelectorAll('li > [data-toast]');
+    expect([...items].map((el) => el.getAttribute('data-variant'))).toEqual(['destructive', 'default']);
 
     const alert = screen.getByRole('alert', { name: 'Login failed' });
     expect(alert).toHaveAccessibleDescription('Incorrect password.');

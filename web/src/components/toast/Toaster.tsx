@@ -6,8 +6,8 @@ import './toaster.css';
 
 /**
  * Renders the open toasts, newest first, in a labelled region (F8 moves focus to it).
- * Each toast is an <li> with role "status" (role "alert" when destructive) whose
- * accessible name is its title and whose description is its description.
+ * Each toast is an <li> holding a <div data-toast> with role "status" (role "alert" when destructive)
+ * whose accessible name is its title and whose description is its description.
  */
 export function Toaster() {
   const { toasts, dismiss } = useToast();
@@ -37,36 +37,39 @@ export function Toaster() {
           const titleId = `${t.id}-title`;
           const descriptionId = `${t.id}-description`;
           return (
-            <li
-              key={t.id}
-              role={t.variant === 'destructive' ? 'alert' : 'status'}
-              aria-atomic="true"
-              aria-labelledby={t.title ? titleId : undefined}
-              aria-describedby={t.description ? descriptionId : undefined}
-              className={`toast toast--${t.variant}`}
-              data-toast=""
-              data-variant={t.variant}
-            >
-              <div className="toast__body">
-                {t.title && (
-                  <div id={titleId} className="toast__title" data-toast-title="">
-                    {t.title}
-                  </div>
-                )}
-                {t.description && (
-                  <div id={descriptionId} className="toast__description" data-toast-description="">
-                    {t.description}
-                  </div>
-                )}
-              </div>
-              <button
-                type="button"
-                className="toast__close"
-                aria-label="Close notification"
-                onClick={() => dismiss(t.id)}
+            // The <li> stays a plain list item (an <ol> may only hold list items: axe "list");
+            // the live region with the toast's name is the element inside it.
+            <li key={t.id} className="toaster__item">
+              <div
+                role={t.variant === 'destructive' ? 'alert' : 'status'}
+                aria-atomic="true"
+                aria-labelledby={t.title ? titleId : undefined}
+                aria-describedby={t.description ? descriptionId : undefined}
+                className={`toast toast--${t.variant}`}
+                data-toast=""
+                data-variant={t.variant}
               >
-                <CloseOutlined aria-hidden="true" />
-              </button>
+                <div className="toast__body">
+                  {t.title && (
+                    <div id={titleId} className="toast__title" data-toast-title="">
+                      {t.title}
+                    </div>
+                  )}
+                  {t.description && (
+                    <div id={descriptionId} className="toast__description" data-toast-description="">
+                      {t.description}
+                    </div>
+                  )}
+                </div>
+                <button
+                  type="button"
+                  className="toast__close"
+                  aria-label="Close notification"
+                  onClick={() => dismiss(t.id)}
+                >
+                  <CloseOutlined aria-hidden="true" />
+                </button>
+              </div>
             </li>
           );
         })}

@@ -1,5 +1,8 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor } from '@testing-library/react';
+import { useEffect } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createQueryClient } from '@/lib/query-client';
 import { createFakeSdk, fakeIdentity } from '@/test/fake-firebase';
 
 const fake = createFakeSdk();
@@ -13,17 +16,21 @@ type Ctx = ReturnType<typeof useAuth>;
 
 let ctx: Ctx;
 function Probe() {
-  ctx = useAuth();
+  const value = useAuth();
+  // Expose the committed context to the test (after render, not during it).
+  useEffect(() => {
+    ctx = value;
+  });
   return (
     <dl>
       <dt>loading</dt>
-      <dd data-testid="loading">{String(ctx.loading)}</dd>
+      <dd data-testid="loading">{String(value.loading)}</dd>
       <dt>profileLoading</dt>
-      <dd data-testid="profileLoading">{String(ctx.profileLoading)}</dd>
+      <dd data-testid="profileLoading">{String(value.profileLoading)}</dd>
       <dt>error</dt>
-      <dd data-testid="error">{ctx.error?.message ?? ''}</dd>
+      <dd data-testid="error">{value.error?.message ?? ''}</dd>
       <dt>user</dt>
-      <dd data-testid="user">{ctx.user ? JSON.stringify(ctx.user) : 'null'}</dd>
+      <dd data-testid="user">{value.user ? JSON.stringify(value.user) : 'null'}</dd>
     </dl>
   );
 }
@@ -44,9 +51,11 @@ function okUser(user: Record<string, unknown>) {
 
 async function renderProvider() {
   render(
-    <AuthProvider>
-      <Probe />
-    </AuthProvider>,
+    <QueryClientProvider client={createQueryClient()}>
+      <AuthProvider>
+        <Probe />
+      </AuthProvider>
+    </QueryClientProvider>,
   );
   await waitFor(() => expect(fake.sdk.onAuthStateChanged).toHaveBeenCalled());
 }

@@ -1,7 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import type { User as FirebaseUser } from 'firebase/auth';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { toast } from '@/components/toast';
 import { loadFirebase } from '@/lib/firebase';
+import { setQueryCacheUser } from '@/lib/query-client';
 import { onboardUser } from './api/onboarding';
 import { AuthContext, type AuthContextValue, type RegisterParams } from './auth-context';
 import { authErrorToast } from './lib/auth-errors';
@@ -24,6 +26,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [error, setError] = useState<Error | null>(null);
   // Only the latest onboarding run may write state (auth changes and refreshUser can overlap).
   const runRef = useRef(0);
+  const queryClient = useQueryClient();
 
   const loadProfile = useCallback(async (identity: FirebaseUser, run: number) => {
     try {
@@ -51,6 +54,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       .then((fb) => {
         if (!active) return;
         unsubscribe = fb.onAuthStateChanged(fb.auth, (identity) => {
+          // Another user (or none): drop the previous user's cached data before anything renders.
+          setQueryCacheUser(queryClient, identity?.uid ?? null);
           const run = ++runRef.current;
           setLoading(true);
           setError(null);
@@ -76,7 +81,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       active = false;
       unsubscribe?.();
     };
-  }, [loadProfile]);
+  }, [loadProfile, queryClient]);
 
   const refreshUser = useCallback(async () => {
     const fb = await loadFirebase();
@@ -139,13 +144,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       const fb = await loadFirebase();
       await fb.signOut(fb.auth);
+      setQueryCacheUser(queryClient, null);
       toast({ title: 'Logged out', description: 'You have been successfully logged out.' });
     } catch (err) {
       console.error('Logout error:', err);
       toast(authErrorToast('logout', err));
       throw err;
     }
-  }, []);
+  }, [queryClient]);
 
   const value = useMemo<AuthContextValue>(
     () => ({ user, loading, profileLoading, error, login, register, googleSignIn, logout, refreshUser }),

@@ -1,4 +1,5 @@
 import { Outlet } from 'react-router';
+import { EmailVerificationBanner } from '@/features/auth/components/EmailVerificationBanner';
 import { DashboardHeader } from './components/DashboardHeader';
 import './dashboard-layout.css';
 
@@ -10,6 +11,7 @@ export function DashboardLayout() {
       </a>
       <DashboardHeader />
       <main id="main-content" className="app-main" tabIndex={-1}>
+        <EmailVerificationBanner />
         <Outlet />
       </main>
     </div>

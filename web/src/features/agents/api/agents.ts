@@ -9,7 +9,7 @@ export const subscribersQueryKey = (agentId: string) => [`/api/agents/${agentId}
 
 /** Reads `message` from a JSON error body ({error, message}), else the raw text. */
 export async function errorMessageOf(response: Response): Promise<string> {
-  let text = '';
+  let text: string;
   try {
     text = await response.text();
   } catch {
@@ -77,12 +77,7 @@ export function useCreateAgent() {
 export async function updateAgent(agentId: string, payload: AgentUpdatePayload): Promise<Agent> {
   const response = await authFetch(`/api/agents/${encodeURIComponent(agentId)}`, { method: 'PATCH', body: payload });
   if (!response.ok) {
-    let body = '';
-    try {
-      body = await response.text();
-    } catch {
-      body = '';
-    }
+    const body = await response.text().catch(() => '');
     throw new Error(`Failed to update agent: ${response.status} ${response.statusText} - ${body}`);
   }
   return (await response.json()) as Agent;

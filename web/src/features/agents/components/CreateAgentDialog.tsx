@@ -129,7 +129,8 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           <Switch
             disabled
             checked={false}
-            aria-labelledby="agent-visibility-label"
+            // The name holds the visible "Private" (WCAG 2.5.3, label in name).
+            aria-label="Visibility: Private"
             checkedChildren="Public"
             unCheckedChildren="Private"
           />

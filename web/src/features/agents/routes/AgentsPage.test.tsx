@@ -134,7 +134,7 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     await screen.findByText('No Agentic Users Yet');
     fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
     const dialog = await screen.findByRole('dialog', { name: 'Create New Agent' });
-    expect(within(dialog).getByRole('switch', { name: 'Visibility' })).toBeDisabled();
+    expect(within(dialog).getByRole('switch', { name: 'Visibility: Private' })).toBeDisabled();
     expect(within(dialog).getByText(/Public agents are coming soon/)).toBeInTheDocument();
     expect(within(dialog).getByRole('radio', { name: 'Robot' })).toBeChecked();
     expect(within(dialog).getByRole('radio', { name: 'Orange' })).toBeChecked();

@@ -28,7 +28,7 @@ export async function registerPublicAgentInterest(body?: { idToken: string }): P
     response = await authFetch(PUBLIC_AGENT_INTEREST_PATH, { method: 'POST', body });
   } catch (error) {
     console.error('Error registering interest:', error);
-    throw new Error(REGISTER_INTEREST_FALLBACK);
+    throw new Error(REGISTER_INTEREST_FALLBACK, { cause: error });
   }
   if (!response.ok) {
     throw new Error((await serverMessage(response)) ?? REGISTER_INTEREST_FALLBACK);

@@ -15,9 +15,11 @@ export interface CurrentUser extends UserProfile {
   uid: string;
   email: string | null;
   displayName: string | null;
+  /** Firebase's emailVerified (absent when unknown); invitations need a verified address. */
+  emailVerified?: boolean;
 }
 
-type IdentityFields = Pick<FirebaseUser, 'uid' | 'email' | 'displayName'>;
+type IdentityFields = Pick<FirebaseUser, 'uid' | 'email' | 'displayName'> & Partial<Pick<FirebaseUser, 'emailVerified'>>;
 
 export function mergeCurrentUser(identity: IdentityFields, profile: UserProfile | null | undefined): CurrentUser {
   const p = profile ?? {};
@@ -26,5 +28,6 @@ export function mergeCurrentUser(identity: IdentityFields, profile: UserProfile 
     uid: identity.uid,
     email: p.email ?? identity.email ?? null,
     displayName: p.displayName ?? identity.displayName ?? null,
+    ...(typeof identity.emailVerified === 'boolean' ? { emailVerified: identity.emailVerified } : {}),
   };
 }

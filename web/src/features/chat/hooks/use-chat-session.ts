@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useLatest } from '@/lib/use-latest';
 import { conversationKey, conversationsKey } from '../api/conversations';
 import { sendMessage, type SendOutcome } from '../api/send-message';
 import { rateLimitMessage } from '../lib/format';
@@ -93,8 +94,7 @@ export function settle(outcome: SendOutcome, role: ChatRole): Pick<Turn, 'phase'
 export function useChatSession(agentId: string, role: ChatRole) {
   const queryClient = useQueryClient();
   const [turns, setTurns] = useState<Turn[]>([]);
-  const turnsRef = useRef(turns);
-  turnsRef.current = turns;
+  const turnsRef = useLatest(turns);
   const controllers = useRef(new Map<string, AbortController>());
 
   useEffect(() => {
@@ -176,7 +176,7 @@ export function useChatSession(agentId: string, role: ChatRole) {
       patch(turnId, () => ({ phase: 'waiting', error: undefined }));
       return run({ ...turn, phase: 'waiting', error: undefined });
     },
-    [patch, run],
+    [patch, run, turnsRef],
   );
 
   /** Stops the in-flight answers of a conversation (the server keeps and charges what was generated). */
@@ -184,7 +184,7 @@ export function useChatSession(agentId: string, role: ChatRole) {
     for (const t of turnsRef.current) {
       if (t.conversationId === conversationId) controllers.current.get(t.id)?.abort();
     }
-  }, []);
+  }, [turnsRef]);
 
   /** Forgets the turns of a deleted conversation (and aborts them). */
   const forget = useCallback((conversationId: string) => {
@@ -192,7 +192,7 @@ export function useChatSession(agentId: string, role: ChatRole) {
       if (t.conversationId === conversationId) controllers.current.get(t.id)?.abort();
     }
     setTurns((list) => list.filter((t) => t.conversationId !== conversationId));
-  }, []);
+  }, [turnsRef]);
 
   return { turns, send, retry, stop, forget };
 }

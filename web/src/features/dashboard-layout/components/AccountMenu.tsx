@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router';
 import { useAuth } from '@/features/auth';
 import { getDisplayLabel, getInitials } from '../lib/user-display';
 
-/** Avatar + label button ("Account menu") opening 'My Account' / 'Log out'. */
+/** Avatar + label button ("{initials} {label}, Account menu") opening 'My Account' / 'Log out'. */
 export function AccountMenu() {
   const { user, logout } = useAuth();
   const navigate = useNavigate();
@@ -36,12 +36,17 @@ export function AccountMenu() {
     }
   };
 
+  const initials = user ? getInitials(user) : null;
+  // WCAG 2.5.3 (axe label-content-name-mismatch): the name starts with the visible text (initials and
+  // label, separated by a real space so they do not read as one word), then says what the button is.
+  const name = `${initials ? `${initials} ` : ''}${label}, Account menu`;
+
   return (
     <Dropdown menu={{ items, onClick }} trigger={['click']} placement="bottomRight">
-      <button type="button" className="account-trigger" aria-label="Account menu" aria-haspopup="menu">
+      <button type="button" className="account-trigger" aria-label={name} aria-haspopup="menu">
         <Avatar size={32} className="account-trigger__avatar" aria-hidden="true" icon={user ? undefined : <UserOutlined />}>
-          {user ? getInitials(user) : null}
-        </Avatar>
+          {initials}
+        </Avatar>{' '}
         <span className="account-trigger__label" data-testid="account-label">
           {label}
         </span>

@@ -1,5 +1,5 @@
 import { CloseOutlined, MenuOutlined } from '@ant-design/icons';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
 import { AccountMenu } from './AccountMenu';
 
@@ -17,12 +17,10 @@ export const NAV_ITEMS = [
  * Below 768px the navigation collapses behind a toggle button.
  */
 export function DashboardHeader() {
-  const [navOpen, setNavOpen] = useState(false);
   const { pathname } = useLocation();
-
-  useEffect(() => {
-    setNavOpen(false);
-  }, [pathname]);
+  // The path the mobile navigation was opened on: it closes by itself when the route changes.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const navOpen = openOn === pathname;
 
   return (
     <header className="app-header">
@@ -39,7 +37,7 @@ export function DashboardHeader() {
           aria-label="Navigation menu"
           aria-expanded={navOpen}
           aria-controls="main-navigation"
-          onClick={() => setNavOpen((open) => !open)}
+          onClick={() => setOpenOn(navOpen ? null : pathname)}
         >
           {navOpen ? <CloseOutlined aria-hidden="true" /> : <MenuOutlined aria-hidden="true" />}
         </button>

@@ -1,5 +1,6 @@
 import { Button, Skeleton } from 'antd';
 import type { CSSProperties } from 'react';
+import { parseHex, readableOn, tint } from '@/lib/contrast';
 import type { Activity } from '../api/dashboard';
 import { activityStyle, activityTags } from '../lib/activity-style';
 import { relativeTime } from '../lib/relative-time';
@@ -9,6 +10,19 @@ interface RecentActivityProps {
   loading: boolean;
   failed: boolean;
 }
+
+/**
+ * The agent tag in the agent's colour: a light tint of it as background, the colour itself darkened
+ * just enough for WCAG AA text contrast on that tint (e.g. #FF3E00 → a dark red-orange).
+ */
+function agentTagStyle(color: string): CSSProperties {
+  const base = parseHex(color) ? color : AGENT_TAG_FALLBACK;
+  const background = tint(base);
+  return { '--tag-color': readableOn(base, background), '--tag-background': background } as CSSProperties;
+}
+
+/** Named 'blue' (the default) and any colour that is not #rgb / #rrggbb. */
+const AGENT_TAG_FALLBACK = '#1d4ed8';
 
 function ActivityRow({ activity }: { activity: Activity }) {
   const style = activityStyle(activity.activityType);
@@ -33,7 +47,7 @@ function ActivityRow({ activity }: { activity: Activity }) {
                 className="activity-tag activity-tag--agent"
                 data-tag={tag.kind}
                 data-color={tag.color}
-                style={{ '--tag-color': tag.color === 'blue' ? '#1d4ed8' : tag.color } as CSSProperties}
+                style={agentTagStyle(tag.color)}
               >
                 {tag.label}
               </span>

@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contrastRatio, tint } from '@/lib/contrast';
 import { authValue, renderApp } from '@/test/render';
 
 vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { currentUser: null } })) }));
@@ -106,6 +107,24 @@ describe('DashboardHome', () => {
     expect(screen.getByRole('button', { name: 'View all activity' })).toBeInTheDocument();
     expect(apiRequest).toHaveBeenCalledWith('/api/dashboard/stats', expect.objectContaining({ method: 'GET' }));
     expect(apiRequest).toHaveBeenCalledWith('/api/activities', expect.objectContaining({ method: 'GET' }));
+  });
+
+  it("draws agent tags in the agent's colour with AA text contrast on its tint (issue 18: #FF3E00)", async () => {
+    const orange = { ...activities[0], id: 'a3', agent: { name: 'Blaze', iconColor: '#FF3E00' } };
+    respond({ '/api/dashboard/stats': stats, '/api/activities': [orange, activities[1]] });
+    renderApp('/dashboard', authValue({ user: signedIn }));
+    const list = await screen.findByRole('list', { name: 'Recent activity' }, SLOW);
+    for (const [name, base] of [
+      ['Blaze', '#FF3E00'],
+      ['Tutor', '#1d4ed8'],
+    ]) {
+      const tag = within(list).getByText(name);
+      const text = tag.style.getPropertyValue('--tag-color');
+      const background = tag.style.getPropertyValue('--tag-background');
+      expect(background).toBe(tint(base));
+      expect(contrastRatio(text, background), `${name}: ${text} on ${background}`).toBeGreaterThanOrEqual(4.5);
+    }
+    expect(contrastRatio('#FF3E00', tint('#FF3E00'))).toBeLessThan(4.5);
   });
 
   it('shows the failure message and the empty feed', async () => {

@@ -41,7 +41,8 @@ describe('landing page', () => {
     for (const name of ['Sign In', 'Get Started', 'Create Your Agentic User', 'Create Private Agent', 'Get Started Today']) {
       expect(screen.getByRole('link', { name })).toHaveAttribute('href', '/auth');
     }
-    expect(document.title).toBe(LANDING_TITLE);
+    // Set by an effect, which React may run just after the commit the heading query saw.
+    await waitFor(() => expect(document.title).toBe(LANDING_TITLE));
   });
 
   it('shows the spec content: steps, benefits, use cases, pricing facts and the footer', async () => {

@@ -93,12 +93,7 @@ async function readBody(response: Response): Promise<CheckoutResponse> {
 async function statusError(response: Response): Promise<CheckoutError> {
   if (response.status === 400) return new CheckoutError(CHECKOUT_ERRORS.badRequest);
   if (response.status === 429) return new CheckoutError(CHECKOUT_ERRORS.rateLimited);
-  let text = '';
-  try {
-    text = await response.text();
-  } catch {
-    text = '';
-  }
+  const text = await response.text().catch(() => '');
   return new CheckoutError(CHECKOUT_ERRORS.otherStatus(text || response.statusText || String(response.status)));
 }
 

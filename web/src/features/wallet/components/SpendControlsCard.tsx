@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, InputNumber, Skeleton, Switch } from 'antd';
 import { useEffect, useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
 import {
@@ -68,7 +68,6 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
     handleSubmit,
     reset,
     setValue,
-    watch,
     formState: { errors, isDirty },
   } = useForm<SpendControlsValues>({
     resolver: zodResolver(spendControlsSchema),
@@ -109,7 +108,8 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
     }
   };
 
-  const enabled = watch('autoRecharge.enabled');
+  // useWatch (not watch): a subscription React can memoise around (react-hooks/incompatible-library).
+  const enabled = useWatch({ control, name: 'autoRecharge.enabled' });
   const thresholdError = errors.autoRecharge?.threshold?.message;
   const amountError = errors.autoRecharge?.amount?.message;
   const enabledError = errors.autoRecharge?.enabled?.message;
@@ -184,8 +184,8 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                 aria-describedby={enabledError ? 'spend-auto-enabled-error' : undefined}
                 checked={field.value}
                 onChange={(checked) => field.onChange(checked)}
-                checkedChildren="On"
-                unCheckedChildren="Off"
+                // No "On"/"Off" text inside: the state is the switch's own (aria-checked), and
+                // visible text would have to be part of the name (WCAG 2.5.3).
               />
             )}
           />

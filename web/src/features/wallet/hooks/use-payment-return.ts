@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { toast } from '@/components/toast';
+import { useLatest } from '@/lib/use-latest';
 import { PAYMENT_SUCCESS_TOAST_MS } from '../lib/constants';
 import { hasPaymentReturnParams, PAYMENT_TOASTS, readPaymentReturn } from '../lib/payment-return';
 import { pollAfterPayment, sleep } from '../lib/success-polling';
@@ -15,8 +16,7 @@ export function usePaymentReturn(refresh: () => Promise<unknown>, enabled: boole
   const navigate = useNavigate();
   const handled = useRef<string | null>(null);
   const active = useRef(true);
-  const refreshRef = useRef(refresh);
-  refreshRef.current = refresh;
+  const refreshRef = useLatest(refresh);
 
   useEffect(() => {
     active.current = true;
@@ -47,5 +47,5 @@ export function usePaymentReturn(refresh: () => Promise<unknown>, enabled: boole
         if (finished) toast({ ...PAYMENT_TOASTS.success, duration: PAYMENT_SUCCESS_TOAST_MS });
       });
     }
-  }, [enabled, location.key, location.search, location.pathname, location.hash, navigate]);
+  }, [enabled, location.key, location.search, location.pathname, location.hash, navigate, refreshRef]);
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { toast } from '@/components/toast';
+import { useLatest } from '@/lib/use-latest';
 import { SETUP_POLL_INTERVAL_MS, SETUP_POLL_ROUNDS } from '../lib/constants';
 import { readSetupReturn, SETUP_TOASTS } from '../lib/payment-return';
 import { sleep } from '../lib/success-polling';
@@ -16,8 +17,7 @@ export function useSetupReturn(refresh: () => Promise<boolean>, enabled: boolean
   const navigate = useNavigate();
   const handled = useRef<string | null>(null);
   const active = useRef(true);
-  const refreshRef = useRef(refresh);
-  refreshRef.current = refresh;
+  const refreshRef = useLatest(refresh);
 
   useEffect(() => {
     active.current = true;
@@ -56,5 +56,5 @@ export function useSetupReturn(refresh: () => Promise<boolean>, enabled: boolean
       }
       if (active.current) toast(shown ? SETUP_TOASTS.success : SETUP_TOASTS.pending);
     })();
-  }, [enabled, location.key, location.search, location.pathname, location.hash, navigate]);
+  }, [enabled, location.key, location.search, location.pathname, location.hash, navigate, refreshRef]);
 }

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { useLatest } from '@/lib/use-latest';
 import { BALANCE_PATH, fetchTransactions, selectBalance, transactionsUrl } from '../api/wallet-api';
 import { BALANCE_STALE_TIME_MS, TRANSACTIONS_STALE_TIME_MS } from '../lib/constants';
 import { canLoadMore, initialTransactionsState, transactionsReducer, type TransactionsState } from '../lib/pagination';
@@ -28,8 +29,7 @@ export function useWalletData(uid: string | undefined): WalletData {
   const { refetch: refetchBalance } = balanceQuery;
 
   const [transactions, dispatch] = useReducer(transactionsReducer, initialTransactionsState);
-  const stateRef = useRef(transactions);
-  stateRef.current = transactions;
+  const stateRef = useLatest(transactions);
   const sequence = useRef(0);
   const inflight = useRef<number | null>(null);
 
@@ -70,7 +70,7 @@ export function useWalletData(uid: string | undefined): WalletData {
       .finally(() => {
         if (inflight.current === request) inflight.current = null;
       });
-  }, []);
+  }, [stateRef]);
 
   const refresh = useCallback(async () => {
     await Promise.all([refetchBalance(), loadFirstPage(true)]);
