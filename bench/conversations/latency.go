@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -278,6 +279,10 @@ type latencyConfig struct {
 	// message (uniform in [think/2, 3·think/2]); 0: closed loop, each user
 	// sends again at once (a load generator, not a person).
 	think time.Duration
+	// samplesPath, when set, receives one CSV line per answered message
+	// (seconds since the run's start, TTFT in ms) to see when the slow
+	// ones happen.
+	samplesPath string
 }
 
 func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyConfig, doc benchDoc) (fails []string, err error) {
@@ -388,6 +393,18 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 	})
 	for ci, c := range chatters {
 		wg.Go(func() {
+			if cfg.think > 0 {
+				// People do not all press Send at the same instant: each
+				// user's first message comes at a random point of one think
+				// time, as it would in a steady stream of users (without it,
+				// the run opens with all users' messages at once, a burst
+				// that a closed-loop run measures anyway).
+				select {
+				case <-runCtx.Done():
+					return
+				case <-time.After(time.Duration(rand.Int64N(int64(cfg.think) + 1))):
+				}
+			}
 			for n := 0; runCtx.Err() == nil; n++ {
 				acc, wait := c.pick(cfg.rateLimit-1, cfg.rateWindow) // one below the limit: window edges
 				if acc == nil {
@@ -463,6 +480,11 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 			}
 		}
 	}
+	if cfg.samplesPath != "" {
+		if err := writeSamples(cfg.samplesPath, start, results); err != nil {
+			fmt.Println("  samples:", err)
+		}
+	}
 	modelP50 := benchstack.Quantile(benchstack.SortedCopy(loaded), .5)
 	if len(loaded) == 0 {
 		modelP50 = benchstack.Quantile(benchstack.SortedCopy(idle), .5)
@@ -529,4 +551,19 @@ func thinkLabel(d time.Duration) string {
 		return "none (closed loop)"
 	}
 	return fmt.Sprintf("%s mean (uniform %s–%s)", d, d/2, d*3/2)
+}
+
+// writeSamples writes "sent_s,ttft_ms" for every answered message, in the
+// order they were sent.
+func writeSamples(path string, start time.Time, results []*result) error {
+	var b strings.Builder
+	b.WriteString("sent_s,ttft_ms\n")
+	rs := slices.Clone(results)
+	slices.SortFunc(rs, func(x, y *result) int { return x.Sent.Compare(y.Sent) })
+	for _, r := range rs {
+		if r.answered() {
+			fmt.Fprintf(&b, "%.3f,%.1f\n", r.Sent.Sub(start).Seconds(), float64(r.TTFT.Microseconds())/1000)
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

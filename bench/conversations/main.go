@@ -62,6 +62,7 @@ func main() {
 
 	users := flag.Int("users", 64, "concurrent users in the latency run")
 	duration := flag.Duration("duration", 20*time.Second, "length of the latency run")
+	samples := flag.String("samples", "", "write each answered message's send time and TTFT to this CSV file (latency phase)")
 	think := flag.Duration("think", 0, "mean pause of each user between an answer and its next message (0: closed loop)")
 	accounts := flag.Int("accounts-per-user", 4, "accounts each user rotates through (owner + subscribers of its agent) to stay under the per-user rate limit")
 	turns := flag.Int("turns", 5, "messages per conversation before a user starts a new one")
@@ -128,7 +129,7 @@ func main() {
 			users: *users, think: *think, accountsPerUser: max(1, *accounts), turns: max(1, *turns), rateLimit: *rateLimit,
 			setupPar: *setupPar, rateWindow: *rateWindow, duration: *duration, fund: 20_000_000,
 			simURL: strings.TrimRight(*llmURL, "/"), simModel: *llmModel, metricsURL: *metricsURL, maxOutput: *maxOut,
-			probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),
+			samplesPath: *samples, probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),
 		}, doc)
 		if err != nil {
 			fails = append(fails, "latency run: "+err.Error())
