@@ -218,6 +218,12 @@ var breakdown = []series{
 	{"conversations SendMessage (whole answer)", "conversations_request_duration_seconds", []string{`method="SendMessage"`, `outcome="success"`}},
 	{"conversations time to first token", "conversations_time_to_first_token_seconds", nil},
 	{"conversations platform latency (TTFT − model)", "conversations_platform_latency_seconds", nil},
+	{"  stage lookup (conversation, access, replay check)", "conversations_answer_stage_seconds", []string{`stage="lookup"`}},
+	{"  stage limit (rate limits, Redis)", "conversations_answer_stage_seconds", []string{`stage="limit"`}},
+	{"  stage context (history ‖ knowledge, prompt)", "conversations_answer_stage_seconds", []string{`stage="context"`}},
+	{"  stage begin (turn and charge recorded)", "conversations_answer_stage_seconds", []string{`stage="begin"`}},
+	{"  stage reserve (wallet hold, as the caller sees it)", "conversations_answer_stage_seconds", []string{`stage="reserve"`}},
+	{"  stage model (model start → first token)", "conversations_answer_stage_seconds", []string{`stage="model"`}},
 }
 
 type sumCount struct{ sum, count float64 }

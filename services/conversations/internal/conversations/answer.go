@@ -129,6 +129,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		}
 		return Turn{}, err
 	}
+	stage := s.stageClock()
 	conv, err := s.conversation(ctx, req.UID, req.ConversationID)
 	if err != nil {
 		return Turn{}, err
@@ -148,9 +149,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	} else if ok {
 		return s.replay(t)
 	}
+	stage(stageLookup)
 	if ok, retry := s.allow(ctx, req); !ok {
 		return Turn{}, &RateLimitedError{RetryAfter: retry}
 	}
+	stage(stageLimit)
 
 	model := s.cfg.Model
 	price, err := s.cfg.Prices.Lookup(model)
@@ -177,6 +180,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		return Turn{}, err
 	}
 	worst := pricing.WorstCase(price, ReserveInputTokens(built.InputTokens), int64(maxOut))
+	stage(stageContext)
 
 	// Record the turn and its charge before anything is reserved: from here
 	// on every step leaves a record the reconciler can finish.
@@ -207,6 +211,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if !created {
 		return s.replay(t) // a concurrent send with the same clientMessageId won the race
 	}
+	stage(stageBegin)
 
 	// The wallet and the bookkeeping run to the end even if the client goes
 	// away: a reserve whose outcome we do not know, or a capture not
@@ -214,6 +219,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
 	defer cancelW()
 	hold, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
+	stage(stageReserve)
 	switch {
 	case errors.Is(err, metering.ErrInsufficientFunds):
 		reason := metering.RefusalReason(err)
@@ -262,6 +268,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 			ttft := first.Sub(req.Received)
 			s.m.ttft.Observe(ttft.Seconds())
 			s.m.platform.Observe(max(0, ttft-first.Sub(modelStart)).Seconds())
+			stage(stageModel)
 			if err := sink.Start(start); err != nil {
 				return err
 			}
@@ -385,6 +392,17 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		return turn, errors.Join(ErrInterrupted, genErr)
 	}
 	return turn, nil
+}
+
+// stageClock returns a function that observes the time since its previous
+// call (or since stageClock) as the given stage.
+func (s *Service) stageClock() func(stage string) {
+	last := time.Now()
+	return func(stage string) {
+		now := time.Now()
+		s.m.stages.WithLabelValues(stage).Observe(now.Sub(last).Seconds())
+		last = now
+	}
 }
 
 // closeRefused records the end of a turn that produced nothing: the charge

@@ -31,7 +31,19 @@ type metrics struct {
 	tokens   *prometheus.CounterVec
 	unsettle prometheus.Counter
 	dropped  prometheus.Counter
+	stages   *prometheus.HistogramVec
 }
+
+// Stages of an answer before its first token (the "stage" label of
+// conversations_answer_stage_seconds): where the platform's own latency goes.
+const (
+	stageLookup  = "lookup"  // conversation, access, replay check
+	stageLimit   = "limit"   // rate limits
+	stageContext = "context" // history and knowledge (overlapped), prompt
+	stageBegin   = "begin"   // the turn and its charge recorded
+	stageReserve = "reserve" // the wallet's hold
+	stageModel   = "model"   // model start to its first token
+)
 
 func newMetrics(reg prometheus.Registerer) metrics {
 	m := metrics{
@@ -55,8 +67,13 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "conversations_knowledge_degraded_total", Help: "Answers given without knowledge because the knowledge service is not available.",
 		}),
+		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "conversations_answer_stage_seconds", Help: "Time spent in each stage of an answer before its first token (lookup, limit, context, begin, reserve, model).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}, []string{"stage"}),
 	}
 	if reg != nil {
+		m.stages = observability.Register(reg, m.stages)
 		m.answers = observability.Register(reg, m.answers)
 		m.ttft = observability.Register(reg, m.ttft)
 		m.platform = observability.Register(reg, m.platform)

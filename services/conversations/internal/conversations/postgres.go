@@ -206,15 +206,23 @@ func (s *PostgresStore) History(ctx context.Context, conversationID string, maxT
 	return out, nil
 }
 
-func findTurn(ctx context.Context, q querier, conversationID, clientMessageID string) (Turn, bool, error) {
-	rows, err := q.Query(ctx, `
-		SELECT `+messageColumns+` FROM messages
+// findTurnSQL reads the turn (user message and its reply) of a clientMessageId.
+const findTurnSQL = `
+		SELECT ` + messageColumns + ` FROM messages
 		WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
 		   OR reply_to = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
-		ORDER BY seq`, conversationID, clientMessageID)
+		ORDER BY seq`
+
+func findTurn(ctx context.Context, q querier, conversationID, clientMessageID string) (Turn, bool, error) {
+	rows, err := q.Query(ctx, findTurnSQL, conversationID, clientMessageID)
 	if err != nil {
 		return Turn{}, false, err
 	}
+	return turnOf(rows)
+}
+
+// turnOf collects the rows of findTurnSQL into a turn.
+func turnOf(rows pgx.Rows) (Turn, bool, error) {
 	msgs, err := collectMessages(rows)
 	if err != nil || len(msgs) == 0 {
 		return Turn{}, false, err
@@ -260,16 +268,29 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 		// The lock serialises turns of one conversation, so a turn's two
 		// messages get adjacent seq numbers and a duplicate clientMessageId
 		// waits for the first insert and then sees it.
+		// The replay check rides in the same round trip, after the lock.
 		var id string
-		err := tx.QueryRow(ctx, `SELECT id::text FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
-			user.ConversationID).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrConversationNotFound
-		}
+		b := &pgx.Batch{}
+		b.Queue(`SELECT id::text FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, user.ConversationID)
+		b.Queue(findTurnSQL, user.ConversationID, user.ClientMessageID)
+		br := tx.SendBatch(ctx, b)
+		err := br.QueryRow().Scan(&id)
 		if err != nil {
+			_ = br.Close()
+			if errors.Is(err, pgx.ErrNoRows) {
+				return ErrConversationNotFound
+			}
 			return err
 		}
-		t, ok, err := findTurn(ctx, tx, user.ConversationID, user.ClientMessageID)
+		rows, err := br.Query()
+		if err != nil {
+			_ = br.Close()
+			return err
+		}
+		t, ok, err := turnOf(rows)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
@@ -282,28 +303,27 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `
+		// The four writes travel as one batch: one round trip instead of
+		// four while the conversation is locked (they run in order, and the
+		// first failure fails the rest).
+		b = &pgx.Batch{}
+		b.Queue(`
 			INSERT INTO messages (id, conversation_id, role, content, status, client_message_id, created_at, updated_at)
 			VALUES ($1, $2, 'user', $3, $4, $5, $6, $6)`,
-			user.ID, user.ConversationID, user.Content, user.Status, user.ClientMessageID, user.CreatedAt); err != nil {
-			return fmt.Errorf("insert user message: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `
+			user.ID, user.ConversationID, user.Content, user.Status, user.ClientMessageID, user.CreatedAt)
+		b.Queue(`
 			INSERT INTO messages (id, conversation_id, role, status, reply_to, created_at, updated_at)
 			VALUES ($1, $2, 'assistant', 'pending', $3, $4, $4)`,
-			asst.ID, asst.ConversationID, user.ID, asst.CreatedAt); err != nil {
-			return fmt.Errorf("insert assistant message: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `
+			asst.ID, asst.ConversationID, user.ID, asst.CreatedAt)
+		b.Queue(`
 			INSERT INTO charges (message_id, conversation_id, agent_id, user_uid, payer_uid, channel, idempotency_key,
 				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at, api_key_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11, NULLIF($12, '')::uuid)`,
 			c.MessageID, c.ConversationID, c.AgentID, c.UserUID, c.PayerUID, c.Channel, c.Key,
-			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt, c.APIKeyID); err != nil {
-			return fmt.Errorf("insert charge: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1`,
-			user.ConversationID, user.CreatedAt); err != nil {
+			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt, c.APIKeyID)
+		b.Queue(`UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1`,
+			user.ConversationID, user.CreatedAt)
+		if err := execBatch(ctx, tx, b, "insert user message", "insert assistant message", "insert charge", "touch conversation"); err != nil {
 			return err
 		}
 		created = true
@@ -506,4 +526,21 @@ func (s *PostgresStore) GetCharge(ctx context.Context, messageID string) (Charge
 		return Charge{}, fmt.Errorf("charge %s: %w", messageID, pgx.ErrNoRows)
 	}
 	return c, err
+}
+
+// execBatch sends b in one round trip and reports the first failing
+// statement by its name in what.
+func execBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, what ...string) error {
+	br := tx.SendBatch(ctx, b)
+	for i := range b.Len() {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			name := "statement"
+			if i < len(what) {
+				name = what[i]
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return br.Close()
 }

@@ -120,9 +120,19 @@ type transferRow struct {
 // now, so callers hold the user's wallet lock). errKeyRace when a concurrent
 // transaction committed the same idempotency key first.
 func insertTransfer(ctx context.Context, tx pgx.Tx, r transferRow) (Transfer, error) {
-	id, err := uuid.NewV7()
+	sql, args, err := transferInsert(r)
 	if err != nil {
 		return Transfer{}, err
+	}
+	return scanInsertedTransfer(tx.QueryRow(ctx, sql, args...))
+}
+
+// transferInsert is the statement insertTransfer runs (a fresh UUIDv7 id),
+// for callers that send it in a batch.
+func transferInsert(r transferRow) (string, []any, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", nil, err
 	}
 	meta := r.metadata
 	if meta == nil {
@@ -130,15 +140,21 @@ func insertTransfer(ctx context.Context, tx pgx.Tx, r transferRow) (Transfer, er
 	}
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
-		return Transfer{}, err
+		return "", nil, err
 	}
-	t, err := scanTransfer(tx.QueryRow(ctx, `
+	return `
 		INSERT INTO transfers (id, idempotency_key, debit_account, credit_account, amount_micros, type, uid,
 			description, provider, metadata)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (idempotency_key) DO NOTHING
-		RETURNING `+transferColumns,
-		id, r.key, r.debit, r.credit, r.amount, string(r.typ), r.uid, r.description, r.provider, metaJSON))
+		RETURNING ` + transferColumns,
+		[]any{id, r.key, r.debit, r.credit, r.amount, string(r.typ), r.uid, r.description, r.provider, metaJSON}, nil
+}
+
+// scanInsertedTransfer reads the row of transferInsert: errKeyRace when a
+// concurrent transaction committed the same idempotency key first.
+func scanInsertedTransfer(row pgx.Row) (Transfer, error) {
+	t, err := scanTransfer(row)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Transfer{}, errKeyRace
 	}
@@ -151,9 +167,16 @@ func insertTransfer(ctx context.Context, tx pgx.Tx, r transferRow) (Transfer, er
 // addBalance adds delta to an existing account and returns its new balance;
 // the accounts' CHECK constraints refuse a negative user account here.
 func addBalance(ctx context.Context, tx pgx.Tx, account string, delta int64) (int64, error) {
+	return scanBalance(tx.QueryRow(ctx, addBalanceSQL, account, delta), account)
+}
+
+const addBalanceSQL = `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now()
+		WHERE id = $1 RETURNING balance_micros`
+
+// scanBalance reads the row of addBalanceSQL.
+func scanBalance(row pgx.Row, account string) (int64, error) {
 	var bal int64
-	err := tx.QueryRow(ctx, `UPDATE accounts SET balance_micros = balance_micros + $2, updated_at = now()
-		WHERE id = $1 RETURNING balance_micros`, account, delta).Scan(&bal)
+	err := row.Scan(&bal)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("account %s missing", account)
 	}

@@ -190,18 +190,14 @@ func (s *PostgresStore) pauseAgent(ctx context.Context, tx pgx.Tx, p feePlan) er
 		AgentName: p.agentName, FeeMicros: p.micros, OccurredAt: ts(at)}))
 }
 
-// markAgentUsed records that the agent answered in its current period (a
+// markUsed is the statement that records that the agent answered in its current period (a
 // write only on the first answer of a period).
-func (s *PostgresStore) markAgentUsed(ctx context.Context, tx pgx.Tx, p feePlan) error {
+func (p feePlan) markUsed() []batched {
 	if !p.owned {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `UPDATE agent_billing SET last_used_at = now()
-		WHERE agent_id = $1 AND (last_used_at IS NULL OR period_start IS NULL OR last_used_at < period_start)`, p.agentID)
-	if err != nil {
-		return fmt.Errorf("mark agent used: %w", err)
-	}
-	return nil
+	return []batched{{sql: `UPDATE agent_billing SET last_used_at = now()
+		WHERE agent_id = $1 AND (last_used_at IS NULL OR period_start IS NULL OR last_used_at < period_start)`, args: []any{p.agentID}}}
 }
 
 // resumePausedAgents charges the fees of uid's paused (active) agents from

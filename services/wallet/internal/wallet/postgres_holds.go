@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Holds in the ledger (see migrations/00002_holds.sql): a hold is a transfer
@@ -117,16 +118,41 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 
 	// 1. The wallet lock: every Reserve, Capture, Release, Charge and sweep of
 	// this user serialises here (and seq values are drawn under it).
-	var available int64
-	err = tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, wallet).Scan(&available)
-	walletExists := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return HoldResult{}, nil, fmt.Errorf("lock wallet: %w", err)
-	}
-
+	// Steps 1–3 read in one round trip: the statements of a batch run in
+	// order, so the two reads after the lock see what it protects.
+	var (
+		available    int64
+		walletExists bool
+		h            Hold
+		holdErr      error
+		st           reserveState
+	)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, wallet).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&available)
+		walletExists = err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("lock wallet: %w", err)
+		}
+		return nil
+	})
 	// 2. Idempotency: a same-key Reserve of this user has committed or not
 	// started; another user's is caught by the unique key at the insert.
-	h, err := scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE idempotency_key = $1`, r.IdempotencyKey))
+	b.Queue(`SELECT `+holdColumns+` FROM holds WHERE idempotency_key = $1`, r.IdempotencyKey).QueryRow(func(row pgx.Row) error {
+		h, holdErr = scanHold(row)
+		return nil
+	})
+	// 3. The user's billing state, exact under the wallet lock: debt, what is
+	// on hold, this month's usage and the monthly limit.
+	sql, args := reserveStateQuery(r.UID)
+	b.Queue(sql, args...).QueryRow(func(row pgx.Row) (err error) {
+		st, err = scanReserveState(row)
+		return err
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return HoldResult{}, nil, err
+	}
+	err = holdErr
 	switch {
 	case err == nil:
 		if !r.Matches(h) {
@@ -141,12 +167,6 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 		return HoldResult{}, nil, fmt.Errorf("read hold by key: %w", err)
 	}
 
-	// 3. The user's billing state, exact under the wallet lock: debt, what is
-	// on hold, this month's usage and the monthly limit.
-	st, err := readReserveState(ctx, tx, r.UID)
-	if err != nil {
-		return HoldResult{}, nil, err
-	}
 	if st.debt > 0 {
 		return HoldResult{}, fmt.Errorf("%w: owes %d", ErrDebtOutstanding, st.debt), nil
 	}
@@ -225,11 +245,8 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 			return HoldResult{}, nil, err
 		}
 	}
-	res, err = s.hold(ctx, tx, r, wallet, holds)
+	res, err = s.hold(ctx, tx, r, wallet, holds, fee.markUsed()...)
 	if err != nil {
-		return HoldResult{}, nil, err
-	}
-	if err := s.markAgentUsed(ctx, tx, fee); err != nil {
 		return HoldResult{}, nil, err
 	}
 	res.Expired = expired
@@ -248,15 +265,19 @@ type reserveState struct {
 	limit *int64
 }
 
-func readReserveState(ctx context.Context, tx pgx.Tx, uid string) (reserveState, error) {
-	var st reserveState
-	err := tx.QueryRow(ctx, `SELECT now(), `+monthSQL+`,
+// reserveStateQuery reads what Reserve checks besides the available balance.
+func reserveStateQuery(uid string) (string, []any) {
+	return `SELECT now(), ` + monthSQL + `,
 			COALESCE((SELECT -balance_micros FROM accounts WHERE id = $2), 0),
 			COALESCE((SELECT balance_micros FROM accounts WHERE id = $3), 0),
-			COALESCE((SELECT micros FROM usage_months WHERE uid = $1 AND month = `+monthSQL+`), 0),
+			COALESCE((SELECT micros FROM usage_months WHERE uid = $1 AND month = ` + monthSQL + `), 0),
 			(SELECT monthly_limit_micros FROM billing_settings WHERE uid = $1)`,
-		uid, DebtAccount(uid), HoldsAccount(uid)).Scan(&st.now, &st.month, &st.debt, &st.held, &st.usage, &st.limit)
-	if err != nil {
+		[]any{uid, DebtAccount(uid), HoldsAccount(uid)}
+}
+
+func scanReserveState(row pgx.Row) (reserveState, error) {
+	var st reserveState
+	if err := row.Scan(&st.now, &st.month, &st.debt, &st.held, &st.usage, &st.limit); err != nil {
 		return reserveState{}, fmt.Errorf("read billing state: %w", err)
 	}
 	return st, nil
@@ -265,25 +286,13 @@ func readReserveState(ctx context.Context, tx pgx.Tx, uid string) (reserveState,
 // hold moves the money (wallet → holds) and records the hold. The caller
 // holds the wallet lock and has checked the funds; the wallet's CHECK is the
 // backstop if it ever had not.
-func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wallet, holds string) (HoldResult, error) {
-	available, err := addBalance(ctx, tx, wallet, -r.AmountMicros)
-	if err != nil {
-		return HoldResult{}, err
-	}
+func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wallet, holds string, also ...batched) (HoldResult, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return HoldResult{}, err
 	}
-	// The holds account is created on the first Reserve (an upsert: one
-	// statement, under the wallet lock so never contended).
-	var held int64
-	if err := tx.QueryRow(ctx, `INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_holds', $2, $3)
-		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()
-		RETURNING balance_micros`, holds, r.UID, r.AmountMicros).Scan(&held); err != nil {
-		return HoldResult{}, fmt.Errorf("update holds account: %w", err)
-	}
-	t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(id.String(), "reserve"), debit: wallet, credit: holds,
-		amount: r.AmountMicros, typ: TypeHold, uid: r.UID, description: "Hold", provider: ProviderPlatform})
+	transferSQL, transferArgs, err := transferInsert(transferRow{key: holdTransferKey(id.String(), "reserve"), debit: wallet,
+		credit: holds, amount: r.AmountMicros, typ: TypeHold, uid: r.UID, description: "Hold", provider: ProviderPlatform})
 	if err != nil {
 		return HoldResult{}, err
 	}
@@ -291,18 +300,60 @@ func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wall
 	if err != nil {
 		return HoldResult{}, err
 	}
-	h, err := scanHold(tx.QueryRow(ctx, `
+	// The writes go as one batch (one round trip under the wallet lock);
+	// they run in order and the first failure fails the rest. The transfer's
+	// id is chosen here, so the hold can name it in the same batch.
+	var (
+		available, held int64
+		h               Hold
+	)
+	b := &pgx.Batch{}
+	b.Queue(addBalanceSQL, wallet, -r.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
+		available, err = scanBalance(row, wallet)
+		return err
+	})
+	// The holds account is created on the first Reserve (an upsert: one
+	// statement, under the wallet lock so never contended).
+	b.Queue(`INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_holds', $2, $3)
+		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()
+		RETURNING balance_micros`, holds, r.UID, r.AmountMicros).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&held); err != nil {
+			return fmt.Errorf("update holds account: %w", err)
+		}
+		return nil
+	})
+	b.Queue(transferSQL, transferArgs...).QueryRow(func(row pgx.Row) error {
+		_, err := scanInsertedTransfer(row)
+		return err
+	})
+	b.Queue(`
 		INSERT INTO holds (id, uid, idempotency_key, amount_micros, status, metadata, hold_transfer_id, expires_at)
 		VALUES ($1, $2, $3, $4, 'held', $5, $6, now() + $7 * interval '1 microsecond')
 		ON CONFLICT (idempotency_key) DO NOTHING
-		RETURNING `+holdColumns, id, r.UID, r.IdempotencyKey, r.AmountMicros, meta, t.ID, r.TTL.Microseconds()))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return HoldResult{}, errKeyRace
+		RETURNING `+holdColumns, id, r.UID, r.IdempotencyKey, r.AmountMicros, meta, transferArgs[0], r.TTL.Microseconds()).
+		QueryRow(func(row pgx.Row) (err error) {
+			h, err = scanHold(row)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return errKeyRace
+			}
+			if err != nil {
+				return fmt.Errorf("insert hold: %w", err)
+			}
+			return nil
+		})
+	for _, q := range also {
+		b.Queue(q.sql, q.args...).Exec(func(pgconn.CommandTag) error { return nil })
 	}
-	if err != nil {
-		return HoldResult{}, fmt.Errorf("insert hold: %w", err)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return HoldResult{}, err
 	}
 	return HoldResult{Hold: h, Balance: Balance{Micros: available + held, HeldMicros: held}}, nil
+}
+
+// batched is a statement sent in another's batch.
+type batched struct {
+	sql  string
+	args []any
 }
 
 // lockHold locks the wallet of the hold's owner, then the hold, and reports
