@@ -262,9 +262,16 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 		return PostResult{}, err
 	}
 
-	// 5. The system side (shortest hold of the shared row lock).
-	if _, err := addBalance(ctx, tx, system, -delta); err != nil {
-		return PostResult{}, err
+	// 5. The system side. Every user's postings wait for this shared row's
+	// lock until their commit, so an expense takes it last, after its
+	// bookkeeping (below). A credit keeps the old place: what it does after
+	// (debt, paused agents' fees) may credit platform revenue, and taking
+	// the two system rows in one fixed order keeps postings free of
+	// deadlocks.
+	if p.Type != TypeExpense {
+		if _, err := addBalance(ctx, tx, system, -delta); err != nil {
+			return PostResult{}, err
+		}
 	}
 
 	// 6. Billing rules under the same lock: an expense counts towards this
@@ -302,6 +309,11 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
 				return PostResult{}, err
 			}
+		}
+	}
+	if p.Type == TypeExpense {
+		if _, err := addBalance(ctx, tx, system, -delta); err != nil {
+			return PostResult{}, err
 		}
 	}
 	return PostResult{Transfer: t, BalanceMicros: total, RechargeID: eff.rechargeID}, nil

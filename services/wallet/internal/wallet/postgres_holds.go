@@ -481,47 +481,65 @@ func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldSt
 	}
 	rest := h.AmountMicros - captured
 
+	metaJSON, err := encodeMetadata(captureMeta)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	// The transfers, the two user balances and the hold's new state go as one
+	// batch (one round trip under the wallet lock; in order, the first
+	// failure fails the rest). Transfer ids are chosen here so that the hold
+	// can name them in the same batch.
+	var (
+		held, available int64
+		settled         Hold
+	)
+	b := &pgx.Batch{}
 	if captured > 0 {
-		t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(h.ID, "capture"), debit: holds,
+		sql, args, err := transferInsert(transferRow{key: holdTransferKey(h.ID, "capture"), debit: holds,
 			credit: AccountPlatformRevenue, amount: captured, typ: TypeExpense, uid: h.UID,
 			description: description, provider: ProviderPlatform, metadata: captureMeta})
 		if err != nil {
 			return HoldResult{}, err
 		}
-		expense, captureID = t, &t.ID
+		id := args[0].(uuid.UUID).String()
+		captureID = &id
+		b.Queue(sql, args...).QueryRow(func(row pgx.Row) (err error) {
+			expense, err = scanInsertedTransfer(row)
+			return err
+		})
 	}
 	if rest > 0 {
-		t, err := insertTransfer(ctx, tx, transferRow{key: holdTransferKey(h.ID, "release"), debit: holds, credit: wallet,
+		sql, args, err := transferInsert(transferRow{key: holdTransferKey(h.ID, "release"), debit: holds, credit: wallet,
 			amount: rest, typ: TypeHoldRelease, uid: h.UID, description: "Hold " + string(to), provider: ProviderPlatform})
 		if err != nil {
 			return HoldResult{}, err
 		}
-		returnID = &t.ID
+		id := args[0].(uuid.UUID).String()
+		returnID = &id
+		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+			_, err := scanInsertedTransfer(row)
+			return err
+		})
 	}
-	held, err := addBalance(ctx, tx, holds, -h.AmountMicros)
-	if err != nil {
-		return HoldResult{}, err
-	}
-	available, err := addBalance(ctx, tx, wallet, rest)
-	if err != nil {
-		return HoldResult{}, err
-	}
-	if captured > 0 {
-		// The shared row last: its lock is held for the shortest time.
-		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, captured); err != nil {
-			return HoldResult{}, err
-		}
-	}
-	metaJSON, err := encodeMetadata(captureMeta)
-	if err != nil {
-		return HoldResult{}, err
-	}
-	settled, err := scanHold(tx.QueryRow(ctx, `UPDATE holds SET status = $2, captured_micros = $3, capture_description = $4,
+	b.Queue(addBalanceSQL, holds, -h.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
+		held, err = scanBalance(row, holds)
+		return err
+	})
+	b.Queue(addBalanceSQL, wallet, rest).QueryRow(func(row pgx.Row) (err error) {
+		available, err = scanBalance(row, wallet)
+		return err
+	})
+	b.Queue(`UPDATE holds SET status = $2, captured_micros = $3, capture_description = $4,
 		capture_metadata = $5, capture_transfer_id = $6, release_transfer_id = $7, settled_at = now()
 		WHERE id = $1 AND status = 'held' RETURNING `+holdColumns,
-		h.ID, string(to), captured, description, metaJSON, captureID, returnID))
-	if err != nil {
-		return HoldResult{}, fmt.Errorf("settle hold %s: %w", h.ID, err)
+		h.ID, string(to), captured, description, metaJSON, captureID, returnID).QueryRow(func(row pgx.Row) (err error) {
+		if settled, err = scanHold(row); err != nil {
+			return fmt.Errorf("settle hold %s: %w", h.ID, err)
+		}
+		return nil
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return HoldResult{}, err
 	}
 	bal := Balance{Micros: available + held, HeldMicros: held}
 	var eff debitEffects
@@ -540,6 +558,12 @@ func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldSt
 			return HoldResult{}, err
 		}
 		if eff, err = s.afterDebit(ctx, tx, h.UID, available, usage, month); err != nil {
+			return HoldResult{}, err
+		}
+		// The shared revenue row last, just before the commit: every
+		// capture of every user waits for its lock, so it is held for one
+		// statement and the commit, not for the bookkeeping above.
+		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, captured); err != nil {
 			return HoldResult{}, err
 		}
 	}
