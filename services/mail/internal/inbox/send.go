@@ -20,7 +20,7 @@ type Relay interface {
 
 // Defaults of SendConfig.
 const (
-	DefaultSendWorkers   = 4
+	DefaultSendWorkers   = 16
 	DefaultSendLease     = 2 * time.Minute
 	DefaultSendTimeout   = time.Minute
 	DefaultSendRetryBase = 5 * time.Second
