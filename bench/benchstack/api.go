@@ -186,6 +186,20 @@ const Password = "bench-secret-123"
 // through the gateway (identity: POST /api/user/onboarding {displayName}).
 // The account is <prefix><run><n>@bench.example.com.
 func (a *API) SignUp(ctx context.Context, prefix string) (*Account, error) {
+	return a.signUp(ctx, prefix, a.DoRetry)
+}
+
+// SignUpOnce is SignUp without retries, each request bounded by timeout: for
+// a load that counts what the stack answers rather than waiting it out.
+func (a *API) SignUpOnce(ctx context.Context, prefix string, timeout time.Duration) (*Account, error) {
+	return a.signUp(ctx, prefix, func(ctx context.Context, method, url, token string, body, out any) error {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return a.Do(cctx, method, url, token, body, out)
+	})
+}
+
+func (a *API) signUp(ctx context.Context, prefix string, do func(ctx context.Context, method, url, token string, body, out any) error) (*Account, error) {
 	n := a.seq.Add(1)
 	name := fmt.Sprintf("%s%s%d", prefix, a.Run, n)
 	email := strings.ToLower(name) + "@bench.example.com"
@@ -194,12 +208,12 @@ func (a *API) SignUp(ctx context.Context, prefix string) (*Account, error) {
 		LocalID string `json:"localId"`
 	}
 	url := fmt.Sprintf("%s/identitytoolkit.googleapis.com/v1/accounts:signUp?key=%s", a.Emulator, a.APIKey)
-	if err := a.DoRetry(ctx, http.MethodPost, url, "",
+	if err := do(ctx, http.MethodPost, url, "",
 		map[string]any{"email": email, "password": Password, "returnSecureToken": true}, &out); err != nil {
 		return nil, fmt.Errorf("emulator signUp: %w", err)
 	}
 	acc := &Account{UID: out.LocalID, Email: email, Token: out.IDToken}
-	if err := a.DoRetry(ctx, http.MethodPost, a.Base+"/api/user/onboarding", acc.Token,
+	if err := do(ctx, http.MethodPost, a.Base+"/api/user/onboarding", acc.Token,
 		map[string]any{"displayName": name}, nil); err != nil {
 		return nil, fmt.Errorf("onboarding: %w", err)
 	}

@@ -34,13 +34,8 @@ import (
 	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
-var verbose = true
-
-func logf(format string, args ...any) {
-	if verbose {
-		fmt.Fprintf(os.Stderr, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
-	}
-}
+// logf prints progress on stderr (benchstack.Logf; -v=false silences it).
+var logf = benchstack.Logf
 
 func main() {
 	base := flag.String("base", "http://localhost:8080", "gateway origin")
@@ -82,7 +77,7 @@ func main() {
 	priceIn := flag.Int64("price-in", 500_000, "input price of the model, µ$ per 1M tokens (agentic-sim)")
 	priceOut := flag.Int64("price-out", 1_500_000, "output price of the model, µ$ per 1M tokens (agentic-sim)")
 	maxOut := flag.Int("max-output", 1024, "the service's LLM_MAX_OUTPUT_TOKENS")
-	flag.BoolVar(&verbose, "v", true, "progress on stderr")
+	flag.BoolVar(&benchstack.Verbose, "v", true, "progress on stderr")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

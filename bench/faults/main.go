@@ -48,13 +48,8 @@ import (
 	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
-var verbose = true
-
-func logf(format string, args ...any) {
-	if verbose {
-		fmt.Fprintf(os.Stderr, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
-	}
-}
+// logf prints progress on stderr (benchstack.Logf; -v=false silences it).
+var logf = benchstack.Logf
 
 type suite struct {
 	s         *stack
@@ -89,7 +84,7 @@ func main() {
 	nCharges := flag.Int("charges", 1000, "concurrent answers + charges")
 	affordable := flag.Int("affordable", 20, "worst-case answers the small balance covers")
 	maxRecover := flag.Duration("max-recover", 90*time.Second, "give up waiting for recovery after this")
-	flag.BoolVar(&verbose, "v", true, "progress on stderr")
+	flag.BoolVar(&benchstack.Verbose, "v", true, "progress on stderr")
 	flag.Parse()
 
 	if *short {

@@ -89,29 +89,6 @@ func (s *stack) do(ctx context.Context, timeout time.Duration, method, u, token 
 	return s.Do(cctx, method, u, token, body, out)
 }
 
-// signUp creates an account on the emulator and onboards it (no retries:
-// the load counts what the stack answers).
-func (s *stack) signUp(ctx context.Context, prefix string) (*benchstack.Account, error) {
-	n := randomHex(4)
-	name := fmt.Sprintf("%s%s%s", prefix, s.Run, n)
-	email := strings.ToLower(name) + "@faults.example.com"
-	var out struct {
-		IDToken string `json:"idToken"`
-		LocalID string `json:"localId"`
-	}
-	u := fmt.Sprintf("%s/identitytoolkit.googleapis.com/v1/accounts:signUp?key=%s", s.Emulator, s.APIKey)
-	if err := s.do(ctx, 15*time.Second, http.MethodPost, u, "",
-		map[string]any{"email": email, "password": benchstack.Password, "returnSecureToken": true}, &out); err != nil {
-		return nil, fmt.Errorf("emulator signUp: %w", err)
-	}
-	acc := &benchstack.Account{UID: out.LocalID, Email: email, Token: out.IDToken}
-	if err := s.do(ctx, 10*time.Second, http.MethodPost, s.Base+"/api/user/onboarding", acc.Token,
-		map[string]any{"displayName": name}, nil); err != nil {
-		return acc, fmt.Errorf("onboarding: %w", err)
-	}
-	return acc, nil
-}
-
 // newUser signs up (retrying while the stack restarts), creates an agent and
 // credits the wallet with fund micro-dollars.
 func (s *stack) newUser(ctx context.Context, prefix string, fund int64) (*user, error) {

@@ -39,13 +39,8 @@ import (
 	"github.com/agentic-app/agentic/bench/benchstack"
 )
 
-var verbose = true
-
-func logf(format string, args ...any) {
-	if verbose {
-		fmt.Fprintf(os.Stderr, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
-	}
-}
+// logf prints progress on stderr (benchstack.Logf; -v=false silences it).
+var logf = benchstack.Logf
 
 type config struct {
 	smtpAddr, maildev string
@@ -77,7 +72,7 @@ func main() {
 	poll := flag.Duration("poll", 250*time.Millisecond, "maildev polling interval")
 	target := flag.Duration("target", 2*time.Second, "p99 target of 250 OK → reply in maildev")
 	setupPar := flag.Int("setup-concurrency", 8, "parallel sign-ups during setup")
-	flag.BoolVar(&verbose, "v", true, "progress on stderr")
+	flag.BoolVar(&benchstack.Verbose, "v", true, "progress on stderr")
 	flag.Parse()
 
 	cfg := config{smtpAddr: *smtpAddr, maildev: strings.TrimRight(*maildev, "/"), senders: *senders, messages: *messages,
