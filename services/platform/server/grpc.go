@@ -25,7 +25,7 @@ func NewGRPCServer(logger *slog.Logger, opts ...grpc.ServerOption) (*grpc.Server
 	}
 	base := []grpc.ServerOption{
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
-		grpc.ChainUnaryInterceptor(unaryRecover(logger), unaryLog(logger)),
+		grpc.ChainUnaryInterceptor(unaryRecover(logger), unaryLog(logger, requestLogConfigFromEnv(logger).slow)),
 		grpc.ChainStreamInterceptor(streamRecover(logger)),
 	}
 	srv := grpc.NewServer(append(base, opts...)...)
@@ -58,20 +58,41 @@ func streamRecover(logger *slog.Logger) grpc.StreamServerInterceptor {
 	}
 }
 
-func unaryLog(logger *slog.Logger) grpc.UnaryServerInterceptor {
+// unaryLog logs each call as "grpc call" (method, code, duration_ms) at the
+// level callLogLevel chooses; records below the logger's level cost no
+// formatting.
+func unaryLog(logger *slog.Logger, slow time.Duration) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
 		code := status.Code(err)
-		level := slog.LevelInfo
-		switch {
-		case code == codes.Internal || code == codes.Unknown || code == codes.Unavailable || code == codes.DataLoss:
-			level = slog.LevelError
-		case info.FullMethod == healthpb.Health_Check_FullMethodName:
-			level = slog.LevelDebug
+		d := time.Since(start)
+		if level := callLogLevel(info.FullMethod, code, d, slow); logger.Enabled(ctx, level) {
+			logger.Log(ctx, level, "grpc call", "method", info.FullMethod, "code", code.String(), "duration_ms", d.Milliseconds())
 		}
-		logger.Log(ctx, level, "grpc call", "method", info.FullMethod, "code", code.String(), "duration_ms", time.Since(start).Milliseconds())
 		return resp, err
+	}
+}
+
+// callLogLevel: the server's faults at ERROR; slow calls (REQUEST_LOG_SLOW)
+// at WARN; other refusals (invalid argument, not found, permission denied,
+// insufficient funds…) at INFO; successful calls and health checks at
+// DEBUG. Internal calls succeed several times per user request: they are
+// counted and timed by the gRPC metrics and traced, and logging each at
+// INFO cost CPU on the answering path for nothing a log reader needs
+// (docs/conventions.md, "Request logs").
+func callLogLevel(method string, code codes.Code, d, slow time.Duration) slog.Level {
+	switch {
+	case code == codes.Internal || code == codes.Unknown || code == codes.Unavailable || code == codes.DataLoss:
+		return slog.LevelError
+	case method == healthpb.Health_Check_FullMethodName:
+		return slog.LevelDebug
+	case slow > 0 && d >= slow:
+		return slog.LevelWarn
+	case code != codes.OK:
+		return slog.LevelInfo
+	default:
+		return slog.LevelDebug
 	}
 }
 
