@@ -1303,19 +1303,6 @@ func (f failHeld) UpdateCharge(ctx context.Context, messageID string, from []str
 	return f.Store.UpdateCharge(ctx, messageID, from, u, act)
 }
 
-func TestHoldNotRecordedReleasesAndChargesNothing(t *testing.T) {
-	e := start(t, options{wrapStore: func(s conversations.Store) conversations.Store { return failHeld{s} }})
-	conv := e.newConversation(t, e.alice, agentA)
-	r := raw(t, "POST", e.base+"/api/conversations/"+conv+"/messages", "Bearer "+tok(e.alice), msgBody(question, "c1"))
-	if r.status < 500 {
-		t.Fatalf("answer although its hold could not be recorded: %d %s", r.status, r.raw)
-	}
-	if e.wallet.Calls("Reserve") != 1 || e.wallet.Calls("Release") != 1 || e.wallet.Calls("Capture") != 0 || len(e.wallet.Transfers()) != 0 {
-		t.Fatalf("reserve %d release %d capture %d transfers %d", e.wallet.Calls("Reserve"), e.wallet.Calls("Release"),
-			e.wallet.Calls("Capture"), len(e.wallet.Transfers()))
-	}
-}
-
 // closeFlaky is a store whose first closes of a refused turn fail as if
 // PostgreSQL were restarting (57P01).
 type closeFlaky struct {
@@ -1364,5 +1351,39 @@ func TestRefusedTurnClosedAfterDatabaseBlip(t *testing.T) {
 	}
 	if failures.Load() > 0 {
 		t.Fatalf("the injected failures were not all met: %d left", failures.Load())
+	}
+}
+
+// failBegin is a store whose record of a new turn fails: the wallet's
+// hold is made meanwhile (the two run side by side), so it must be given
+// back at once rather than left to expire.
+type failBegin struct{ conversations.Store }
+
+func (f failBegin) BeginTurn(ctx context.Context, user, assistant conversations.Message, c conversations.Charge) (conversations.Turn, bool, error) {
+	return conversations.Turn{}, false, errors.New("injected: turn not recorded")
+}
+
+// A turn whose hold cannot be recorded (failHeld), or whose turn cannot be
+// recorded while the wallet reserves (failBegin): the message fails, the
+// hold is given back at once and nothing is charged.
+func TestUnrecordedTurnGivesTheHoldBack(t *testing.T) {
+	for name, wrap := range map[string]func(conversations.Store) conversations.Store{
+		"hold not recorded": func(s conversations.Store) conversations.Store { return failHeld{s} },
+		"turn not recorded": func(s conversations.Store) conversations.Store { return failBegin{s} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := start(t, options{wrapStore: wrap})
+			conv := e.newConversation(t, e.alice, agentA)
+			r := raw(t, "POST", e.base+"/api/conversations/"+conv+"/messages", "Bearer "+tok(e.alice), msgBody(question, "c1"))
+			if r.status < 500 {
+				t.Fatalf("answered although it could not be recorded: %d %s", r.status, r.raw)
+			}
+			if _, held := e.wallet.Balance(e.alice); held != 0 || e.wallet.Calls("Reserve") != 1 || e.wallet.Calls("Release") != 1 {
+				t.Fatalf("held %d after the refusal (reserve %d, release %d)", held, e.wallet.Calls("Reserve"), e.wallet.Calls("Release"))
+			}
+			if e.wallet.Calls("Capture") != 0 || len(e.wallet.Transfers()) != 0 {
+				t.Fatalf("charged: %d captures, %d transfers", e.wallet.Calls("Capture"), len(e.wallet.Transfers()))
+			}
+		})
 	}
 }

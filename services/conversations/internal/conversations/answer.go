@@ -130,30 +130,56 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		return Turn{}, err
 	}
 	stage := s.stageClock()
-	conv, err := s.conversation(ctx, req.UID, req.ConversationID)
+	// The conversation, the replay check and the history in one round trip.
+	historyTurns := s.cfg.HistoryTurns
+	if req.SuppliedHistory {
+		historyTurns = 0
+	}
+	opened, err := s.openTurn(ctx, req.UID, req.ConversationID, clientID, historyTurns)
 	if err != nil {
 		return Turn{}, err
+	}
+	conv := opened.Conversation
+	// A new message's search of the agent's knowledge (another service)
+	// and its rate limit (Redis) start while access is checked: the
+	// conversation is the caller's own, and what is found is used only
+	// once access is granted. A replay needs neither.
+	var (
+		knowledge *knowledgeFetch
+		limited   chan limitResult
+	)
+	if !opened.Replay {
+		knowledge = s.startKnowledge(ctx, conv.AgentID, req.Content)
+		limited = make(chan limitResult, 1)
+		go func() {
+			ok, retry := s.allow(ctx, req)
+			limited <- limitResult{ok, retry}
+		}()
 	}
 	access, err := s.authorize(ctx, req.UID, conv.AgentID)
-	if err != nil {
-		return Turn{}, err
-	}
 	key := req.APIKey
-	if key != nil && (access.Role != AccessOwner || key.OwnerUID != req.UID || !strings.EqualFold(key.AgentID, conv.AgentID)) {
+	if err == nil && key != nil && (access.Role != AccessOwner || key.OwnerUID != req.UID || !strings.EqualFold(key.AgentID, conv.AgentID)) {
 		// A key answers only as its own agent, for its owner, while the
 		// owner still owns the agent.
-		return Turn{}, ErrAgentNotFound
+		err = ErrAgentNotFound
 	}
-	if t, ok, err := s.store.FindTurn(ctx, conv.ID, clientID); err != nil {
+	if err != nil {
+		if knowledge != nil {
+			knowledge.cancel()
+		}
 		return Turn{}, err
-	} else if ok {
-		return s.replay(t)
+	}
+	if opened.Replay {
+		return s.replay(opened.Turn)
 	}
 	stage(stageLookup)
-	if ok, retry := s.allow(ctx, req); !ok {
-		return Turn{}, &RateLimitedError{RetryAfter: retry}
+	if l := <-limited; !l.ok {
+		knowledge.cancel()
+		return Turn{}, &RateLimitedError{RetryAfter: l.retry}
 	}
 	stage(stageLimit)
+	defer knowledge.cancel()
+	s.fetchReferences(knowledge, access.Agent, req.Content)
 
 	model := s.cfg.Model
 	price, err := s.cfg.Prices.Lookup(model)
@@ -164,16 +190,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if req.MaxOutputTokens > 0 && req.MaxOutputTokens < maxOut {
 		maxOut = req.MaxOutputTokens
 	}
-	// The knowledge look-ups (another service) run while the history is
-	// read: what the platform adds before the first token is the longer of
-	// the two, not their sum.
-	knowledge := s.startKnowledge(ctx, access.Agent, req.Content)
 	history := req.History
 	if !req.SuppliedHistory {
-		if history, err = s.store.History(ctx, conv.ID, s.cfg.HistoryTurns); err != nil {
-			knowledge.cancel()
-			return Turn{}, err
-		}
+		history = opened.History
 	}
 	built, err := s.buildPrompt(ctx, access.Agent, knowledge, history, req.Content, req.System, maxOut)
 	if err != nil {
@@ -204,22 +223,58 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		reserveMeta["apiKeyId"] = key.ID
 		charge.APIKeyID, charge.APIKeyLimitMicros = key.ID, key.MonthlyLimitMicros
 	}
-	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
-	if err != nil {
-		return Turn{}, err
-	}
-	if !created {
-		return s.replay(t) // a concurrent send with the same clientMessageId won the race
-	}
-	stage(stageBegin)
-
-	// The wallet and the bookkeeping run to the end even if the client goes
-	// away: a reserve whose outcome we do not know, or a capture not
-	// recorded, is exactly what must not happen.
+	// The turn is recorded while the wallet holds the worst case: two round
+	// trips to two systems, and the first token waits for the longer of
+	// them, not their sum. The wallet and the bookkeeping run to the end
+	// even if the client goes away: a reserve whose outcome we do not know,
+	// or a capture not recorded, is exactly what must not happen. Either
+	// order is safe on a crash: a turn without its hold is finished by the
+	// reconciler (it reserves again with the same key, getting the same
+	// hold, and releases it); a hold without its turn is released at its
+	// TTL by the wallet's sweeper. Nothing is charged either way.
+	//
+	// An agent API turn is the exception: BeginTurn refuses a revoked or
+	// expired key and a key over its monthly limit, and a refused request
+	// must not hold the owner's money even for a moment, so its turn is
+	// recorded first.
 	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
 	defer cancelW()
-	hold, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
+	type reserved struct {
+		hold metering.Hold
+		err  error
+	}
+	reserving := make(chan reserved, 1)
+	reserve := func() {
+		h, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
+		reserving <- reserved{h, err}
+	}
+	if key == nil {
+		go reserve()
+	}
+	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
+	stage(stageBegin)
+	if key != nil {
+		if err != nil {
+			return Turn{}, err
+		}
+		if !created {
+			return s.replay(t)
+		}
+		reserve()
+	}
+	r := <-reserving
+	hold := r.hold
 	stage(stageReserve)
+	if err != nil || !created {
+		// No turn of ours (refused, failed, or a concurrent send with the
+		// same clientMessageId won the race): its hold goes back at once.
+		s.giveBack(wctx, access.PayerUID, worst, charge.Key, reserveMeta, r.hold, r.err)
+		if err != nil {
+			return Turn{}, err
+		}
+		return s.replay(t)
+	}
+	err = r.err
 	switch {
 	case errors.Is(err, metering.ErrInsufficientFunds):
 		reason := metering.RefusalReason(err)
@@ -441,6 +496,25 @@ func (s *Service) closeRefused(ctx context.Context, messageID string, u ChargeUp
 	}()
 }
 
+// giveBack frees the hold of a turn that was not recorded: released when
+// the reserve succeeded; abandoned (reserved again with the same key and
+// released) when its outcome is unknown. Insufficient funds or a refused
+// amount left nothing to free. Failing that, the hold expires at its TTL.
+func (s *Service) giveBack(ctx context.Context, payer string, amount int64, key string, meta map[string]string, h metering.Hold, reserveErr error) {
+	var err error
+	switch {
+	case reserveErr == nil:
+		err = s.meter.Release(ctx, h.ID)
+	case errors.Is(reserveErr, metering.ErrInsufficientFunds), errors.Is(reserveErr, metering.ErrRejected):
+		return
+	default:
+		err = s.meter.Abandon(ctx, payer, amount, key, meta)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "could not give back the hold of an unrecorded turn; it expires at its TTL", "key", key, "error", err)
+	}
+}
+
 // refusedCloseRetryFor bounds the background retries of closeRefused.
 const refusedCloseRetryFor = 60 * time.Second
 
@@ -523,23 +597,64 @@ func agentLabel(a Agent) string {
 	return "Agent"
 }
 
-// buildPrompt gathers the agent's knowledge for the message (referenced
-// documents and labels, passages retrieved for the message, in parallel)
-// and assembles the prompt.
-// knowledgeFetch is the knowledge an answer draws on, being fetched:
-// passages of the documents the instructions reference (@Document,
-// #label) and those retrieved for the message.
+// knowledgeFetch is the knowledge an answer draws on, being fetched: the
+// passages retrieved for the message, and those of the documents the
+// agent's instructions reference (@Document, #label).
 type knowledgeFetch struct {
-	done                      chan struct{}
+	ctx                       context.Context
 	cancel                    context.CancelFunc
+	wg                        sync.WaitGroup
+	mu                        sync.Mutex
 	byDoc, byLabel, retrieved []prompt.Passage
 	err                       error
 }
 
-// wait returns once the fetch has finished (or ctx ended).
+// limitResult is the rate limiter's answer.
+type limitResult struct {
+	ok    bool
+	retry time.Duration
+}
+
+// startKnowledge starts the search for a message's passages in the agent's
+// documents (bounded by KnowledgeTimeout); fetchReferences adds the look-ups
+// of what the instructions reference, and buildPrompt waits for all of them.
+func (s *Service) startKnowledge(ctx context.Context, agentID, message string) *knowledgeFetch {
+	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
+	k := &knowledgeFetch{ctx: kctx, cancel: cancel}
+	k.run(&k.retrieved, func() ([]prompt.Passage, error) {
+		return s.knowledge.Search(kctx, SearchQuery{AgentID: agentID, Query: message,
+			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})
+	})
+	return k
+}
+
+// run fetches into dst in the background, keeping the first error.
+func (k *knowledgeFetch) run(dst *[]prompt.Passage, f func() ([]prompt.Passage, error)) {
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		ps, err := f()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if err != nil && k.err == nil {
+			k.err = err
+		}
+		*dst = ps
+	}()
+}
+
+// wait returns once every fetch has finished (or ctx ended).
 func (k *knowledgeFetch) wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		k.wg.Wait()
+		close(done)
+	}()
 	select {
-	case <-k.done:
+	case <-done:
+		k.cancel()
+		k.mu.Lock()
+		defer k.mu.Unlock()
 		return k.err
 	case <-ctx.Done():
 		k.cancel()
@@ -547,64 +662,40 @@ func (k *knowledgeFetch) wait(ctx context.Context) error {
 	}
 }
 
-// startKnowledge starts the knowledge look-ups of an answer (bounded by
-// KnowledgeTimeout); buildPrompt waits for them.
-func (s *Service) startKnowledge(ctx context.Context, agent Agent, message string) *knowledgeFetch {
-	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
-	k := &knowledgeFetch{done: make(chan struct{}), cancel: cancel}
+// fetchReferences starts the look-ups of the documents and labels the
+// agent's instructions reference.
+func (s *Service) fetchReferences(k *knowledgeFetch, agent Agent, message string) {
+	if !strings.ContainsAny(agent.Instructions, "@#") {
+		return
+	}
+	k.wg.Add(1)
 	go func() {
-		defer close(k.done)
-		defer cancel()
-		k.byDoc, k.byLabel, k.retrieved, k.err = s.fetchKnowledge(kctx, agent, message)
-	}()
-	return k
-}
-
-func (s *Service) fetchKnowledge(kctx context.Context, agent Agent, message string) (byDoc, byLabel, retrieved []prompt.Passage, _ error) {
-	var docs []DocumentRef
-	if s.directory != nil && strings.ContainsAny(agent.Instructions, "@#") {
-		var err error
-		if docs, err = s.directory.AgentDocuments(kctx, agent.ID); err != nil {
-			return nil, nil, nil, fmt.Errorf("document directory: %w", err)
-		}
-	}
-	docIDs, labels := resolveReferences(agent.Instructions, docs)
-
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	run := func(dst *[]prompt.Passage, f func() ([]prompt.Passage, error)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ps, err := f()
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
+		defer k.wg.Done()
+		var docs []DocumentRef
+		if s.directory != nil {
+			var err error
+			if docs, err = s.directory.AgentDocuments(k.ctx, agent.ID); err != nil {
+				k.mu.Lock()
+				defer k.mu.Unlock()
+				if k.err == nil {
+					k.err = fmt.Errorf("document directory: %w", err)
+				}
+				return
 			}
-			*dst = ps
-		}()
-	}
-	if len(docIDs) > 0 {
-		run(&byDoc, func() ([]prompt.Passage, error) {
-			return s.knowledge.GetPassages(kctx, agent.ID, docIDs, s.cfg.ReferenceTokenBudget)
-		})
-	}
-	if len(labels) > 0 {
-		run(&byLabel, func() ([]prompt.Passage, error) {
-			return s.knowledge.Search(kctx, SearchQuery{AgentID: agent.ID, Query: message, Labels: labels,
-				Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.ReferenceTokenBudget})
-		})
-	}
-	run(&retrieved, func() ([]prompt.Passage, error) {
-		return s.knowledge.Search(kctx, SearchQuery{AgentID: agent.ID, Query: message,
-			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})
-	})
-	wg.Wait()
-	return byDoc, byLabel, retrieved, firstErr
+		}
+		docIDs, labels := resolveReferences(agent.Instructions, docs)
+		if len(docIDs) > 0 {
+			k.run(&k.byDoc, func() ([]prompt.Passage, error) {
+				return s.knowledge.GetPassages(k.ctx, agent.ID, docIDs, s.cfg.ReferenceTokenBudget)
+			})
+		}
+		if len(labels) > 0 {
+			k.run(&k.byLabel, func() ([]prompt.Passage, error) {
+				return s.knowledge.Search(k.ctx, SearchQuery{AgentID: agent.ID, Query: message, Labels: labels,
+					Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.ReferenceTokenBudget})
+			})
+		}
+	}()
 }
 
 // buildPrompt waits for the knowledge and builds the model's prompt.

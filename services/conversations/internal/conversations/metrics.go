@@ -37,11 +37,11 @@ type metrics struct {
 // Stages of an answer before its first token (the "stage" label of
 // conversations_answer_stage_seconds): where the platform's own latency goes.
 const (
-	stageLookup  = "lookup"  // conversation, access, replay check
-	stageLimit   = "limit"   // rate limits
-	stageContext = "context" // history and knowledge (overlapped), prompt
-	stageBegin   = "begin"   // the turn and its charge recorded
-	stageReserve = "reserve" // the wallet's hold
+	stageLookup  = "lookup"  // conversation, replay check and history (one batch); access
+	stageLimit   = "limit"   // the wait for the rate limits (checked beside access)
+	stageContext = "context" // the rest of the knowledge wait, prompt
+	stageBegin   = "begin"   // the turn and its charge recorded (while the wallet reserves)
+	stageReserve = "reserve" // the wait for the wallet's hold after that
 	stageModel   = "model"   // model start to its first token
 )
 

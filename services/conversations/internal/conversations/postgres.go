@@ -25,11 +25,6 @@ func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
 	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
 }
 
-type querier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
 const conversationColumns = `id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at`
 
 func scanConversation(row pgx.Row) (Conversation, error) {
@@ -178,15 +173,15 @@ func (s *PostgresStore) Messages(ctx context.Context, conversationID string) ([]
 	return collectMessages(rows)
 }
 
-// History implements Store.
-func (s *PostgresStore) History(ctx context.Context, conversationID string, maxTurns int) ([]Message, error) {
-	rows, err := s.pool.Query(ctx, `
+// historySQL reads the last $2 answered turns of conversation $1, newest first.
+const historySQL = `
 		SELECT u.content, a.content FROM messages a JOIN messages u ON u.id = a.reply_to
 		WHERE a.conversation_id = $1 AND a.status IN ('complete', 'partial')
-		ORDER BY u.seq DESC LIMIT $2`, conversationID, maxTurns)
-	if err != nil {
-		return nil, err
-	}
+		ORDER BY u.seq DESC LIMIT $2`
+
+// historyOf collects the rows of historySQL as alternating user/assistant
+// messages, oldest first.
+func historyOf(rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
 	var turns [][2]string
 	for rows.Next() {
@@ -206,20 +201,47 @@ func (s *PostgresStore) History(ctx context.Context, conversationID string, maxT
 	return out, nil
 }
 
+// OpenTurn implements Store: the three reads travel as one batch (one
+// round trip); the turn and the history are only returned when the
+// conversation is the caller's.
+func (s *PostgresStore) OpenTurn(ctx context.Context, uid, conversationID, clientMessageID string, maxTurns int) (Opened, error) {
+	var (
+		o    Opened
+		errs [3]error
+	)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+conversationColumns+` FROM conversations
+		WHERE id = $1 AND user_uid = $2 AND deleted_at IS NULL`, conversationID, uid).QueryRow(func(row pgx.Row) error {
+		o.Conversation, errs[0] = scanConversation(row)
+		return nil
+	})
+	b.Queue(findTurnSQL, conversationID, clientMessageID).Query(func(rows pgx.Rows) error {
+		o.Turn, o.Replay, errs[1] = turnOf(rows)
+		return nil
+	})
+	if maxTurns > 0 {
+		b.Queue(historySQL, conversationID, maxTurns).Query(func(rows pgx.Rows) error {
+			o.History, errs[2] = historyOf(rows)
+			return nil
+		})
+	}
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return Opened{}, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return Opened{}, err // ErrConversationNotFound first
+		}
+	}
+	return o, nil
+}
+
 // findTurnSQL reads the turn (user message and its reply) of a clientMessageId.
 const findTurnSQL = `
 		SELECT ` + messageColumns + ` FROM messages
 		WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
 		   OR reply_to = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
 		ORDER BY seq`
-
-func findTurn(ctx context.Context, q querier, conversationID, clientMessageID string) (Turn, bool, error) {
-	rows, err := q.Query(ctx, findTurnSQL, conversationID, clientMessageID)
-	if err != nil {
-		return Turn{}, false, err
-	}
-	return turnOf(rows)
-}
 
 // turnOf collects the rows of findTurnSQL into a turn.
 func turnOf(rows pgx.Rows) (Turn, bool, error) {
@@ -240,11 +262,6 @@ func turnOf(rows pgx.Rows) (Turn, bool, error) {
 		t.Assistant = Message{Role: RoleAssistant, Status: StatusPending}
 	}
 	return t, true, nil
-}
-
-// FindTurn implements Store.
-func (s *PostgresStore) FindTurn(ctx context.Context, conversationID, clientMessageID string) (Turn, bool, error) {
-	return findTurn(ctx, s.pool, conversationID, clientMessageID)
 }
 
 func jsonOf(v any) ([]byte, error) {

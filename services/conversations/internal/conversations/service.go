@@ -256,6 +256,15 @@ func (s *Service) conversation(ctx context.Context, uid, id string) (Conversatio
 	return s.store.GetConversation(ctx, uid, strings.ToLower(id))
 }
 
+// openTurn checks the conversation id as conversation does, then reads
+// with Store.OpenTurn.
+func (s *Service) openTurn(ctx context.Context, uid, id, clientMessageID string, historyTurns int) (Opened, error) {
+	if uid == "" || !validID(id) {
+		return Opened{}, ErrConversationNotFound
+	}
+	return s.store.OpenTurn(ctx, uid, strings.ToLower(id), clientMessageID, historyTurns)
+}
+
 // CreateConversation starts a conversation with an agent the caller may use.
 // An absent or blank title is DefaultTitle.
 func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, title *string) (Conversation, error) {

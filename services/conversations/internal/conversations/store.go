@@ -52,6 +52,16 @@ type Charge struct {
 	UpdatedAt  time.Time
 }
 
+// Opened is what Store.OpenTurn reads.
+type Opened struct {
+	Conversation Conversation
+	// Turn is the existing turn of the clientMessageId, when Replay.
+	Turn   Turn
+	Replay bool
+	// History holds alternating user/assistant messages, oldest first.
+	History []Message
+}
+
 // Turn is a user message and its answer.
 type Turn struct {
 	User      Message
@@ -118,11 +128,11 @@ type Store interface {
 	// Messages returns the conversation's shown messages (all but pending
 	// answers), oldest first.
 	Messages(ctx context.Context, conversationID string) ([]Message, error)
-	// History returns the last turns (at most maxTurns) whose answer is
-	// complete or partial, as alternating user/assistant messages, oldest first.
-	History(ctx context.Context, conversationID string, maxTurns int) ([]Message, error)
-	// FindTurn returns the turn of a clientMessageId, if any.
-	FindTurn(ctx context.Context, conversationID, clientMessageID string) (Turn, bool, error)
+	// OpenTurn reads what answering a message starts from: the user's live
+	// conversation (ErrConversationNotFound otherwise), the turn of
+	// clientMessageID if there is one (Replay), and the last turns (at most
+	// maxTurns; none for 0) whose answer is complete or partial.
+	OpenTurn(ctx context.Context, uid, conversationID, clientMessageID string, maxTurns int) (Opened, error)
 	// BeginTurn inserts the user message, the pending answer and the charge
 	// (state reserving) in one transaction, under a lock on the
 	// conversation. When the clientMessageId exists already it inserts
