@@ -5,7 +5,11 @@
 // timeouts, errors are logged and counted, a failed read is a miss, and after
 // an error reads and writes skip Redis for a short cool-down so that an
 // outage costs at most one timeout per cool-down. Invalidations are always
-// attempted.
+// attempted, and one that fails is retried in the background; until it gets
+// through, that user's values are neither read from nor written to Redis, so
+// a Redis hiccup never shows a balance or a history older than the last
+// write (it had: a single 100 ms timeout under load left a stale history
+// cached for its whole 60 s TTL).
 package cache
 
 import (
@@ -14,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +35,13 @@ const (
 	CoolDown    = time.Second
 	// GenerationTTL keeps a user's generation counter well beyond any cached value's lifetime.
 	GenerationTTL = 7 * 24 * time.Hour
+	// A failed invalidation is retried after RetryFirst, doubling up to
+	// RetryMax, for RetryFor: longer than any value lives (the wallet's
+	// longest TTL is 60 s), after which everything cached before the write
+	// has expired and the retry is moot.
+	RetryFirst = 50 * time.Millisecond
+	RetryMax   = time.Second
+	RetryFor   = 2 * time.Minute
 )
 
 // NewClient returns a go-redis client for url (redis://[:pass@]host:port/db)
@@ -62,7 +74,7 @@ type metrics struct {
 func newMetrics(reg prometheus.Registerer) metrics {
 	m := metrics{
 		ops: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "wallet_cache_operations_total", Help: "Wallet cache operations by op and result (hit, miss, stored, invalidated, skipped, error).",
+			Name: "wallet_cache_operations_total", Help: "Wallet cache operations by op and result (hit, miss, stored, invalidated, retried, expired, skipped, error).",
 		}, []string{"op", "result"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wallet_redis_errors_total", Help: "Redis errors by operation (the wallet falls back to PostgreSQL).",
@@ -92,6 +104,11 @@ type Cache struct {
 	log *slog.Logger
 	m   metrics
 	b   breaker
+
+	// pending holds the users whose last invalidation has not reached
+	// Redis yet, with when its retry gives up.
+	mu      sync.Mutex
+	pending map[string]time.Time
 }
 
 // New returns a Cache on rdb. reg may be nil.
@@ -99,7 +116,7 @@ func New(rdb redis.UniversalClient, logger *slog.Logger, reg prometheus.Register
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Cache{rdb: rdb, log: logger, m: newMetrics(reg)}
+	return &Cache{rdb: rdb, log: logger, m: newMetrics(reg), pending: map[string]time.Time{}}
 }
 
 func genKey(uid string) string { return "wallet:{" + uid + "}:gen" }
@@ -118,9 +135,18 @@ func timeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 2*IOTimeout)
 }
 
+// bypassed reports whether uid's values must not be read or written: its
+// last invalidation has not reached Redis yet.
+func (c *Cache) bypassed(uid string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[uid]
+	return ok
+}
+
 // Lookup implements wallet.Cache.
 func (c *Cache) Lookup(ctx context.Context, uid, key string) ([]byte, string, bool) {
-	if c.b.open() {
+	if c.b.open() || c.bypassed(uid) {
 		c.m.ops.WithLabelValues("lookup", "skipped").Inc()
 		return nil, "", false
 	}
@@ -152,7 +178,7 @@ func (c *Cache) Put(ctx context.Context, uid, gen, key string, value []byte, ttl
 	if gen == "" {
 		return
 	}
-	if c.b.open() {
+	if c.b.open() || c.bypassed(uid) {
 		c.m.ops.WithLabelValues("put", "skipped").Inc()
 		return
 	}
@@ -166,18 +192,69 @@ func (c *Cache) Put(ctx context.Context, uid, gen, key string, value []byte, ttl
 }
 
 // Invalidate implements wallet.Cache; call it after the write committed.
+// When Redis does not answer, the user's values are bypassed and the
+// invalidation retried in the background until it gets through.
 func (c *Cache) Invalidate(ctx context.Context, uid string) {
+	if err := c.bumpGeneration(ctx, uid); err != nil {
+		c.fail(ctx, "invalidate", err)
+		c.retryInvalidate(ctx, uid)
+		return
+	}
+	// This increment also covers any earlier one still being retried.
+	c.mu.Lock()
+	delete(c.pending, uid)
+	c.mu.Unlock()
+	c.m.ops.WithLabelValues("invalidate", "invalidated").Inc()
+}
+
+func (c *Cache) bumpGeneration(ctx context.Context, uid string) error {
 	ctx, cancel := timeout(ctx)
 	defer cancel()
 	pipe := c.rdb.TxPipeline()
 	pipe.Incr(ctx, genKey(uid))
 	pipe.Expire(ctx, genKey(uid), GenerationTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
-		// Cached values then live until their TTL (30 s / 60 s).
-		c.fail(ctx, "invalidate", err)
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// retryInvalidate marks uid bypassed and, unless a retry for it is already
+// running, starts one.
+func (c *Cache) retryInvalidate(ctx context.Context, uid string) {
+	c.mu.Lock()
+	_, running := c.pending[uid]
+	c.pending[uid] = time.Now().Add(RetryFor)
+	c.mu.Unlock()
+	if running {
 		return
 	}
-	c.m.ops.WithLabelValues("invalidate", "invalidated").Inc()
+	go func() {
+		ctx := context.WithoutCancel(ctx)
+		for delay := RetryFirst; ; delay = min(2*delay, RetryMax) {
+			time.Sleep(delay)
+			c.mu.Lock()
+			until, still := c.pending[uid]
+			c.mu.Unlock()
+			if !still {
+				return // a later Invalidate got through
+			}
+			err := c.bumpGeneration(ctx, uid)
+			if err != nil && time.Now().Before(until) {
+				c.m.errors.WithLabelValues("invalidate").Inc()
+				continue
+			}
+			c.mu.Lock()
+			delete(c.pending, uid)
+			c.mu.Unlock()
+			if err != nil {
+				c.m.ops.WithLabelValues("invalidate", "expired").Inc()
+				c.log.WarnContext(ctx, "redis invalidation abandoned, cached values have expired", "error", err)
+				return
+			}
+			c.m.ops.WithLabelValues("invalidate", "retried").Inc()
+			c.log.InfoContext(ctx, "redis invalidation retried and stored")
+			return
+		}
+	}()
 }
 
 // Limiter is a fixed-window per-user rate limiter (INCR + EXPIRE on

@@ -2,13 +2,16 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
 )
 
 // Tests use the Redis at 127.0.0.1:6379 (REDIS_URL in the local stack) with
@@ -57,6 +60,92 @@ func TestCacheHitAndInvalidation(t *testing.T) {
 		t.Fatalf("hit metric %v", got)
 	}
 	_ = reg
+}
+
+// failingPipelines makes the next n pipelines (Invalidate's MULTI/EXEC)
+// fail as a Redis timeout would; single commands pass.
+type failingPipelines struct{ n atomic.Int64 }
+
+func (f *failingPipelines) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (f *failingPipelines) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (f *failingPipelines) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if f.n.Add(-1) >= 0 {
+			return errors.New("i/o timeout (injected)")
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// An invalidation that does not reach Redis must not leave the values cached
+// before the write readable: they are bypassed (even once the breaker has
+// closed again) until a background retry gets the new generation through.
+func TestFailedInvalidationIsRetried(t *testing.T) {
+	c, _, _ := newCache(t, "redis://127.0.0.1:6379/0")
+	hook := &failingPipelines{}
+	c.rdb.AddHook(hook)
+	ctx := context.Background()
+	u := uid("flaky")
+	c.Put(ctx, u, "0", "tx:latest", []byte("before the write"), time.Minute)
+
+	// Fails now and in the retries for about 1.5 s (50+100+200+400+800 ms),
+	// beyond the breaker's 1 s cool-down.
+	hook.n.Store(6)
+	c.Invalidate(ctx, u)
+	if got := c.rdb.Get(ctx, genKey(u)).Val(); got != "" {
+		t.Fatalf("generation moved although the invalidation failed: %q", got)
+	}
+	time.Sleep(CoolDown + 100*time.Millisecond)
+	if c.b.open() {
+		t.Fatal("breaker still open after its cool-down")
+	}
+	if v, gen, hit := c.Lookup(ctx, u, "tx:latest"); hit || gen != "" {
+		t.Fatalf("lookup while the invalidation is pending: %q gen %q hit %v", v, gen, hit)
+	}
+	c.Put(ctx, u, "0", "tx:latest", []byte("stale again"), time.Minute)
+	if got := c.rdb.Get(ctx, valueKey(u, "0", "tx:latest")).Val(); got != "before the write" {
+		t.Fatalf("put while pending wrote %q", got)
+	}
+
+	deadline := time.Now().Add(10 * time.Second)
+	for c.bypassed(u) {
+		if time.Now().After(deadline) {
+			t.Fatal("the invalidation was never retried through")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := c.rdb.Get(ctx, genKey(u)).Val(); got != "1" {
+		t.Fatalf("generation after the retry: %q", got)
+	}
+	if v, gen, hit := c.Lookup(ctx, u, "tx:latest"); hit || gen != "1" {
+		t.Fatalf("after the retry: %q gen %q hit %v", v, gen, hit)
+	}
+	if got := testutil.ToFloat64(c.m.ops.WithLabelValues("invalidate", "retried")); got != 1 {
+		t.Fatalf("retried metric %v", got)
+	}
+}
+
+// A later invalidation that gets through ends the bypass at once: its
+// increment covers the earlier write too.
+func TestLaterInvalidationEndsTheBypass(t *testing.T) {
+	c, _, _ := newCache(t, "redis://127.0.0.1:6379/0")
+	hook := &failingPipelines{}
+	c.rdb.AddHook(hook)
+	ctx := context.Background()
+	u := uid("later")
+	hook.n.Store(1)
+	c.Invalidate(ctx, u)
+	if !c.bypassed(u) {
+		t.Fatal("failed invalidation not pending")
+	}
+	c.Invalidate(ctx, u)
+	if c.bypassed(u) {
+		t.Fatal("still bypassed after an invalidation got through")
+	}
+	time.Sleep(2 * RetryFirst)
+	if got := c.rdb.Get(ctx, genKey(u)).Val(); got != "1" {
+		t.Fatalf("generation %q: the retry ran although a later invalidation had got through", got)
+	}
 }
 
 func TestRedisDown(t *testing.T) {
