@@ -33,6 +33,9 @@ type report struct {
 	refusals            map[string]int // SMTP outcome → count
 	latencies           []time.Duration
 	observedLatencies   []time.Duration // 250 OK → first poll that saw the reply
+	// MAIL FROM → first poll that saw the reply: the sender's whole wait,
+	// including the inbox's pacing (services/mail/internal/inflow).
+	senderLatencies     []time.Duration
 	missing, duplicates int
 	waited              time.Duration
 	missingIDs          []string
@@ -55,6 +58,7 @@ func runBench(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, md *
 	// The poller runs during the send so that early replies are seen as they arrive.
 	var mu sync.Mutex
 	accepted := map[string]time.Time{} // Message-ID → 250 OK
+	begun := map[string]time.Time{}    // Message-ID → MAIL FROM sent
 	seen := map[string]time.Time{}     // Message-ID → first poll that saw its reply
 	arrivedAt := map[string]time.Time{}
 	replyCount := map[string]int{}
@@ -125,9 +129,10 @@ func runBench(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, md *
 	for s, snd := range senders {
 		n := perSender(cfg.messages, len(senders), s)
 		wg.Go(func() {
-			outcomes := sendAll(ctx, cfg.smtpAddr, a.Run, s, snd, n, pace, func(id string, at time.Time) {
+			outcomes := sendAll(ctx, cfg.smtpAddr, a.Run, s, snd, n, pace, func(id string, began, at time.Time) {
 				mu.Lock()
 				accepted[id] = at
+				begun[id] = began
 				mu.Unlock()
 				lastAccept.Store(at.UnixNano())
 			})
@@ -166,6 +171,7 @@ func runBench(ctx context.Context, a *benchstack.API, w *benchstack.Wallet, md *
 		}
 		rep.latencies = append(rep.latencies, replyLatency(at, obs, arrivedAt[id]))
 		rep.observedLatencies = append(rep.observedLatencies, obs.Sub(at))
+		rep.senderLatencies = append(rep.senderLatencies, obs.Sub(begun[id]))
 		if replyCount[id] > 1 {
 			rep.duplicates += replyCount[id] - 1
 		}
@@ -195,7 +201,7 @@ func answeredAll(accepted, seen map[string]time.Time) bool {
 
 // sendAll sends n messages from one sender over one SMTP session (reopened
 // after a connection failure); returns the outcomes other than 250.
-func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, pace *pacer, ok func(id string, at time.Time)) map[string]int {
+func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, pace *pacer, ok func(id string, began, at time.Time)) map[string]int {
 	out := map[string]int{}
 	var c *smtp.Client
 	defer func() {
@@ -218,9 +224,10 @@ func sendAll(ctx context.Context, addr, run string, s int, snd sender, n int, pa
 		}
 		m := outgoing{From: snd.acc.Email, To: snd.agent.Email, Subject: fmt.Sprintf("Bench question %d", i+1),
 			Body: question(s, i) + "\n\nThanks!\n", MessageID: newMessageID(run, s, i), Date: time.Now()}
+		began := time.Now()
 		at, err := sendOne(c, m)
 		if err == nil {
-			ok(m.MessageID, at)
+			ok(m.MessageID, began, at)
 			continue
 		}
 		out[outcome(err)]++
@@ -357,6 +364,7 @@ func (r *report) print(w io.Writer, cfg config) {
 	// (an upper bound, late by at most one poll interval).
 	fmt.Fprintf(w, "  250 OK → reply seen   %s  (poll every %s: late by at most one poll)\n", benchstack.Dist(r.observedLatencies), cfg.poll)
 	fmt.Fprintf(w, "  (maildev \"time\")      %s  (the reply's Date header, not its receipt: not used for the target)\n", benchstack.Dist(r.latencies))
+	fmt.Fprintf(w, "  MAIL FROM → reply     %s  (the sender's whole wait: the inbox's pacing at MAIL FROM included)\n", benchstack.Dist(r.senderLatencies))
 	p99 := benchstack.Quantile(benchstack.SortedCopy(r.observedLatencies), .99)
 	verdict := "PASS"
 	if p99 > cfg.target || len(r.observedLatencies) == 0 {

@@ -59,7 +59,12 @@ func TestSendAll(t *testing.T) {
 
 	var ids []string
 	snd := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "agent@agents.example"}}
-	out := sendAll(context.Background(), ln.Addr().String(), "run1", 2, snd, 5, nil, func(id string, at time.Time) { ids = append(ids, id) })
+	out := sendAll(context.Background(), ln.Addr().String(), "run1", 2, snd, 5, nil, func(id string, began, at time.Time) {
+		if at.Before(began) {
+			t.Errorf("%s: 250 OK at %v before MAIL FROM at %v", id, at, began)
+		}
+		ids = append(ids, id)
+	})
 	if len(out) != 0 || len(ids) != 5 {
 		t.Fatalf("outcomes %v, accepted %v", out, ids)
 	}
@@ -70,7 +75,7 @@ func TestSendAll(t *testing.T) {
 	be.mu.Unlock()
 
 	bad := sender{acc: &benchstack.Account{Email: "a@bench.example.com"}, agent: &benchstack.Agent{Email: "stranger@agents.example"}}
-	out = sendAll(context.Background(), ln.Addr().String(), "run1", 3, bad, 3, nil, func(string, time.Time) { t.Error("accepted") })
+	out = sendAll(context.Background(), ln.Addr().String(), "run1", 3, bad, 3, nil, func(string, time.Time, time.Time) { t.Error("accepted") })
 	if out["550 5.7.1 Sender not allowed"] != 3 {
 		t.Fatalf("outcomes %v", out)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/clients"
 	"github.com/agentic-app/agentic/services/mail/internal/endpoints"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/inflow"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
 	"github.com/agentic-app/agentic/services/mail/internal/relay"
 	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
@@ -71,6 +72,11 @@ type Config struct {
 	SendConcurrency   int
 	// AnswerTimeout bounds one Answer call (model time included).
 	AnswerTimeout time.Duration
+	// InflowBacklog bounds the accepted messages waiting for their answer or
+	// reply: beyond it a new transaction waits at MAIL FROM, at most
+	// InflowMaxWait (package inflow). 0 turns pacing off.
+	InflowBacklog int
+	InflowMaxWait time.Duration
 
 	CatalogGRPCAddr       string
 	IdentityGRPCAddr      string
@@ -125,6 +131,8 @@ func LoadConfig() (Config, error) {
 		AnswerConcurrency:     l.Int("MAIL_ANSWER_CONCURRENCY", inbox.DefaultAnswerWorkers),
 		SendConcurrency:       l.Int("MAIL_SEND_CONCURRENCY", inbox.DefaultSendWorkers),
 		AnswerTimeout:         l.Duration("MAIL_ANSWER_TIMEOUT", inbox.DefaultAnswerTimeout),
+		InflowBacklog:         l.Int("MAIL_INFLOW_BACKLOG", inflow.DefaultBacklog),
+		InflowMaxWait:         l.Duration("MAIL_INFLOW_MAX_WAIT", inflow.DefaultMaxWait),
 		CatalogGRPCAddr:       l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
 		IdentityGRPCAddr:      l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
 		ConversationsGRPCAddr: l.String("CONVERSATIONS_GRPC_ADDR", "127.0.0.1:9106"),
@@ -146,6 +154,12 @@ func LoadConfig() (Config, error) {
 	}
 	if u, err := url.Parse(c.AppBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("config: APP_BASE_URL=%q is not an http(s) URL", c.AppBaseURL))
+	}
+	if c.InflowBacklog < 0 {
+		errs = append(errs, errors.New("config: MAIL_INFLOW_BACKLOG must not be negative (0 turns pacing off)"))
+	}
+	if c.InflowMaxWait <= 0 || c.InflowMaxWait > 4*time.Minute {
+		errs = append(errs, errors.New("config: MAIL_INFLOW_MAX_WAIT must be above 0 and at most 4m (RFC 5321 gives MAIL 5 minutes)"))
 	}
 	if c.MaxMessageBytes < 1024 {
 		errs = append(errs, errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
@@ -303,9 +317,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 
 	set := endpoints.New(svc, logger, reg)
-	smtpSrv := transport.NewSMTPServer(set, transport.SMTPConfig{
-		Domain: cfg.Hostname, MaxMessageBytes: cfg.MaxMessageBytes, TLS: inTLS, Logger: logger, Registerer: reg,
+	gate := inflow.New(inflow.Config{
+		Backlog: cfg.InflowBacklog, MaxWait: cfg.InflowMaxWait, Count: store.Backlog, Logger: logger, Registerer: reg,
 	})
+	smtpCfg := transport.SMTPConfig{
+		Domain: cfg.Hostname, MaxMessageBytes: cfg.MaxMessageBytes, TLS: inTLS, Logger: logger, Registerer: reg,
+	}
+	if gate.Enabled() {
+		smtpCfg.Inflow = gate
+	}
+	smtpSrv := transport.NewSMTPServer(set, smtpCfg)
 	smtpLn := cfg.SMTPListener
 	if smtpLn == nil {
 		if smtpLn, err = net.Listen("tcp", cfg.SMTPAddr); err != nil {
@@ -356,6 +377,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GRPCHealth:   health,
 		Workers: []server.Worker{
 			{Name: "smtp", Run: smtpWorker},
+			{Name: "inflow", Run: gate.Run},
 			{Name: "outbox-relay", Run: outboxRelay.Run},
 			{Name: "events-purger", Run: purger.Run},
 			{Name: "answer", Run: answerer.Run},

@@ -26,6 +26,7 @@ import (
 	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/inflow"
 	"github.com/agentic-app/agentic/services/mail/internal/smtptest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
@@ -230,6 +231,8 @@ func start(t *testing.T, edit func(*Config)) running {
 		RelayPollInterval: 20 * time.Millisecond,
 		Poll:              100 * time.Millisecond, RetryBase: 100 * time.Millisecond, RetryMax: 300 * time.Millisecond,
 		SendRetryBase: 100 * time.Millisecond, SendRetryMax: 300 * time.Millisecond,
+		// Paced as in production (package inflow); no test here fills it.
+		InflowBacklog: inflow.DefaultBacklog, InflowMaxWait: 5 * time.Second,
 	}
 	if edit != nil {
 		edit(&cfg)

@@ -439,6 +439,18 @@ func (s *Store) Depth(ctx context.Context) (messages, replies int64, err error) 
 	return messages, replies, err
 }
 
+// Backlog returns how many accepted messages wait for their answer or their
+// reply now: pending and due, leased or not (the inbox's pacing, package
+// inflow). Those backed off for a retry (the model or the relay is down) are
+// not counted.
+func (s *Store) Backlog(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM messages WHERE state = 'pending' AND run_at <= now())
+		     + (SELECT count(*) FROM replies WHERE state = 'pending' AND run_at <= now())`).Scan(&n)
+	return n, err
+}
+
 // MessageView is a message and its reply for the admin API.
 type MessageView struct {
 	ID             string     `json:"id"`

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/mail/internal/endpoints"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
+	"github.com/agentic-app/agentic/services/mail/internal/inflow"
 	"github.com/agentic-app/agentic/services/platform/observability"
 )
 
@@ -42,6 +43,14 @@ type SMTPConfig struct {
 	Logger                   *slog.Logger
 	// Registerer receives mail_smtp_replies_total.
 	Registerer prometheus.Registerer
+	// Inflow paces transactions to the answering path (waits at MAIL FROM;
+	// nil: no pacing).
+	Inflow Admitter
+}
+
+// Admitter admits a transaction (inflow.Gate).
+type Admitter interface {
+	Admit(ctx context.Context) (inflow.Done, error)
 }
 
 // SMTP replies the session gives (RFC 5321 codes, RFC 3463 enhanced codes).
@@ -58,6 +67,7 @@ var (
 	replyTempFailure  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure, please try again later"}
 	replyLongLine     = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "Message has a line longer than the limit (RFC 5322 allows 998 characters)"}
 	replyAuthTemp     = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 5}, Message: "Sender authentication could not be completed, please try again later"}
+	replyBusy         = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 2}, Message: "Too many messages waiting to be answered, please try again later"}
 )
 
 // smtpError maps a service error to the SMTP reply.
@@ -160,6 +170,17 @@ type session struct {
 
 	from  string
 	rcpts []inbox.Recipient
+	// done ends the transaction's place in the inflow backlog.
+	done inflow.Done
+}
+
+// end gives the transaction's place in the backlog back (stored: its
+// message now waits in the database instead).
+func (s *session) end(stored bool) {
+	if s.done != nil {
+		s.done(stored)
+		s.done = nil
+	}
 }
 
 func (s *session) count(command string, err error) error {
@@ -173,9 +194,18 @@ func (s *session) count(command string, err error) error {
 }
 
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
+	s.end(false)
 	s.from, s.rcpts = from, nil
 	if from == "" {
 		return s.count("MAIL", replyNullSender)
+	}
+	if s.b.cfg.Inflow != nil {
+		done, err := s.b.cfg.Inflow.Admit(context.Background())
+		if err != nil {
+			s.log.Warn("smtp transaction deferred: the answer backlog stayed full", "from", from, "error", err)
+			return s.count("MAIL", replyBusy)
+		}
+		s.done = done
 	}
 	return s.count("MAIL", nil)
 }
@@ -217,6 +247,7 @@ func (s *session) Data(r io.Reader) error {
 	defer cancel()
 	env := inbox.Envelope{RemoteIP: s.ip, HELO: s.conn.Hostname(), MailFrom: s.from, Recipients: s.rcpts}
 	resp, err := s.b.set.Receive(ctx, endpoints.ReceiveRequest{Envelope: env, Raw: raw})
+	s.end(err == nil && resp.(endpoints.ReceiveResponse).Received.Stored > 0)
 	if err != nil {
 		reply := smtpError(err)
 		s.log.Info("smtp message refused", "from", s.from, "code", reply.Code, "reason", err.Error())
@@ -228,8 +259,11 @@ func (s *session) Data(r io.Reader) error {
 	return s.count("DATA", nil)
 }
 
-func (s *session) Reset()        { s.from, s.rcpts = "", nil }
-func (s *session) Logout() error { return nil }
+func (s *session) Reset() { s.end(false); s.from, s.rcpts = "", nil }
+func (s *session) Logout() error {
+	s.end(false)
+	return nil
+}
 
 type slogPrinter struct{ l *slog.Logger }
 
