@@ -203,8 +203,19 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		PublishableKey: cfg.StripePublishableKey, WebhookSecret: cfg.StripeWebhookSecret,
 	})
 	store := wallet.NewPostgresStore(pool)
+	walletCache := cache.New(rdb, logger, reg)
+	defer func() {
+		// Before the Redis client closes: the last writes' invalidations
+		// (sent in the background) must reach Redis, or other replicas keep
+		// serving the old values until their TTL.
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := walletCache.Drain(dctx); err != nil {
+			logger.Warn("cache invalidations still in flight at shutdown", "error", err)
+		}
+	}()
 	svc := wallet.NewService(store,
-		cache.New(rdb, logger, reg),
+		walletCache,
 		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
 		payments,
 		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg,

@@ -5,11 +5,11 @@
 // timeouts, errors are logged and counted, a failed read is a miss, and after
 // an error reads and writes skip Redis for a short cool-down so that an
 // outage costs at most one timeout per cool-down. Invalidations are always
-// attempted, and one that fails is retried in the background; until it gets
-// through, that user's values are neither read from nor written to Redis, so
-// a Redis hiccup never shows a balance or a history older than the last
-// write (it had: a single 100 ms timeout under load left a stale history
-// cached for its whole 60 s TTL).
+// attempted, in the background, and retried while Redis does not answer;
+// until one gets through, that user's values are neither read from nor
+// written to Redis, so a Redis hiccup never shows a balance or a history
+// older than the last write (it had: a single 100 ms timeout under load left
+// a stale history cached for its whole 60 s TTL).
 package cache
 
 import (
@@ -99,16 +99,28 @@ func (b *breaker) trip()      { b.openUntil.Store(time.Now().Add(CoolDown).UnixN
 // every value cached before it becomes unreachable at once (it expires by
 // TTL), and a reader that computed a value from PostgreSQL before the write
 // stores it under the old generation, where nobody looks any more.
+//
+// The increment is sent in the background, off the write's path (a Reserve
+// is on the way to an answer's first token): from the moment Invalidate is
+// called until the increment is stored, this replica bypasses the user's
+// values, so its readers never see what was cached before the write. The
+// increments of one user are coalesced: one in flight at a time, covering
+// every write invalidated before it was sent.
 type Cache struct {
 	rdb redis.UniversalClient
 	log *slog.Logger
 	m   metrics
 	b   breaker
 
-	// pending holds the users whose last invalidation has not reached
-	// Redis yet, with when its retry gives up.
 	mu      sync.Mutex
-	pending map[string]time.Time
+	pending map[string]*pendingGen
+	flushes sync.WaitGroup
+}
+
+// pendingGen is a user's invalidations not yet stored in Redis.
+type pendingGen struct {
+	requested, stored uint64
+	giveUp            time.Time // retrying longer is moot: what was cached has expired
 }
 
 // New returns a Cache on rdb. reg may be nil.
@@ -116,9 +128,8 @@ func New(rdb redis.UniversalClient, logger *slog.Logger, reg prometheus.Register
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Cache{rdb: rdb, log: logger, m: newMetrics(reg), pending: map[string]time.Time{}}
+	return &Cache{rdb: rdb, log: logger, m: newMetrics(reg), pending: map[string]*pendingGen{}}
 }
-
 func genKey(uid string) string { return "wallet:{" + uid + "}:gen" }
 func valueKey(uid, gen, key string) string {
 	return "wallet:{" + uid + "}:" + gen + ":" + key
@@ -135,8 +146,8 @@ func timeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 2*IOTimeout)
 }
 
-// bypassed reports whether uid's values must not be read or written: its
-// last invalidation has not reached Redis yet.
+// bypassed reports whether uid's values must not be read or written: an
+// invalidation of it has not reached Redis yet.
 func (c *Cache) bypassed(uid string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -192,19 +203,74 @@ func (c *Cache) Put(ctx context.Context, uid, gen, key string, value []byte, ttl
 }
 
 // Invalidate implements wallet.Cache; call it after the write committed.
-// When Redis does not answer, the user's values are bypassed and the
-// invalidation retried in the background until it gets through.
+// It returns at once: the user's values are bypassed here until the new
+// generation is stored, which is retried in the background while Redis does
+// not answer (RetryFirst doubling to RetryMax, for RetryFor).
 func (c *Cache) Invalidate(ctx context.Context, uid string) {
-	if err := c.bumpGeneration(ctx, uid); err != nil {
-		c.fail(ctx, "invalidate", err)
-		c.retryInvalidate(ctx, uid)
-		return
-	}
-	// This increment also covers any earlier one still being retried.
 	c.mu.Lock()
-	delete(c.pending, uid)
+	p, running := c.pending[uid]
+	if !running {
+		p = &pendingGen{}
+		c.pending[uid] = p
+	}
+	p.requested++
+	p.giveUp = time.Now().Add(RetryFor)
+	if !running {
+		c.flushes.Add(1)
+	}
 	c.mu.Unlock()
-	c.m.ops.WithLabelValues("invalidate", "invalidated").Inc()
+	if !running {
+		go c.flush(context.WithoutCancel(ctx), uid)
+	}
+}
+
+// flush stores uid's new generation until every invalidation requested so
+// far is covered, then ends the bypass.
+func (c *Cache) flush(ctx context.Context, uid string) {
+	defer c.flushes.Done()
+	delay := RetryFirst
+	failed := false
+	for {
+		c.mu.Lock()
+		target := c.pending[uid].requested
+		c.mu.Unlock()
+		// The increment is sent after target was read, so it follows every
+		// write whose Invalidate counted in target.
+		err := c.bumpGeneration(ctx, uid)
+		c.mu.Lock()
+		p := c.pending[uid]
+		switch {
+		case err == nil:
+			p.stored = target
+			if p.stored == p.requested {
+				delete(c.pending, uid)
+				c.mu.Unlock()
+				c.m.ops.WithLabelValues("invalidate", "invalidated").Inc()
+				if failed {
+					c.m.ops.WithLabelValues("invalidate", "retried").Inc()
+					c.log.InfoContext(ctx, "redis invalidation retried and stored")
+				}
+				return
+			}
+			c.mu.Unlock() // written meanwhile: one more increment
+			continue
+		case time.Now().After(p.giveUp):
+			delete(c.pending, uid)
+			c.mu.Unlock()
+			c.m.ops.WithLabelValues("invalidate", "expired").Inc()
+			c.log.WarnContext(ctx, "redis invalidation abandoned, cached values have expired", "error", err)
+			return
+		}
+		c.mu.Unlock()
+		if !failed {
+			c.fail(ctx, "invalidate", err)
+			failed = true
+		} else {
+			c.m.errors.WithLabelValues("invalidate").Inc()
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, RetryMax)
+	}
 }
 
 func (c *Cache) bumpGeneration(ctx context.Context, uid string) error {
@@ -217,44 +283,20 @@ func (c *Cache) bumpGeneration(ctx context.Context, uid string) error {
 	return err
 }
 
-// retryInvalidate marks uid bypassed and, unless a retry for it is already
-// running, starts one.
-func (c *Cache) retryInvalidate(ctx context.Context, uid string) {
-	c.mu.Lock()
-	_, running := c.pending[uid]
-	c.pending[uid] = time.Now().Add(RetryFor)
-	c.mu.Unlock()
-	if running {
-		return
-	}
+// Drain waits, at most until ctx ends, for the invalidations in flight
+// (shutdown: another replica must not keep serving what this one changed).
+func (c *Cache) Drain(ctx context.Context) error {
+	done := make(chan struct{})
 	go func() {
-		ctx := context.WithoutCancel(ctx)
-		for delay := RetryFirst; ; delay = min(2*delay, RetryMax) {
-			time.Sleep(delay)
-			c.mu.Lock()
-			until, still := c.pending[uid]
-			c.mu.Unlock()
-			if !still {
-				return // a later Invalidate got through
-			}
-			err := c.bumpGeneration(ctx, uid)
-			if err != nil && time.Now().Before(until) {
-				c.m.errors.WithLabelValues("invalidate").Inc()
-				continue
-			}
-			c.mu.Lock()
-			delete(c.pending, uid)
-			c.mu.Unlock()
-			if err != nil {
-				c.m.ops.WithLabelValues("invalidate", "expired").Inc()
-				c.log.WarnContext(ctx, "redis invalidation abandoned, cached values have expired", "error", err)
-				return
-			}
-			c.m.ops.WithLabelValues("invalidate", "retried").Inc()
-			c.log.InfoContext(ctx, "redis invalidation retried and stored")
-			return
-		}
+		c.flushes.Wait()
+		close(done)
 	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Limiter is a fixed-window per-user rate limiter (INCR + EXPIRE on
