@@ -243,6 +243,87 @@ const findTurnSQL = `
 		   OR reply_to = (SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2)
 		ORDER BY seq`
 
+// beginTurnOneTrip is BeginTurn without an API key, in one round trip: a
+// pgx batch is one implicit transaction (its statements run in order and
+// commit together at its end; the first failure rolls back all of them).
+// The explicit BEGIN … COMMIT it replaces took four round trips, each a
+// point where a busy machine schedules something else before the first
+// token. The lock comes first, so a concurrent send with the same
+// clientMessageId waits for this one and then finds it: the writes are
+// guarded by the same conditions as the explicit version's branches (the
+// conversation exists and is not deleted, no message with this
+// clientMessageId yet), and each later write only if the user message was
+// written.
+func (s *PostgresStore) beginTurnOneTrip(ctx context.Context, user, asst Message, c Charge, reserveMeta []byte) (Turn, bool, error) {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT id::text FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, user.ConversationID)
+	b.Queue(findTurnSQL, user.ConversationID, user.ClientMessageID)
+	b.Queue(`
+		INSERT INTO messages (id, conversation_id, role, content, status, client_message_id, created_at, updated_at)
+		SELECT $1::uuid, $2::uuid, 'user', $3::text, $4::text, $5::text, $6::timestamptz, $6::timestamptz
+		WHERE EXISTS (SELECT 1 FROM conversations WHERE id = $2::uuid AND deleted_at IS NULL)
+		  AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = $2::uuid AND client_message_id = $5::text)`,
+		user.ID, user.ConversationID, user.Content, user.Status, user.ClientMessageID, user.CreatedAt)
+	written := `EXISTS (SELECT 1 FROM messages WHERE id = $%d::uuid)`
+	b.Queue(`
+		INSERT INTO messages (id, conversation_id, role, status, reply_to, created_at, updated_at)
+		SELECT $1::uuid, $2::uuid, 'assistant', 'pending', $3::uuid, $4::timestamptz, $4::timestamptz
+		WHERE `+fmt.Sprintf(written, 3),
+		asst.ID, asst.ConversationID, user.ID, asst.CreatedAt)
+	b.Queue(`
+		INSERT INTO charges (message_id, conversation_id, agent_id, user_uid, payer_uid, channel, idempotency_key,
+			reserve_micros, reserve_meta, state, lease_until, created_at, updated_at)
+		SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::jsonb, 'reserving',
+			$10::timestamptz, $11::timestamptz, $11::timestamptz
+		WHERE `+fmt.Sprintf(written, 12),
+		c.MessageID, c.ConversationID, c.AgentID, c.UserUID, c.PayerUID, c.Channel, c.Key,
+		c.ReserveMicros, string(reserveMeta), c.LeaseUntil, c.CreatedAt, user.ID)
+	b.Queue(`UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1 AND `+fmt.Sprintf(written, 3),
+		user.ConversationID, user.CreatedAt, user.ID)
+
+	br := s.pool.SendBatch(ctx, b)
+	var id string
+	found := true
+	if err := br.QueryRow().Scan(&id); errors.Is(err, pgx.ErrNoRows) {
+		found = false
+	} else if err != nil {
+		_ = br.Close()
+		return Turn{}, false, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return Turn{}, false, err
+	}
+	existing, replay, err := turnOf(rows)
+	if err != nil {
+		_ = br.Close()
+		return Turn{}, false, err
+	}
+	var affected [4]int64
+	for i, what := range []string{"insert user message", "insert assistant message", "insert charge", "touch conversation"} {
+		tag, err := br.Exec()
+		if err != nil {
+			_ = br.Close()
+			return Turn{}, false, fmt.Errorf("%s: %w", what, err)
+		}
+		affected[i] = tag.RowsAffected()
+	}
+	if err := br.Close(); err != nil { // the commit
+		return Turn{}, false, err
+	}
+	switch {
+	case !found:
+		return Turn{}, false, ErrConversationNotFound
+	case replay:
+		return existing, false, nil
+	case affected != [4]int64{1, 1, 1, 1}:
+		// Cannot happen under the lock; if it did, the turn is incomplete.
+		return Turn{}, false, fmt.Errorf("begin turn: wrote %v rows, want one each", affected)
+	}
+	return Turn{User: user, Assistant: asst}, true, nil
+}
+
 // turnOf collects the rows of findTurnSQL into a turn.
 func turnOf(rows pgx.Rows) (Turn, bool, error) {
 	msgs, err := collectMessages(rows)
@@ -281,6 +362,11 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	if err != nil {
 		return Turn{}, false, err
 	}
+	if c.APIKeyID == "" {
+		return s.beginTurnOneTrip(ctx, user, asst, c, reserveMeta)
+	}
+	// An agent API turn checks its key's charges between the replay check
+	// and the writes: an explicit transaction.
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The lock serialises turns of one conversation, so a turn's two
 		// messages get adjacent seq numbers and a duplicate clientMessageId
