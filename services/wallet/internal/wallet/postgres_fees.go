@@ -51,10 +51,13 @@ type feePlan struct {
 	owned bool
 }
 
+// lockAgentSQL locks an agent's row (the caller holds its owner's wallet lock).
+const lockAgentSQL = `SELECT ` + agentColumns + ` FROM agent_billing WHERE agent_id = $1 FOR UPDATE`
+
 // lockAgent locks (creating it if needed) the agent's row; the caller holds
 // uid's wallet lock.
 func lockAgent(ctx context.Context, tx pgx.Tx, agentID, uid, name string) (agentRow, error) {
-	a, err := scanAgent(tx.QueryRow(ctx, `SELECT `+agentColumns+` FROM agent_billing WHERE agent_id = $1 FOR UPDATE`, agentID))
+	a, err := scanAgent(tx.QueryRow(ctx, lockAgentSQL, agentID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// First seen here (its catalog events may come later): the payer of
 		// its first answer is its owner, as for every private agent.
@@ -62,7 +65,7 @@ func lockAgent(ctx context.Context, tx pgx.Tx, agentID, uid, name string) (agent
 			ON CONFLICT (agent_id) DO NOTHING`, agentID, uid, name); err != nil {
 			return agentRow{}, fmt.Errorf("record agent: %w", err)
 		}
-		a, err = scanAgent(tx.QueryRow(ctx, `SELECT `+agentColumns+` FROM agent_billing WHERE agent_id = $1 FOR UPDATE`, agentID))
+		a, err = scanAgent(tx.QueryRow(ctx, lockAgentSQL, agentID))
 	}
 	if err != nil {
 		return agentRow{}, fmt.Errorf("lock agent: %w", err)
@@ -75,15 +78,23 @@ func lockAgent(ctx context.Context, tx pgx.Tx, agentID, uid, name string) (agent
 // a due renewal (the next period, contiguous), or a paused agent (a period
 // from now). Metadata agent_id/agent_name come from conversations; without
 // agent_id there is no fee.
-func (s *PostgresStore) planFee(ctx context.Context, tx pgx.Tx, r Reservation, now time.Time) (feePlan, error) {
+//
+// locked is the agent's row when the caller has already locked it (Reserve
+// reads it in its first round trip); nil: it is locked (or created) here.
+func (s *PostgresStore) planFee(ctx context.Context, tx pgx.Tx, r Reservation, now time.Time, locked *agentRow) (feePlan, error) {
 	agentID := r.Metadata[MetaAgentID]
 	if agentID == "" {
 		return feePlan{}, nil
 	}
 	name := r.Metadata[MetaAgentName]
-	a, err := lockAgent(ctx, tx, agentID, r.UID, name)
-	if err != nil {
-		return feePlan{}, err
+	var a agentRow
+	if locked != nil {
+		a = *locked
+	} else {
+		var err error
+		if a, err = lockAgent(ctx, tx, agentID, r.UID, name); err != nil {
+			return feePlan{}, err
+		}
 	}
 	if a.uid != r.UID {
 		return feePlan{}, nil

@@ -118,8 +118,9 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 
 	// 1. The wallet lock: every Reserve, Capture, Release, Charge and sweep of
 	// this user serialises here (and seq values are drawn under it).
-	// Steps 1–3 read in one round trip: the statements of a batch run in
-	// order, so the two reads after the lock see what it protects.
+	// Steps 1–3 (and 4's agent lock) read in one round trip: the statements
+	// of a batch run in order, so the reads after the lock see what it
+	// protects.
 	var (
 		available    int64
 		walletExists bool
@@ -149,6 +150,22 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 		st, err = scanReserveState(row)
 		return err
 	})
+	// 4a. The agent's row, locked (after the wallet: the lock order), for
+	// its monthly fee below; an agent seen for the first time is created
+	// there instead.
+	var agent *agentRow
+	if agentID := r.Metadata[MetaAgentID]; agentID != "" {
+		b.Queue(lockAgentSQL, agentID).QueryRow(func(row pgx.Row) error {
+			a, err := scanAgent(row)
+			switch {
+			case err == nil:
+				agent = &a
+			case !errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("lock agent: %w", err)
+			}
+			return nil
+		})
+	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return HoldResult{}, nil, err
 	}
@@ -174,7 +191,7 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 	// 4. The agent's monthly fee, when the answer is for an agent whose paid
 	// period does not cover now (its first answer, a due renewal, a paused
 	// agent): charged here, before the hold, in this transaction.
-	fee, err := s.planFee(ctx, tx, r, st.now)
+	fee, err := s.planFee(ctx, tx, r, st.now, agent)
 	if err != nil {
 		return HoldResult{}, nil, err
 	}
