@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,5 +219,75 @@ func TestEventStreamIsNotBuffered(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the first event was buffered by the gateway")
+	}
+}
+
+// The gateway keeps its upstream connections alive for reuse: a second
+// round of concurrent requests is served on the connections of the first
+// (net/http's default pool of 2 idle connections per host had dialled a new
+// one for nearly every request).
+func TestUpstreamConnectionsAreReused(t *testing.T) {
+	const concurrent = 20
+	var mu sync.Mutex
+	dialled := 0
+	arrived := make(chan struct{}, concurrent)
+	release := make(chan struct{})
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"success":true}`))
+	}))
+	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			dialled++
+			mu.Unlock()
+		}
+	}
+	up.Start()
+	t.Cleanup(up.Close)
+	gw := newGateway(t, strings.TrimPrefix(up.URL, "http://"))
+
+	round := func() {
+		var wg sync.WaitGroup
+		for range concurrent {
+			wg.Go(func() {
+				res, err := http.Get(gw.URL + "/api/user/onboarding")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			})
+		}
+		// All requests in flight at once, so the first round needs one
+		// connection each.
+		for range concurrent {
+			select {
+			case <-arrived:
+			case <-time.After(10 * time.Second):
+				t.Fatal("requests did not reach the upstream")
+			}
+		}
+		release <- struct{}{}
+		for range concurrent - 1 {
+			release <- struct{}{}
+		}
+		wg.Wait()
+	}
+	round()
+	mu.Lock()
+	first := dialled
+	mu.Unlock()
+	if first != concurrent {
+		t.Fatalf("first round dialled %d connections, want %d", first, concurrent)
+	}
+	round()
+	mu.Lock()
+	defer mu.Unlock()
+	if extra := dialled - first; extra != 0 {
+		t.Fatalf("second round dialled %d new connections, want 0 (the first round's were kept alive)", extra)
 	}
 }

@@ -56,6 +56,10 @@ type OpenAIConfig struct {
 	Logger     *slog.Logger
 }
 
+// MaxIdleConns is how many idle keep-alive connections to the provider the
+// default HTTP client keeps.
+const MaxIdleConns = 128
+
 // OpenAI is the Provider for OpenAI-compatible Chat Completions APIs, built
 // on the official openai-go client.
 //
@@ -96,6 +100,11 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if cfg.HTTPClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.ResponseHeaderTimeout = 60 * time.Second
+		// Keep a connection per concurrent answer alive (net/http keeps 2
+		// per host: beyond that, an answer dialled a new connection before
+		// its request and closed it after). HTTP/2 providers multiplex
+		// anyway; vLLM, Ollama and the simulator speak HTTP/1.1.
+		tr.MaxIdleConnsPerHost = MaxIdleConns
 		cfg.HTTPClient = &http.Client{Transport: tr}
 	}
 	if cfg.Logger == nil {
