@@ -119,8 +119,8 @@ type Cache struct {
 
 // pendingGen is a user's invalidations not yet stored in Redis.
 type pendingGen struct {
-	requested, stored uint64
-	giveUp            time.Time // retrying longer is moot: what was cached has expired
+	requested uint64    // Invalidate calls so far
+	giveUp    time.Time // retrying longer is moot: what was cached has expired
 }
 
 // New returns a Cache on rdb. reg may be nil.
@@ -130,6 +130,7 @@ func New(rdb redis.UniversalClient, logger *slog.Logger, reg prometheus.Register
 	}
 	return &Cache{rdb: rdb, log: logger, m: newMetrics(reg), pending: map[string]*pendingGen{}}
 }
+
 func genKey(uid string) string { return "wallet:{" + uid + "}:gen" }
 func valueKey(uid, gen, key string) string {
 	return "wallet:{" + uid + "}:" + gen + ":" + key
@@ -241,8 +242,7 @@ func (c *Cache) flush(ctx context.Context, uid string) {
 		p := c.pending[uid]
 		switch {
 		case err == nil:
-			p.stored = target
-			if p.stored == p.requested {
+			if target == p.requested {
 				delete(c.pending, uid)
 				c.mu.Unlock()
 				c.m.ops.WithLabelValues("invalidate", "invalidated").Inc()
