@@ -69,6 +69,10 @@ type Gate struct {
 	// last read began (not in counted yet).
 	counted, inTransit, stored int
 	queue                      []chan struct{}
+	// stopped is closed when Run ends (shutdown): waiters are told to try
+	// again later instead of holding their sessions open.
+	stopped  chan struct{}
+	stopOnce sync.Once
 
 	waits   prometheus.Histogram
 	backlog prometheus.Gauge
@@ -88,7 +92,8 @@ func New(cfg Config) *Gate {
 		cfg.Logger = slog.Default()
 	}
 	g := &Gate{
-		cfg: cfg,
+		cfg:     cfg,
+		stopped: make(chan struct{}),
 		waits: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "mail_inflow_wait_seconds", Help: "How long SMTP transactions waited at MAIL FROM for room in the backlog.",
 			Buckets: []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
@@ -149,6 +154,8 @@ func (g *Gate) Admit(ctx context.Context) (Done, error) {
 		return g.releaser(), nil
 	case <-timer.C:
 		err = ErrBusy
+	case <-g.stopped:
+		err = ErrBusy
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -195,12 +202,14 @@ func (g *Gate) admitQueued() {
 	g.backlog.Set(float64(g.counted + g.inTransit + g.stored))
 }
 
-// Run reads the backlog every Refresh until ctx ends.
+// Run reads the backlog every Refresh until ctx ends; then waiting
+// transactions are told to try again later.
 func (g *Gate) Run(ctx context.Context) error {
 	if !g.Enabled() {
 		<-ctx.Done()
 		return nil
 	}
+	defer g.stopOnce.Do(func() { close(g.stopped) })
 	t := time.NewTicker(g.cfg.Refresh)
 	defer t.Stop()
 	for {

@@ -157,3 +157,28 @@ func TestDisabled(t *testing.T) {
 	}
 	done(true)
 }
+
+// At shutdown (Run's context ends) a waiting transaction is told to try
+// again later at once rather than held until MaxWait.
+func TestWaitersReleasedAtShutdown(t *testing.T) {
+	db := &backlog{}
+	db.n.Store(5)
+	g := New(Config{Backlog: 1, MaxWait: time.Minute, Refresh: 10 * time.Millisecond, Count: db.count})
+	ctx, cancel := context.WithCancel(context.Background())
+	g.refresh(ctx) // the backlog is full before anyone asks
+	ran := make(chan error, 1)
+	go func() { ran <- g.Run(ctx) }()
+	waiter := admitAsync(t, g)
+	cancel()
+	select {
+	case a := <-waiter:
+		if !errors.Is(a.err, ErrBusy) {
+			t.Fatalf("waiter at shutdown: %v, want ErrBusy", a.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter still held after shutdown")
+	}
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+}
