@@ -135,28 +135,58 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if req.SuppliedHistory {
 		historyTurns = 0
 	}
+	// When this replica has seen the caller's conversation before, its agent
+	// is known (a conversation never changes agent): the knowledge search
+	// and the access check start while the conversation is read, and are
+	// used only if it is the caller's, with that agent, and a new message.
+	var (
+		knowledge *knowledgeFetch
+		early     <-chan accessResult
+	)
+	hint, hinted := s.convAgents.get(req.UID, req.ConversationID)
+	if hinted {
+		knowledge = s.startKnowledge(ctx, hint, req.Content)
+		early = s.startAuthorize(ctx, req.UID, hint)
+	}
 	opened, err := s.openTurn(ctx, req.UID, req.ConversationID, clientID, historyTurns)
 	if err != nil {
+		if knowledge != nil {
+			knowledge.cancel()
+		}
 		return Turn{}, err
 	}
 	conv := opened.Conversation
-	// A new message's search of the agent's knowledge (another service)
-	// and its rate limit (Redis) start while access is checked: the
-	// conversation is the caller's own, and what is found is used only
+	s.convAgents.put(req.UID, req.ConversationID, conv.AgentID)
+	if hinted && !strings.EqualFold(hint, conv.AgentID) {
+		knowledge.cancel() // cannot happen (the agent never changes); start over
+		knowledge, early = nil, nil
+	}
+	if opened.Replay && knowledge != nil {
+		knowledge.cancel()
+		knowledge = nil
+	}
+	// Otherwise a new message's search of the agent's knowledge (another
+	// service) and its rate limit (Redis) start while access is checked:
+	// the conversation is the caller's own, and what is found is used only
 	// once access is granted. A replay needs neither.
-	var (
-		knowledge *knowledgeFetch
-		limited   chan limitResult
-	)
+	var limited chan limitResult
 	if !opened.Replay {
-		knowledge = s.startKnowledge(ctx, conv.AgentID, req.Content)
+		if knowledge == nil {
+			knowledge = s.startKnowledge(ctx, conv.AgentID, req.Content)
+		}
 		limited = make(chan limitResult, 1)
 		go func() {
 			ok, retry := s.allow(ctx, req)
 			limited <- limitResult{ok, retry}
 		}()
 	}
-	access, err := s.authorize(ctx, req.UID, conv.AgentID)
+	var access Access
+	if early != nil {
+		r := <-early
+		access, err = r.access, r.err
+	} else {
+		access, err = s.authorize(ctx, req.UID, conv.AgentID)
+	}
 	key := req.APIKey
 	if err == nil && key != nil && (access.Role != AccessOwner || key.OwnerUID != req.UID || !strings.EqualFold(key.AgentID, conv.AgentID)) {
 		// A key answers only as its own agent, for its owner, while the
@@ -618,6 +648,22 @@ type limitResult struct {
 // startKnowledge starts the search for a message's passages in the agent's
 // documents (bounded by KnowledgeTimeout); fetchReferences adds the look-ups
 // of what the instructions reference, and buildPrompt waits for all of them.
+// accessResult is an access check run in the background.
+type accessResult struct {
+	access Access
+	err    error
+}
+
+// startAuthorize checks access in the background.
+func (s *Service) startAuthorize(ctx context.Context, uid, agentID string) <-chan accessResult {
+	out := make(chan accessResult, 1)
+	go func() {
+		a, err := s.authorize(ctx, uid, agentID)
+		out <- accessResult{a, err}
+	}()
+	return out
+}
+
 func (s *Service) startKnowledge(ctx context.Context, agentID, message string) *knowledgeFetch {
 	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
 	k := &knowledgeFetch{ctx: kctx, cancel: cancel}

@@ -208,6 +208,7 @@ type Service struct {
 	keyStore    KeyStore
 	apiLimiter  APILimiter
 	keyCache    *keyCache
+	convAgents  *convAgents
 	revocations KeyRevocationFeed
 	cfg         Config
 	log         *slog.Logger
@@ -220,7 +221,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
 		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter, revocations: d.Revocations,
-		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), convAgents: newConvAgents(), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 	}
 }
 
@@ -279,10 +280,14 @@ func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, t
 		}
 	}
 	now := s.now()
-	return s.store.CreateConversation(ctx, Conversation{
+	c, err := s.store.CreateConversation(ctx, Conversation{
 		ID: newID(), AgentID: strings.ToLower(agentID), UserUID: uid, Title: t, Channel: ChannelChat,
 		CreatedAt: now, UpdatedAt: now,
 	})
+	if err == nil {
+		s.convAgents.put(uid, c.ID, c.AgentID)
+	}
+	return c, err
 }
 
 // ListConversations returns the caller's conversations with an agent they
