@@ -7,7 +7,8 @@
 //   - FailClosed (money-moving routes: checkout, auto-recharge setup, billing
 //     settings, API key creation, sending messages): the request is refused
 //     with 503 {"error":"unavailable",...} and a Retry-After, because an
-//     unlimited money route is what an attacker would wait for;
+//     unlimited money route is what an attacker would wait for (a check
+//     Redis answers too late is sent once more first: SlowAttempts);
 //   - FailOpen (hot reads): the request is served and the failure counted.
 //
 // Over the limit, the answer is 429 {"error":"rate_limited",...} with
@@ -30,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -231,8 +233,6 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, e
 	if uid == "" {
 		return Decision{}, ErrNoUser
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
-	defer cancel()
 	w := rule.Window.Milliseconds()
 	if w <= 0 {
 		w = 1
@@ -243,7 +243,18 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, e
 	// {uid} is the hash tag: both windows of a user live in one slot.
 	base := "ratelimit:" + l.service + ":{" + uid + "}:" + rule.Class + ":"
 	keys := []string{base + strconv.FormatInt(idx, 10), base + strconv.FormatInt(idx-1, 10)}
-	res, err := slidingWindow.Run(ctx, l.rdb, keys, rule.Limit, w, elapsed).Int64Slice()
+	var (
+		res []int64
+		err error
+	)
+	for attempt := range SlowAttempts {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
+		res, err = slidingWindow.Run(actx, l.rdb, keys, rule.Limit, w, elapsed).Int64Slice()
+		cancel()
+		if err == nil || !slow(err) || attempt == SlowAttempts-1 {
+			break
+		}
+	}
 	if err != nil {
 		return Decision{}, err
 	}
@@ -255,6 +266,33 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, e
 		return Decision{Allowed: true, Count: int(estimate(prev, cur, w, elapsed))}, nil
 	}
 	return Decision{Count: int(estimate(prev, cur, w, elapsed)), RetryAfter: retryAfter(int64(rule.Limit), w, elapsed, cur, prev)}, nil
+}
+
+// SlowAttempts is how many times a check is sent when Redis answers too
+// slowly (a timeout, or no free connection in time): a loaded machine
+// delays one answer past the bound now and then, and a money route fails
+// closed, so one late answer must not refuse a paying user (it did: a
+// message in the Playwright suite, refused with 503 after 111 ms). A
+// refused connection is not retried: that is Redis down. A check whose
+// first attempt did reach Redis counts the request twice, which only
+// makes the quota a little stricter.
+const SlowAttempts = 2
+
+// slow reports whether err is Redis answering too late (a read or write
+// past its deadline on an open connection, or no free connection in time)
+// rather than not at all. A failed dial, refused or timed out, is Redis
+// down; so is the request's whole deadline running out, which the client's
+// own dial retries can cause.
+func slow(err error) bool {
+	if errors.Is(err, redis.ErrPoolTimeout) {
+		return true
+	}
+	var op *net.OpError
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &op) && op.Op == "dial") {
+		return false // (context.DeadlineExceeded is a net.Error with Timeout() true)
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func estimate(prev, cur, window, elapsed int64) float64 {

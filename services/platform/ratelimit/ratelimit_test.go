@@ -282,3 +282,84 @@ func TestRatesFromEnv(t *testing.T) {
 		t.Errorf("For: %+v %+v", r, money)
 	}
 }
+
+// timeoutErr is what go-redis returns when a read passes its deadline.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout (injected)" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+// lateAnswers fails the next n commands as a late Redis answer would.
+type lateAnswers struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (h *lateAnswers) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *lateAnswers) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.mu.Lock()
+		late := h.n > 0
+		h.n--
+		h.mu.Unlock()
+		if late {
+			cmd.SetErr(timeoutErr{})
+			return timeoutErr{}
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *lateAnswers) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// One late answer does not refuse a money route: the check is sent again.
+// Two in a row do (fail closed), and a refused connection is not retried.
+func TestLateAnswerIsAskedAgain(t *testing.T) {
+	rdb := liveRedis(t)
+	hook := &lateAnswers{}
+	rdb.AddHook(hook)
+	svc := uniqueService(t)
+	l := New(rdb, Options{Service: svc})
+	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(tokenIsUID))
+
+	hook.n = 1
+	if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusOK {
+		t.Fatalf("one late answer: %d, want 200", rec.Code)
+	}
+	hook.n = SlowAttempts
+	if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("late every time: %d, want 503", rec.Code)
+	}
+
+	down := deadRedis(t)
+	calls := 0
+	down.AddHook(countCalls(&calls))
+	if _, err := New(down, Options{Service: svc}).Allow(context.Background(),
+		Rule{Class: "pay", Limit: 3, Window: time.Minute}, "alice"); err == nil {
+		t.Fatal("Allow on a dead Redis: no error")
+	}
+	if calls != 1 {
+		t.Fatalf("a refused connection was tried %d times, want 1", calls)
+	}
+}
+
+// countCalls counts the script calls sent (EVALSHA and its EVAL fallback
+// count as one: only EVALSHA is counted).
+func countCalls(n *int) redis.Hook { return &counter{n: n} }
+
+type counter struct{ n *int }
+
+func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "evalsha" {
+			*c.n++
+		}
+		return next(ctx, cmd)
+	}
+}
+func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
