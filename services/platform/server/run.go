@@ -87,6 +87,21 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		grpcLn = ln
 	}
 
+	pprofSrv, pprofLn, err := listenPprof()
+	if err != nil {
+		for _, ln := range []net.Listener{httpLn, grpcLn} {
+			if ln != nil {
+				_ = ln.Close()
+			}
+		}
+		return err
+	}
+	if pprofSrv != nil {
+		logger.Info("profiling endpoints listening", "addr", pprofLn.Addr().String())
+		go func() { _ = pprofSrv.Serve(pprofLn) }()
+		defer pprofSrv.Close()
+	}
+
 	// Workers get their own context: they are stopped after the servers have
 	// drained, not as soon as the signal arrives.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

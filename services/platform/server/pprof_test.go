@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPprofIsOffUnlessAsked(t *testing.T) {
+	t.Setenv(EnvPprofAddr, "")
+	srv, ln, err := listenPprof()
+	if srv != nil || ln != nil || err != nil {
+		t.Fatalf("listenPprof() = %v, %v, %v; want nothing", srv, ln, err)
+	}
+}
+
+func TestPprofServesOnLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "10.1.2.3:6060", "example.com:6060", "6060"} {
+		t.Setenv(EnvPprofAddr, addr)
+		if srv, ln, err := listenPprof(); err == nil {
+			_ = ln.Close()
+			t.Errorf("%s=%q: served (%v); want refused", EnvPprofAddr, addr, srv != nil)
+		}
+	}
+
+	// A free loopback port, then Run with it: the profiles are served
+	// while the service runs.
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := probe.Addr().String()
+	_ = probe.Close()
+	t.Setenv(EnvPprofAddr, addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() {
+		done <- Run(ctx, RunConfig{HTTPAddr: "127.0.0.1:0", HTTPHandler: NewMux(nil), Ready: func(net.Addr, net.Addr) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready")
+	}
+	res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
+		t.Fatalf("heap profile: %d %.80q", res.StatusCode, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := http.Get("http://" + addr + "/debug/pprof/"); err == nil {
+		t.Fatal("profiling still served after shutdown")
+	}
+}
