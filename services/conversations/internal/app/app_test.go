@@ -424,6 +424,30 @@ func (e *env) sendSSE(t *testing.T, uid, conv, content, clientID string) streame
 	return s
 }
 
+type timings struct {
+	names []string           // in the order sent
+	ms    map[string]float64 // dur of each
+}
+
+// serverTimings reads the Server-Timing metrics of a response
+// (`name;desc="…";dur=1.234`, comma-separated, over any number of lines).
+func serverTimings(h http.Header) timings {
+	tm := timings{ms: map[string]float64{}}
+	for _, line := range h.Values("Server-Timing") {
+		for _, metric := range strings.Split(line, ",") {
+			params := strings.Split(strings.TrimSpace(metric), ";")
+			name := params[0]
+			tm.names = append(tm.names, name)
+			for _, p := range params[1:] {
+				if v, ok := strings.CutPrefix(p, "dur="); ok {
+					tm.ms[name], _ = strconv.ParseFloat(v, 64)
+				}
+			}
+		}
+	}
+	return tm
+}
+
 // waitFor polls cond until it holds or 10 s pass.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -501,6 +525,19 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 	}
 	if got := strings.Join(s.names(), ","); got != "start,delta,citations,usage,done" {
 		t.Fatalf("events %s", got)
+	}
+	// The time to first token, split for this answer: the model's part, the
+	// platform's before it, and that part by stage, in order.
+	timing := serverTimings(s.header)
+	if got := strings.Join(timing.names, ","); got != "model,platform,lookup,limit,context,begin,reserve" {
+		t.Fatalf("Server-Timing metrics %q (%v)", got, s.header.Values("Server-Timing"))
+	}
+	stagesSum := 0.0
+	for _, n := range timing.names[2:] {
+		stagesSum += timing.ms[n]
+	}
+	if timing.ms["model"] <= 0 || timing.ms["platform"] <= 0 || stagesSum > timing.ms["platform"]+0.002 {
+		t.Fatalf("Server-Timing durations %v: stages add up to %.3f ms", timing.ms, stagesSum)
 	}
 	st := s.event(t, "start")
 	if st["model"] != pricing.SimModel || st["simulated"] != true || st["userMessageId"] == "" || st["assistantMessageId"] == "" {
@@ -662,6 +699,9 @@ func TestDuplicateClientMessageIDAnswersAndChargesOnce(t *testing.T) {
 		s.text() != asst["content"] || s.event(t, "start")["assistantMessageId"] != asst["id"] ||
 		s.event(t, "done")["messageId"] != asst["id"] {
 		t.Fatalf("stream replay %v %q", s.names(), s.text())
+	}
+	if tm := serverTimings(s.header); len(tm.names) != 0 {
+		t.Fatalf("a replay calls no model, yet its Server-Timing is %v", tm.ms)
 	}
 	// A different text with the same id is still the first message.
 	if r := e.sendJSON(t, e.alice, conv, "something else", "same"); r.status != 200 || r.raw != first.raw {

@@ -65,6 +65,24 @@ type StartInfo struct {
 	AssistantMessageID string
 	Model              string
 	Simulated          bool
+	// ModelFirstToken is the model's own time to first token, as this
+	// service saw it: from sending the request to the provider to its first
+	// piece of text. Before is the service's time before that (from the
+	// request's arrival to the provider call). Zero for a replay. Sinks that
+	// can send headers report both as Server-Timing, so a client (the
+	// benchmark, a browser's developer tools) can split its own time to
+	// first token into the model's and the platform's for each answer.
+	ModelFirstToken time.Duration
+	Before          time.Duration
+	// Stages splits Before into the stages of
+	// conversations_answer_stage_seconds before the model's, in order.
+	Stages []Stage
+}
+
+// Stage is the time one stage of an answer took before its first token.
+type Stage struct {
+	Name string
+	Took time.Duration
 }
 
 // Sink receives a streamed answer. Start is called once before the first
@@ -129,7 +147,8 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		}
 		return Turn{}, err
 	}
-	stage := s.stageClock()
+	var stages []Stage
+	stage := s.stageClock(&stages)
 	// The conversation, the replay check and the history in one round trip.
 	historyTurns := s.cfg.HistoryTurns
 	if req.SuppliedHistory {
@@ -352,7 +371,10 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 			first := time.Now()
 			ttft := first.Sub(req.Received)
 			s.m.ttft.Observe(ttft.Seconds())
-			s.m.platform.Observe(max(0, ttft-first.Sub(modelStart)).Seconds())
+			start.ModelFirstToken = first.Sub(modelStart)
+			start.Before = max(0, ttft-start.ModelFirstToken)
+			s.m.platform.Observe(start.Before.Seconds())
+			start.Stages = stages // before the model's stage: they split Before
 			stage(stageModel)
 			if err := sink.Start(start); err != nil {
 				return err
@@ -480,12 +502,14 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 }
 
 // stageClock returns a function that observes the time since its previous
-// call (or since stageClock) as the given stage.
-func (s *Service) stageClock() func(stage string) {
+// call (or since stageClock) as the given stage, and appends it to into.
+func (s *Service) stageClock(into *[]Stage) func(stage string) {
 	last := time.Now()
 	return func(stage string) {
 		now := time.Now()
-		s.m.stages.WithLabelValues(stage).Observe(now.Sub(last).Seconds())
+		took := now.Sub(last)
+		s.m.stages.WithLabelValues(stage).Observe(took.Seconds())
+		*into = append(*into, Stage{Name: stage, Took: took})
 		last = now
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -210,7 +209,7 @@ func (a *agentAPI) key(w http.ResponseWriter, r *http.Request) (conversations.AP
 		return conversations.APIKey{}, ctx, false
 	}
 	key := resp.(endpoints.APIKeyResponse).Key
-	w.Header().Set("Server-Timing", "key;desc=\"API key check\";dur="+strconv.FormatFloat(float64(elapsed.Microseconds())/1000, 'f', 3, 64))
+	w.Header().Set("Server-Timing", serverTiming("key", "API key check", elapsed))
 	return key, auth.NewContext(ctx, auth.Claims{UID: key.OwnerUID}), true
 }
 
@@ -651,6 +650,9 @@ func (s *chunkSink) chunk(delta chunkDeltaJSON, finish *string) error {
 
 // Start implements conversations.Sink.
 func (s *chunkSink) Start(info conversations.StartInfo) error {
+	if !s.started {
+		addAnswerTiming(s.w.Header(), info)
+	}
 	s.id = "chatcmpl-" + info.AssistantMessageID
 	empty := ""
 	return s.chunk(chunkDeltaJSON{Role: "assistant", Content: &empty}, nil)

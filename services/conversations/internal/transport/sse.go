@@ -150,6 +150,9 @@ type startJSON struct {
 
 // Start implements conversations.Sink.
 func (s *sseSink) Start(info conversations.StartInfo) error {
+	if !s.started {
+		addAnswerTiming(s.w.Header(), info)
+	}
 	return s.event(EventStart, startJSON{UserMessageID: info.UserMessageID, AssistantMessageID: info.AssistantMessageID,
 		Model: info.Model, Simulated: info.Simulated})
 }
