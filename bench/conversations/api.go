@@ -224,13 +224,20 @@ type usage struct {
 }
 
 // result is one message as the client saw it.
+// stageNames are the service's stages before the model, in order
+// (conversations_answer_stage_seconds; Server-Timing of each answer).
+var stageNames = [...]string{"lookup", "limit", "context", "begin", "reserve"}
+
 type result struct {
 	Status    int    // HTTP status (0: transport error)
 	Code      string // error code of a refusal, or of the stream's error event
 	Message   string
 	Sent      time.Time
-	TTFT      time.Duration // request sent → first delta event
-	Total     time.Duration // request sent → end of the stream
+	TTFT      time.Duration                  // request sent → first delta event
+	ModelTTFT time.Duration                  // the model's part of TTFT as the service saw it (Server-Timing "model"; 0: not sent)
+	Before    time.Duration                  // the service's own time before the model (Server-Timing "platform")
+	Stages    [len(stageNames)]time.Duration // Before by stage (Server-Timing, stageNames)
+	Total     time.Duration                  // request sent → end of the stream
 	Usage     *usage
 	Done      string // assistant message id from the done event
 	Citations int
@@ -292,6 +299,15 @@ func (a *api) sendMessage(ctx context.Context, acc *account, convID, content, cl
 			r.Code = strings.TrimSpace(string(b[:min(len(b), 120)]))
 		}
 		return r
+	}
+	if d, ok := benchstack.ServerTiming(resp.Header, "model"); ok {
+		r.ModelTTFT = d
+	}
+	if d, ok := benchstack.ServerTiming(resp.Header, "platform"); ok {
+		r.Before = d
+	}
+	for i, name := range stageNames {
+		r.Stages[i], _ = benchstack.ServerTiming(resp.Header, name)
 	}
 	br := sseBufPool.Get().(*bufio.Reader)
 	br.Reset(resp.Body)

@@ -460,7 +460,7 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 
 	// Report.
 	outcomes := map[string]int{}
-	var ttft, total, platform []time.Duration
+	var ttft, total, platform, own, modelSeen []time.Duration
 	answered, cited := 0, 0
 	for _, r := range results {
 		k := r.outcome()
@@ -475,6 +475,10 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 			answered++
 			ttft = append(ttft, r.TTFT)
 			total = append(total, r.Total)
+			if r.ModelTTFT > 0 {
+				modelSeen = append(modelSeen, r.ModelTTFT)
+				own = append(own, r.TTFT-r.ModelTTFT)
+			}
 			if r.Citations > 0 {
 				cited++
 			}
@@ -506,13 +510,22 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 	fmt.Printf("  client full answer (request → done):    %s\n", dist(total))
 	fmt.Printf("  model TTFT, simulator direct, idle:     %s\n", dist(idle))
 	fmt.Printf("  model TTFT, simulator direct, in run:   %s\n", dist(loaded))
-	fmt.Printf("  platform-added (client TTFT − model TTFT p50 in run = %s): %s\n", benchstack.MS(modelP50), dist(platform))
-	p99 := benchstack.Quantile(benchstack.SortedCopy(platform), .99)
+	fmt.Printf("  model TTFT, as the service saw it:      %s (Server-Timing \"model\" of %d answers)\n", dist(modelSeen), len(modelSeen))
+	fmt.Printf("  platform-added, each answer (client TTFT − its own model TTFT): %s\n", dist(own))
+	fmt.Printf("  platform-added, one subtrahend (client TTFT − model TTFT p50 in run = %s): %s\n", benchstack.MS(modelP50), dist(platform))
+	// Each answer's own model time is the exact subtrahend; the in-run
+	// median of the direct probe is the fallback for a service that sends
+	// no Server-Timing, and charges the model's own spread to the platform.
+	measured, how := own, "each answer"
+	if len(own) < answered {
+		measured, how = platform, "one subtrahend"
+	}
+	p99 := benchstack.Quantile(benchstack.SortedCopy(measured), .99)
 	verdict := "MET"
 	if p99 > 25*time.Millisecond {
 		verdict = "NOT MET"
 	}
-	fmt.Printf("  target platform-added p99 ≤ 25 ms: %s (p99 %s)\n", verdict, benchstack.MS(p99))
+	fmt.Printf("  target platform-added p99 ≤ 25 ms: %s (p99 %s, %s)\n", verdict, benchstack.MS(p99), how)
 	if merr == nil && merr2 == nil {
 		for _, n := range hists {
 			d := after[n].sub(before[n])
@@ -546,6 +559,8 @@ func shortErr(err error) string {
 	return s
 }
 
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 func thinkLabel(d time.Duration) string {
 	if d <= 0 {
 		return "none (closed loop)"
@@ -553,16 +568,28 @@ func thinkLabel(d time.Duration) string {
 	return fmt.Sprintf("%s mean (uniform %s–%s)", d, d/2, d*3/2)
 }
 
-// writeSamples writes "sent_s,ttft_ms" for every answered message, in the
-// order they were sent.
+// writeSamples writes "sent_s,ttft_ms,model_ms,service_ms,<stage>_ms…" for
+// every answered message, in the order they were sent: model_ms and
+// service_ms are the model's part of the TTFT and the conversations
+// service's own time before the model, as the service reported them (0
+// when it did not), then service_ms by stage; the rest of ttft_ms is the
+// gateway, the network and the client.
 func writeSamples(path string, start time.Time, results []*result) error {
 	var b strings.Builder
-	b.WriteString("sent_s,ttft_ms\n")
+	b.WriteString("sent_s,ttft_ms,model_ms,service_ms")
+	for _, n := range stageNames {
+		b.WriteString("," + n + "_ms")
+	}
+	b.WriteString("\n")
 	rs := slices.Clone(results)
 	slices.SortFunc(rs, func(x, y *result) int { return x.Sent.Compare(y.Sent) })
 	for _, r := range rs {
 		if r.answered() {
-			fmt.Fprintf(&b, "%.3f,%.1f\n", r.Sent.Sub(start).Seconds(), float64(r.TTFT.Microseconds())/1000)
+			fmt.Fprintf(&b, "%.3f,%.1f,%.1f,%.1f", r.Sent.Sub(start).Seconds(), ms(r.TTFT), ms(r.ModelTTFT), ms(r.Before))
+			for _, d := range r.Stages {
+				fmt.Fprintf(&b, ",%.1f", ms(d))
+			}
+			b.WriteString("\n")
 		}
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
