@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -12,17 +13,32 @@ import (
 
 func TestPprofIsOffUnlessAsked(t *testing.T) {
 	t.Setenv(EnvPprofAddr, "")
-	srv, ln, err := listenPprof()
-	if srv != nil || ln != nil || err != nil {
-		t.Fatalf("listenPprof() = %v, %v, %v; want nothing", srv, ln, err)
+	srv, err := servePprof(slog.Default())
+	if srv != nil || err != nil {
+		t.Fatalf("servePprof() = %v, %v; want nothing", srv, err)
+	}
+}
+
+func TestPprofOnATakenPortDoesNotStopTheService(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	t.Setenv(EnvPprofAddr, taken.Addr().String())
+	srv, err := servePprof(slog.Default())
+	if srv != nil || err != nil {
+		t.Fatalf("servePprof() on a taken port = %v, %v; want no server and no error", srv, err)
 	}
 }
 
 func TestPprofServesOnLoopbackOnly(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "10.1.2.3:6060", "example.com:6060", "6060"} {
 		t.Setenv(EnvPprofAddr, addr)
-		if srv, ln, err := listenPprof(); err == nil {
-			_ = ln.Close()
+		if srv, err := servePprof(slog.Default()); err == nil {
+			if srv != nil {
+				_ = srv.Close()
+			}
 			t.Errorf("%s=%q: served (%v); want refused", EnvPprofAddr, addr, srv != nil)
 		}
 	}

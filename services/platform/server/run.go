@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		grpcLn = ln
 	}
 
-	pprofSrv, pprofLn, err := listenPprof()
+	pprofSrv, err := servePprof(logger)
 	if err != nil {
 		for _, ln := range []net.Listener{httpLn, grpcLn} {
 			if ln != nil {
@@ -97,9 +97,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		return err
 	}
 	if pprofSrv != nil {
-		logger.Info("profiling endpoints listening", "addr", pprofLn.Addr().String())
-		go func() { _ = pprofSrv.Serve(pprofLn) }()
-		defer pprofSrv.Close()
+		defer pprofSrv.Close() // also closed when shutdown starts, below
 	}
 
 	// Workers get their own context: they are stopped after the servers have
@@ -175,6 +173,12 @@ func Run(ctx context.Context, cfg RunConfig) error {
 
 	if cfg.GRPCHealth != nil {
 		cfg.GRPCHealth.Shutdown() // NOT_SERVING for every service
+	}
+	if pprofSrv != nil {
+		// Its port is free again at once, as the HTTP server's is: a
+		// replacement process (Tilt, a rolling update) binds it while this
+		// one drains.
+		_ = pprofSrv.Close()
 	}
 	if httpSrv != nil {
 		if err := httpSrv.Shutdown(shutdownCtx); err != nil {
