@@ -31,6 +31,12 @@ func newGateway(t *testing.T, upstream string) *httptest.Server {
 // upstreams and every other service at a closed port.
 func newGatewayWith(t *testing.T, upstreams map[string]string) *httptest.Server {
 	t.Helper()
+	return newGatewayLogged(t, upstreams, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// newGatewayLogged is newGatewayWith with the gateway's logger.
+func newGatewayLogged(t *testing.T, upstreams map[string]string, logger *slog.Logger) *httptest.Server {
+	t.Helper()
 	table, err := routes.Parse(gateway.RoutesYAML)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +55,7 @@ func newGatewayWith(t *testing.T, upstreams map[string]string) *httptest.Server 
 	for name, addr := range upstreams {
 		ups[name] = addr
 	}
-	h, err := localgw.New(localgw.Config{Table: table, Upstreams: ups, StaticDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, err := localgw.New(localgw.Config{Table: table, Upstreams: ups, StaticDir: dir, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +123,81 @@ func TestUnknownAPIPathIsJSON404(t *testing.T) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
 }
+
+// The services log the requests they answer; the gateway adds a line only
+// where it knows more: its own refusals and failures.
+func TestAccessLogLeavesAnsweredRequestsToTheServices(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer up.Close()
+	var (
+		mu  sync.Mutex
+		out strings.Builder
+	)
+	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	gw := newGatewayLogged(t, map[string]string{"identity": strings.TrimPrefix(up.URL, "http://")}, logger)
+
+	logged := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		var levels []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil {
+				levels = append(levels, rec["level"].(string)+" "+rec["msg"].(string))
+			}
+		}
+		return strings.Join(levels, "; ")
+	}
+	// levelOf sends one request and returns what it logged. The access
+	// line is written once the response is sent, so it may come a moment
+	// after the client has read it: wait for it (and, for nothing, a while).
+	levelOf := func(method, path, want string) string {
+		t.Helper()
+		mu.Lock()
+		out.Reset()
+		mu.Unlock()
+		req, _ := http.NewRequest(method, gw.URL+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		deadline := time.Now().Add(2 * time.Second)
+		if want == "" {
+			deadline = time.Now().Add(100 * time.Millisecond)
+		}
+		for time.Now().Before(deadline) && (want == "" || logged() != want) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		return logged()
+	}
+	for _, c := range []struct{ method, path, want string }{
+		{"GET", "/api/user/public-agent-interest", "DEBUG request"},   // answered: the service's log has it
+		{"POST", "/api/user/onboarding", "DEBUG request"},             // writes too
+		{"DELETE", "/api/user/public-agent-interest", "WARN request"}, // a service's failure
+		{"GET", "/api/agents", "WARN upstream unavailable; WARN request"},
+		{"GET", "/api/nope", "INFO no API route; DEBUG request"},
+		{"GET", "/dashboard", ""}, // the SPA
+		{"POST", "/dashboard", "INFO request"},
+	} {
+		if got := levelOf(c.method, c.path, c.want); got != c.want {
+			t.Errorf("%s %s logged %q, want %q", c.method, c.path, got, c.want)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestDownUpstreamIsJSON502(t *testing.T) {
 	gw := newGateway(t, closedAddr(t))

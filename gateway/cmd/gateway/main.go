@@ -20,7 +20,12 @@ import (
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	// LOG_LEVEL as in the services (debug shows every /api/ request).
+	level := slog.LevelInfo
+	if err := level.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level}))
 	if err := run(logger); err != nil {
 		logger.Error("gateway stopped", "err", err)
 		os.Exit(1)
