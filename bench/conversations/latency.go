@@ -573,14 +573,14 @@ func thinkLabel(d time.Duration) string {
 // service_ms are the model's part of the TTFT and the conversations
 // service's own time before the model, as the service reported them (0
 // when it did not), then service_ms by stage; the rest of ttft_ms is the
-// gateway, the network and the client.
+// gateway, the network and the client; last the send time as Unix seconds.
 func writeSamples(path string, start time.Time, results []*result) error {
 	var b strings.Builder
 	b.WriteString("sent_s,ttft_ms,model_ms,service_ms")
 	for _, n := range stageNames {
 		b.WriteString("," + n + "_ms")
 	}
-	b.WriteString("\n")
+	b.WriteString(",sent_unix_s\n")
 	rs := slices.Clone(results)
 	slices.SortFunc(rs, func(x, y *result) int { return x.Sent.Compare(y.Sent) })
 	for _, r := range rs {
@@ -589,7 +589,9 @@ func writeSamples(path string, start time.Time, results []*result) error {
 			for _, d := range r.Stages {
 				fmt.Fprintf(&b, ",%.1f", ms(d))
 			}
-			b.WriteString("\n")
+			// Wall-clock time, to line an answer up with other tools'
+			// records (perf record -k realtime, logs).
+			fmt.Fprintf(&b, ",%.6f\n", float64(r.Sent.UnixMicro())/1e6)
 		}
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
