@@ -18,8 +18,9 @@ func serverTiming(name, desc string, d time.Duration) string {
 // addAnswerTiming adds the split of a streamed answer's time to first token
 // to the response's headers, sent with that first token: the model's part,
 // the platform's part before it, and that part's stages (lookup, limit,
-// context, begin, reserve). A replay has no model part and gets none. The benchmark subtracts each answer's own model part from the time
-// to first token its client saw (docs/conversations.md, Benchmarks).
+// context, begin, reserve). A replay has no model part and gets none. The
+// benchmark subtracts each answer's own model part from the time to first
+// token its client saw (docs/conversations.md, Benchmarks).
 func addAnswerTiming(h http.Header, info conversations.StartInfo) {
 	if info.ModelFirstToken <= 0 {
 		return
