@@ -45,6 +45,12 @@ type RunConfig struct {
 	// ShutdownTimeout bounds the graceful drain (default 10s).
 	ShutdownTimeout time.Duration
 
+	// ListenWait is how long a port in use is tried again before Run
+	// fails (default ShutdownTimeout + 5s): a restarted process (Tilt
+	// starts the new one when it signals the old) waits for its
+	// predecessor to drain and let go of the port.
+	ListenWait time.Duration
+
 	// Ready, if set, is called once all listeners are open (tests).
 	Ready func(httpAddr, grpcAddr net.Addr)
 }
@@ -67,9 +73,13 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
+	listenWait := cfg.ListenWait
+	if listenWait <= 0 {
+		listenWait = timeout + 5*time.Second
+	}
 	httpLn := cfg.HTTPListener
 	if httpLn == nil && cfg.HTTPHandler != nil {
-		ln, err := net.Listen("tcp", cfg.HTTPAddr)
+		ln, err := Listen(ctx, logger, cfg.HTTPAddr, listenWait)
 		if err != nil {
 			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
@@ -77,7 +87,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	grpcLn := cfg.GRPCListener
 	if grpcLn == nil && cfg.GRPCServer != nil {
-		ln, err := net.Listen("tcp", cfg.GRPCAddr)
+		ln, err := Listen(ctx, logger, cfg.GRPCAddr, listenWait)
 		if err != nil {
 			if httpLn != nil {
 				_ = httpLn.Close()
@@ -207,4 +217,29 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	wg.Wait()
 	logger.Info("shutdown complete")
 	return runErr
+}
+
+// Listen opens a TCP listener on addr. A port in use is tried again every
+// 100 ms for up to wait, because on a restart the old process may still be
+// draining and hold it for a few seconds; any other error is returned at
+// once. Run uses it for its listeners; a service's other listeners (mail's
+// SMTP) should too.
+func Listen(ctx context.Context, logger *slog.Logger, addr string, wait time.Duration) (net.Listener, error) {
+	deadline := time.Now().Add(wait)
+	logged := false
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return ln, err
+		}
+		if !logged {
+			logger.Warn("address in use, waiting for it to be released", "addr", addr, "wait", wait.String())
+			logged = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

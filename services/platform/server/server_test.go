@@ -171,8 +171,49 @@ func TestRunFailsOnBusyPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = Run(context.Background(), RunConfig{HTTPAddr: ln.Addr().String(), HTTPHandler: NewMux(nil)})
+	start := time.Now()
+	err = Run(context.Background(), RunConfig{HTTPAddr: ln.Addr().String(), HTTPHandler: NewMux(nil), ListenWait: 300 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "listen http") {
 		t.Fatalf("err = %v", err)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("gave up after %s, before ListenWait", waited)
+	}
+}
+
+// A restarted process starts while its predecessor still drains: it waits
+// for the port instead of exiting.
+func TestRunWaitsForAPortBeingReleased(t *testing.T) {
+	old, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := old.Addr().String()
+	time.AfterFunc(300*time.Millisecond, func() { _ = old.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan net.Addr, 1)
+	go func() {
+		done <- Run(ctx, RunConfig{HTTPAddr: addr, HTTPHandler: NewMux(nil), ListenWait: 10 * time.Second,
+			Ready: func(h, _ net.Addr) { ready <- h }})
+	}()
+	select {
+	case h := <-ready:
+		if h.String() != addr {
+			t.Fatalf("listening on %s, want %s", h, addr)
+		}
+	case err := <-done:
+		t.Fatalf("Run gave up: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not serving after the port was released")
+	}
+	res, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
