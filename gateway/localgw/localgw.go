@@ -151,9 +151,9 @@ func (s *statusRecorder) Flush() {
 // Observability; an /api/ path with no route is logged where it is
 // refused), so here it is DEBUG (LOG_LEVEL=debug shows it); a 5xx (the
 // gateway's 502 when a service is down, or a service's failure) is WARN;
-// the SPA's files are logged only when refused (405), at INFO. Every line costs Tilt, which
-// reads the gateway's output, CPU on the cores the answers need: one line
-// per request had made the local stack log each chat message twice.
+// the SPA's files are logged only when refused (405), at INFO. Every line
+// costs Tilt, which reads the gateway's output, CPU on the cores the
+// answers need: one line per request had logged each chat message twice.
 func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
