@@ -1,4 +1,5 @@
 import { expect, type Page } from '@playwright/test';
+import { untilStill } from './motion';
 
 /** Helpers for the agent list and editor (/dashboard/agentic-users); see docs/web-agents.md. */
 
@@ -32,6 +33,7 @@ export async function openCreateDialog(page: Page) {
   // When the list is empty, the empty state has a second Create New Agent button.
   await page.getByRole('button', { name: 'Create New Agent' }).first().click();
   await expect(createDialog(page)).toBeVisible();
+  await untilStill(createDialog(page));
   return createDialog(page);
 }
 

@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page } from '@playwright/test';
+import { untilStill } from './motion';
 
 /** Helpers for the editor's Instructions & Documents tab; see docs/web-documents.md. */
 
@@ -23,6 +24,7 @@ export function editDialog(page: Page) {
 export async function openAddDialog(page: Page, editor: Locator) {
   await editor.getByRole('button', { name: 'Add Document' }).click();
   await expect(addDialog(page)).toBeVisible();
+  await untilStill(addDialog(page));
   return addDialog(page);
 }
 
