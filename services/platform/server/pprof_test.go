@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestPprofIsOffUnlessAsked(t *testing.T) {
@@ -52,19 +50,7 @@ func TestPprofServesOnLoopbackOnly(t *testing.T) {
 	addr := probe.Addr().String()
 	_ = probe.Close()
 	t.Setenv(EnvPprofAddr, addr)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ready := make(chan struct{})
-	go func() {
-		done <- Run(ctx, RunConfig{HTTPAddr: "127.0.0.1:0", HTTPHandler: NewMux(nil), Ready: func(net.Addr, net.Addr) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("not ready")
-	}
+	_, stop := runUntilReady(t, RunConfig{HTTPAddr: "127.0.0.1:0", HTTPHandler: NewMux(nil)})
 	res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +60,7 @@ func TestPprofServesOnLoopbackOnly(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
 		t.Fatalf("heap profile: %d %.80q", res.StatusCode, body)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	stop()
 	if _, err := http.Get("http://" + addr + "/debug/pprof/"); err == nil {
 		t.Fatal("profiling still served after shutdown")
 	}

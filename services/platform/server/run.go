@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 
 	listenWait := cfg.ListenWait
 	if listenWait <= 0 {
-		listenWait = timeout + 5*time.Second
+		listenWait = DefaultListenWait(timeout)
 	}
 	httpLn := cfg.HTTPListener
 	if httpLn == nil && cfg.HTTPHandler != nil {
@@ -217,6 +217,12 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	wg.Wait()
 	logger.Info("shutdown complete")
 	return runErr
+}
+
+// DefaultListenWait is how long a port in use is waited for by a process
+// whose predecessor drains for up to shutdownTimeout.
+func DefaultListenWait(shutdownTimeout time.Duration) time.Duration {
+	return shutdownTimeout + 5*time.Second
 }
 
 // Listen opens a TCP listener on addr. A port in use is tried again every

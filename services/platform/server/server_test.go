@@ -190,30 +190,42 @@ func TestRunWaitsForAPortBeingReleased(t *testing.T) {
 	}
 	addr := old.Addr().String()
 	time.AfterFunc(300*time.Millisecond, func() { _ = old.Close() })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ready := make(chan net.Addr, 1)
-	go func() {
-		done <- Run(ctx, RunConfig{HTTPAddr: addr, HTTPHandler: NewMux(nil), ListenWait: 10 * time.Second,
-			Ready: func(h, _ net.Addr) { ready <- h }})
-	}()
-	select {
-	case h := <-ready:
-		if h.String() != addr {
-			t.Fatalf("listening on %s, want %s", h, addr)
-		}
-	case err := <-done:
-		t.Fatalf("Run gave up: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("not serving after the port was released")
+	h, stop := runUntilReady(t, RunConfig{HTTPAddr: addr, HTTPHandler: NewMux(nil), ListenWait: 10 * time.Second})
+	if h.String() != addr {
+		t.Fatalf("listening on %s, want %s", h, addr)
 	}
 	res, err := http.Get("http://" + addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = res.Body.Close()
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
+	stop()
+}
+
+// runUntilReady starts Run with cfg and returns its HTTP address once its
+// listeners are open, and a stop that cancels it and expects a clean exit.
+func runUntilReady(t *testing.T, cfg RunConfig) (net.Addr, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan net.Addr, 1)
+	cfg.Ready = func(h, _ net.Addr) { ready <- h }
+	go func() { done <- Run(ctx, cfg) }()
+	select {
+	case h := <-ready:
+		return h, func() {
+			t.Helper()
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		}
+	case err := <-done:
+		cancel()
+		t.Fatalf("Run gave up: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("Run not ready after 10 s")
 	}
+	return nil, nil
 }

@@ -329,7 +329,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	smtpSrv := transport.NewSMTPServer(set, smtpCfg)
 	smtpLn := cfg.SMTPListener
 	if smtpLn == nil {
-		if smtpLn, err = server.Listen(ctx, logger, cfg.SMTPAddr, cfg.ShutdownTimeout+5*time.Second); err != nil {
+		if smtpLn, err = server.Listen(ctx, logger, cfg.SMTPAddr, server.DefaultListenWait(cfg.ShutdownTimeout)); err != nil {
 			return fmt.Errorf("listen smtp %s: %w", cfg.SMTPAddr, err)
 		}
 	}
