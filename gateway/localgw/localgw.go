@@ -7,7 +7,9 @@
 package localgw
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -72,6 +74,12 @@ func New(cfg Config) (http.Handler, error) {
 				pr.SetXForwarded()
 			},
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				if errors.Is(r.Context().Err(), context.Canceled) {
+					// The browser left (a navigation, a Stop) while the service
+					// worked: not the service's failure, and nobody reads this.
+					writeError(w, statusClientClosedRequest, "client_closed_request", "The client closed the request.")
+					return
+				}
 				cfg.Logger.Warn("upstream unavailable", "service", name, "path", r.URL.Path, "err", err)
 				writeError(w, http.StatusBadGateway, "bad_gateway",
 					fmt.Sprintf("The %s service is unavailable. Please try again shortly.", name))
@@ -122,6 +130,11 @@ func New(cfg Config) (http.Handler, error) {
 	})))
 	return accessLog(cfg.Logger, mux), nil
 }
+
+// statusClientClosedRequest is nginx's 499, as the services write it
+// (server.StatusClientClosedRequest, docs/conventions.md): the client closed
+// the connection before the answer.
+const statusClientClosedRequest = 499
 
 func writeError(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/json")

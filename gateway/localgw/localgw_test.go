@@ -2,7 +2,9 @@ package localgw_test
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -192,6 +194,53 @@ func TestAccessLogLeavesAnsweredRequestsToTheServices(t *testing.T) {
 		if got := levelOf(c.method, c.path, c.want); got != c.want {
 			t.Errorf("%s %s logged %q, want %q", c.method, c.path, got, c.want)
 		}
+	}
+}
+
+// A browser that leaves while a service is still working (a navigation, a
+// Stop) is not the service failing: the gateway records a 499 at DEBUG, not
+// "upstream unavailable" and a 502 at WARN.
+func TestClientThatLeavesIsA499NotAnUpstreamFailure(t *testing.T) {
+	arrived := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done() // still working when the client leaves
+	}))
+	defer up.Close()
+	var (
+		mu  sync.Mutex
+		out strings.Builder
+	)
+	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	gw := newGatewayLogged(t, map[string]string{"identity": strings.TrimPrefix(up.URL, "http://")}, logger)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, gw.URL+"/api/user/public-agent-interest", nil)
+	go func() { <-arrived; cancel() }()
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("request: %v, want it cancelled", err)
+	}
+	var got map[string]any
+	for deadline := time.Now().Add(2 * time.Second); got == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" {
+				got = rec
+			}
+		}
+		logs := out.String()
+		mu.Unlock()
+		if strings.Contains(logs, "upstream unavailable") {
+			t.Fatalf("logged as an upstream failure: %s", logs)
+		}
+	}
+	if got == nil || got["level"] != "DEBUG" || got["status"] != float64(499) {
+		t.Fatalf("access log %v, want DEBUG with status 499", got)
 	}
 }
 

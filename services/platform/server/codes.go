@@ -45,6 +45,8 @@ const (
 	CodeTooManyKeys       = "too_many_keys" // per-agent API key limit
 	CodeBodyTooLarge      = "body_too_large"
 	CodeRateLimited       = "rate_limited"
+	// 499: written for logs and metrics only; the client that sent the request is gone.
+	CodeClientClosedRequest = "client_closed_request"
 
 	// 5xx: our fault or a dependency's.
 	CodeInternal             = "internal"
@@ -95,6 +97,7 @@ var Codes = []CodeInfo{
 	{CodeTooManyKeys, http.StatusConflict, "The agent has as many API keys as allowed."},
 	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, "The body is larger than 1 MiB."},
 	{CodeRateLimited, http.StatusTooManyRequests, "Too many requests; Retry-After says when to retry."},
+	{CodeClientClosedRequest, StatusClientClosedRequest, "The client closed the connection before the answer (a navigation, a Stop); nobody reads it, the request log and metrics record it."},
 	{CodeInternal, http.StatusInternalServerError, "Our fault: 'Internal server error' (details only in the logs)."},
 	{CodeModelUnavailable, http.StatusBadGateway, "The model provider failed."},
 	{CodeAnswerInterrupted, http.StatusBadGateway, "The model's answer broke off."},

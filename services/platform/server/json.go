@@ -6,10 +6,12 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -85,6 +87,37 @@ func WriteUnexpected(w http.ResponseWriter, err error) {
 		return
 	}
 	WriteError(w, ErrInternal)
+}
+
+// StatusClientClosedRequest is nginx's 499: the client closed the connection
+// before the answer was ready. Nobody reads a 499; it exists so that the
+// request log and http_requests_total tell an abandoned request (a browser
+// navigating away, a Stop) from the service failing.
+const StatusClientClosedRequest = 499
+
+// ErrClientClosedRequest is the body written with StatusClientClosedRequest.
+var ErrClientClosedRequest = &Error{Status: StatusClientClosedRequest, Code: CodeClientClosedRequest,
+	Message: "The client closed the request."}
+
+// ClientGone reports whether err is the request's own cancellation: the
+// request's context (ctx, which net/http cancels when the client's
+// connection closes) has ended and err is that cancellation, not a timeout
+// or a collaborator's own failure.
+func ClientGone(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled)
+}
+
+// WriteFailure writes an error no endpoint anticipated, for the default case
+// of an error encoder: a 499 with no log line of its own when the client went
+// away (ClientGone; the request log records it at INFO), otherwise the error
+// logged at ERROR as "request failed" and written as WriteUnexpected does.
+func WriteFailure(ctx context.Context, logger *slog.Logger, w http.ResponseWriter, err error) {
+	if ClientGone(ctx, err) {
+		WriteError(w, ErrClientClosedRequest)
+		return
+	}
+	logger.ErrorContext(ctx, "request failed", "error", err)
+	WriteUnexpected(w, err)
 }
 
 type decodeConfig struct{ allowEmpty bool }

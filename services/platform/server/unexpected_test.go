@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -31,6 +33,38 @@ func TestWriteUnexpected(t *testing.T) {
 		}
 		if want := `"error":"` + c.code + `"`; !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("%v: body %s lacks %s", c.err, rec.Body.String(), want)
+		}
+	}
+}
+
+// A request whose client left is a 499 without an ERROR line; a cancellation
+// that is not the request's own (its context still live) is still a failure.
+func TestWriteFailureTellsAClientThatLeftFromAFailure(t *testing.T) {
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	live := context.Background()
+	for _, c := range []struct {
+		name   string
+		ctx    context.Context
+		err    error
+		status int
+		logged bool
+	}{
+		{"client left", gone, fmt.Errorf("list agents: %w", context.Canceled), StatusClientClosedRequest, false},
+		{"a collaborator's own cancellation", live, fmt.Errorf("search: %w", context.Canceled), 500, true},
+		{"a failure after the client left", gone, errors.New("bug"), 500, true},
+		{"a deadline (a timeout, retryable)", gone, context.DeadlineExceeded, 503, true},
+		{"database away", live, pgconn.ErrConnClosed, 503, true},
+	} {
+		var logs strings.Builder
+		logger := slog.New(slog.NewTextHandler(&logs, nil))
+		rec := httptest.NewRecorder()
+		WriteFailure(c.ctx, logger, rec, c.err)
+		if rec.Code != c.status {
+			t.Errorf("%s: status %d, want %d", c.name, rec.Code, c.status)
+		}
+		if got := strings.Contains(logs.String(), "level=ERROR msg=\"request failed\""); got != c.logged {
+			t.Errorf("%s: logged %v, want %v (%s)", c.name, got, c.logged, logs.String())
 		}
 	}
 }

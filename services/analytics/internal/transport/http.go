@@ -225,8 +225,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		case errors.Is(err, readmodel.ErrInvalidLimit):
 			server.WriteError(w, ErrInvalidLimit)
 		default:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 		}
 	}
 }

@@ -294,8 +294,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		case errors.Is(err, agents.ErrAlreadyInvited):
 			server.WriteError(w, ErrAlreadyInvited)
 		default:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 		}
 	}
 }

@@ -313,13 +313,8 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 	return func(ctx context.Context, err error, w http.ResponseWriter) {
 		e, retry := httpError(err)
 		switch {
-		case e == nil && errors.Is(err, context.Canceled):
-			// The client went away; nobody reads this.
-			server.WriteError(w, server.ErrInternal)
-			return
 		case e == nil:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 			return
 		case e.Status >= 500:
 			logger.WarnContext(ctx, "request failed", "error", err)

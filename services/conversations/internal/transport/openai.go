@@ -68,6 +68,10 @@ var (
 	errExpiredKey = &APIError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "expired_api_key",
 		Message: "This API key has expired."}
 	errInternalAPI = &APIError{Status: http.StatusInternalServerError, Type: typeServer, Code: "internal", Message: "Internal server error"}
+	// errClientClosed is written when the caller went away (server.ClientGone):
+	// nobody reads it; the request log and metrics record a 499, not a 500.
+	errClientClosed = &APIError{Status: server.StatusClientClosedRequest, Type: typeInvalidRequest,
+		Code: server.CodeClientClosedRequest, Message: "The client closed the request."}
 )
 
 // writeAPIError writes e as OpenAI's error body.
@@ -217,8 +221,8 @@ func (a *agentAPI) key(w http.ResponseWriter, r *http.Request) (conversations.AP
 func (a *agentAPI) fail(ctx context.Context, w http.ResponseWriter, err error) {
 	e := apiErrorOf(err)
 	switch {
-	case e == nil && errors.Is(err, context.Canceled):
-		e = errInternalAPI // the client went away; nobody reads this
+	case e == nil && server.ClientGone(ctx, err):
+		e = errClientClosed
 	case e == nil:
 		a.log.ErrorContext(ctx, "agent api request failed", "error", err)
 		e = errInternalAPI

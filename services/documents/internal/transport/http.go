@@ -265,8 +265,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			w.Header().Set("Retry-After", "1")
 			server.WriteError(w, ErrCatalogDown)
 		default:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 		}
 	}
 }

@@ -131,8 +131,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		case errors.Is(err, users.ErrNotFound):
 			server.WriteError(w, server.ErrNotFound)
 		default:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 		}
 	}
 }

@@ -274,8 +274,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			logger.ErrorContext(ctx, "payment provider failed", "error", err)
 			server.WriteError(w, &server.Error{Status: http.StatusBadGateway, Code: "payment_provider_error", Message: pe.Message})
 		default:
-			logger.ErrorContext(ctx, "request failed", "error", err)
-			server.WriteUnexpected(w, err)
+			server.WriteFailure(ctx, logger, w, err)
 		}
 	}
 }
