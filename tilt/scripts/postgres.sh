@@ -29,8 +29,43 @@ done
 echo "PostgreSQL ready with agentic_* databases"
 
 [ "${1:-}" = "--once" ] && exit 0
+
+# A stand-in for autovacuum while the server has it off (CI machines' servers
+# are set up that way). Without it nothing ever ANALYZEs the service
+# databases: the planner goes on assuming each table is as small as when it
+# was created, and a statement the services prepared then keeps a plan that
+# reads the whole table, slower with every row (docs/local-stack.md). Once a
+# minute, this does what autovacuum would: VACUUM (ANALYZE) the tables past
+# its dead-row threshold, ANALYZE those past its changed-row threshold (the
+# defaults: 50 rows + 20 % / 10 % of the table), in the agentic_* databases of
+# make dev (not the throwaway *_test_* ones of go test).
+maintain() {
+  local db
+  for db in $(psql -d postgres -tAc "SELECT datname FROM pg_database
+      WHERE datname LIKE 'agentic\_%' AND datname NOT LIKE '%\_test\_%'"); do
+    psql -d "$db" -qAt <<'SQL' || echo "maintenance of ${db} failed" >&2
+SELECT CASE WHEN s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) THEN 'VACUUM (ANALYZE) ' ELSE 'ANALYZE ' END
+       || format('%I.%I', s.schemaname, s.relname)
+FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+WHERE s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+   OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
+\gexec
+SQL
+  done
+}
+standin=false
+if [ "$(psql -d postgres -tAc 'SHOW autovacuum')" = "off" ]; then
+  standin=true
+  echo "the server's autovacuum is off: VACUUM and ANALYZE as it would, once a minute"
+fi
+
 # The port, not pg_isready: that client costs about 20 ms of CPU a call
 # (libpq's start-up), a burst on the cores the services' answers need.
-while (exec 3<>"/dev/tcp/${PGHOST}/${PGPORT}") 2>/dev/null; do sleep 5; done
+ticks=0
+while (exec 3<>"/dev/tcp/${PGHOST}/${PGPORT}") 2>/dev/null; do
+  sleep 5
+  ticks=$((ticks + 1))
+  if $standin && [ $((ticks % 12)) -eq 0 ]; then maintain; fi
+done
 echo "PostgreSQL stopped" >&2
 exit 1
