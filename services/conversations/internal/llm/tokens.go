@@ -22,9 +22,11 @@ const (
 	ReplyPriming = 3
 )
 
-// MessageTokens is the cost of one message inside a chat prompt.
+// MessageTokens is the cost of one message inside a chat prompt. Its counts
+// are remembered (tokens.CountCached): a conversation's messages, and an
+// agent's instructions and passages, recur in request after request.
 func MessageTokens(m Message) int {
-	return MessageOverhead + tokens.Count(m.Role) + tokens.Count(m.Content)
+	return MessageOverhead + tokens.CountCached(m.Role) + tokens.CountCached(m.Content)
 }
 
 // PromptTokens is the input token count of a chat request made of msgs.

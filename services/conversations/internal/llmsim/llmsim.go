@@ -282,6 +282,7 @@ func (s *Sim) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	answer, finish := limit(Answer(msgs), maxTokens)
+	answerTokens := tokens.Count(answer)
 	id := fmt.Sprintf("chatcmpl-sim%08d", s.ids.Add(1))
 
 	if !req.Stream {
@@ -289,7 +290,7 @@ func (s *Sim) chat(w http.ResponseWriter, r *http.Request) {
 			s.cut.Add(1)
 			panic(http.ErrAbortHandler) // drop the connection: no response at all
 		}
-		if !sleep(r.Context(), faults.TimeToFirstToken+faults.LatencyPerToken*time.Duration(tokens.Count(answer))) {
+		if !sleep(r.Context(), faults.TimeToFirstToken+faults.LatencyPerToken*time.Duration(answerTokens)) {
 			s.cancelled.Add(1)
 			return
 		}
@@ -303,12 +304,13 @@ func (s *Sim) chat(w http.ResponseWriter, r *http.Request) {
 				"logprobs":      nil,
 				"finish_reason": finish,
 			}},
-			"usage": newUsage(promptTokens, tokens.Count(answer)),
+			"usage": newUsage(promptTokens, answerTokens),
 		})
 		return
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	s.stream(w, r, streamArgs{id: id, model: base, answer: answer, finish: finish, promptTokens: promptTokens, includeUsage: includeUsage, faults: faults})
+	s.stream(w, r, streamArgs{id: id, model: base, answer: answer, finish: finish, promptTokens: promptTokens,
+		answerTokens: answerTokens, includeUsage: includeUsage, faults: faults})
 }
 
 // limit cuts the answer to at most maxTokens completion tokens (whole words
@@ -379,10 +381,10 @@ func failWith(w http.ResponseWriter, status int, retryAfter time.Duration) {
 }
 
 type streamArgs struct {
-	id, model, answer, finish string
-	promptTokens              int
-	includeUsage              bool
-	faults                    Faults
+	id, model, answer, finish  string
+	promptTokens, answerTokens int
+	includeUsage               bool
+	faults                     Faults
 }
 
 // chunk is one chat.completion.chunk, in OpenAI's field order.
@@ -447,9 +449,16 @@ func (s *Sim) stream(w http.ResponseWriter, r *http.Request, a streamArgs) {
 		gone()
 		return
 	}
+	// Each piece's tokens are counted only for a fault that needs them: at
+	// zero latency the simulator should cost the machine next to nothing
+	// (it shares the cores with the services a benchmark measures).
+	counting := a.faults.CutAfter >= 0 || a.faults.LatencyPerToken > 0
 	sent := 0
 	for _, p := range pieces(a.answer) {
-		n := tokens.Count(p)
+		n := 0
+		if counting {
+			n = tokens.Count(p)
+		}
 		if a.faults.CutAfter >= 0 && sent+n > a.faults.CutAfter {
 			break
 		}
@@ -464,7 +473,7 @@ func (s *Sim) stream(w http.ResponseWriter, r *http.Request, a streamArgs) {
 		}
 		sent += n
 	}
-	if a.faults.CutAfter >= 0 && sent < tokens.Count(a.answer) {
+	if a.faults.CutAfter >= 0 && sent < a.answerTokens {
 		s.cut.Add(1)
 		// Drop the connection mid-stream: no finish reason, no usage, no [DONE]
 		// (the server closes it without the final chunk of the chunked body).
@@ -476,7 +485,7 @@ func (s *Sim) stream(w http.ResponseWriter, r *http.Request, a streamArgs) {
 		return
 	}
 	if a.includeUsage {
-		u, _ := json.Marshal(newUsage(a.promptTokens, tokens.Count(a.answer)))
+		u, _ := json.Marshal(newUsage(a.promptTokens, a.answerTokens))
 		if !send(chunk{Choices: []chunkChoice{}, Usage: u}) {
 			gone()
 			return

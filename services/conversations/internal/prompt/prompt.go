@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
+	"github.com/agentic-app/agentic/services/platform/tokens"
 )
 
 // Passage is one piece of an agent's knowledge (converted by the service from
@@ -111,18 +112,18 @@ func Build(in Input) (Output, error) {
 	}
 	budget := in.ContextWindow - in.MaxOutputTokens
 	user := llm.Message{Role: llm.RoleUser, Content: in.Message}
-	userTokens := messageTokens(user)
+	userTokens := llm.MessageTokens(user)
 	var caller []llm.Message
 	if c := CallerMessage(in.Caller); c != "" {
 		caller = []llm.Message{{Role: llm.RoleSystem, Content: c}}
 		// Counted with the user message: both are fixed, separate messages.
-		userTokens += messageTokens(caller[0])
+		userTokens += llm.MessageTokens(caller[0])
 	}
 	// Everything of the system message except its content.
-	sysFrame := llm.ReplyPriming + llm.MessageOverhead + cachedCount(llm.RoleSystem)
+	sysFrame := llm.ReplyPriming + llm.MessageOverhead + tokens.CountCached(llm.RoleSystem)
 
 	// Fixed part: system message without passages + the user message.
-	fixed := sysFrame + cachedCount(systemHead(in, nil)) + userTokens
+	fixed := sysFrame + tokens.CountCached(systemHead(in, nil)) + userTokens
 	if fixed > budget {
 		return Output{}, fmt.Errorf("%w: %d prompt tokens, %d available", ErrTooLong, fixed, budget)
 	}
@@ -134,7 +135,7 @@ func Build(in Input) (Output, error) {
 	// head changes with the choice (the reference annotations, the framing
 	// of the first passage), so it is estimated here and counted at the end.
 	used := fixed
-	framing := cachedCount(knowledgeGuide+"\n\n"+knowledgeOpen+"\n"+knowledgeClose) - cachedCount(noKnowledge)
+	framing := tokens.CountCached(knowledgeGuide+"\n\n"+knowledgeOpen+"\n"+knowledgeClose) - tokens.CountCached(noKnowledge)
 	var chosen []Passage
 	var blocks []string
 	var blockTokens []int
@@ -147,7 +148,7 @@ func Build(in Input) (Output, error) {
 		}
 		seen[key] = true
 		block := passageBlock(len(chosen)+1, p) + "\n"
-		n := cachedCount(block)
+		n := tokens.CountCached(block)
 		cost := n + refAnnotationSlack
 		if len(chosen) == 0 {
 			cost += framing
@@ -172,7 +173,7 @@ func Build(in Input) (Output, error) {
 	histTokens := make([]int, len(in.History))
 	start := len(in.History)
 	for start > 0 {
-		cost := messageTokens(in.History[start-1])
+		cost := llm.MessageTokens(in.History[start-1])
 		if used+cost > budget {
 			break
 		}
@@ -185,11 +186,11 @@ func Build(in Input) (Output, error) {
 	// way. Shed the lowest-priority piece until it fits: oldest history,
 	// then the last passage (retrieved before referenced, as chosen is in
 	// that order).
-	tailTokens := cachedCount(knowledgeClose)
+	tailTokens := tokens.CountCached(knowledgeClose)
 	for {
 		start = firstUserTurn(in.History, start)
 		head := systemHead(in, chosen)
-		n := sysFrame + cachedCount(head) + userTokens
+		n := sysFrame + tokens.CountCached(head) + userTokens
 		var sys strings.Builder
 		sys.WriteString(head)
 		if len(chosen) > 0 {
