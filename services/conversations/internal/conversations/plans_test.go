@@ -27,6 +27,7 @@ func TestHotQueriesUseIndexesOnANewDatabase(t *testing.T) {
 		"insertPendingIfWrittenSQL":     insertPendingIfWrittenSQL,
 		"insertChargeIfWrittenSQL":      insertChargeIfWrittenSQL,
 		"touchConversationIfWrittenSQL": touchConversationIfWrittenSQL,
+		"updateChargeSQL":               updateChargeSQL,
 	} {
 		if tables := dbtest.SeqScans(t, pool, query); len(tables) > 0 {
 			t.Errorf("%s reads %v whole", name, tables)

@@ -456,24 +456,38 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	return out, created, nil
 }
 
+// updateChargeSQL moves charge $1 from one of the states $2 (ChargeUpdate's
+// empty fields leave their columns as they are).
+const updateChargeSQL = `
+	UPDATE charges SET
+		state = COALESCE(NULLIF($3, ''), state),
+		hold_id = COALESCE(NULLIF($4, ''), hold_id),
+		last_error = COALESCE(NULLIF($5, ''), last_error),
+		lease_until = COALESCE($6, lease_until),
+		attempts = attempts + CASE WHEN $7 THEN 1 ELSE 0 END,
+		updated_at = now()
+	WHERE message_id = $1 AND state = ANY($2)`
+
 // UpdateCharge implements Store.
 func (s *PostgresStore) UpdateCharge(ctx context.Context, messageID string, from []string, u ChargeUpdate, act TurnAction) (bool, error) {
+	var lease *time.Time
+	if !u.LeaseUntil.IsZero() {
+		lease = &u.LeaseUntil
+	}
+	args := []any{messageID, from, u.State, u.HoldID, u.LastError, lease, u.CountAttempt}
+	if act == KeepTurn {
+		// One statement needs no transaction of its own: one round trip,
+		// where BEGIN … COMMIT took three. Every answer records its hold
+		// this way while the model starts.
+		tag, err := s.pool.Exec(ctx, updateChargeSQL, args...)
+		if err != nil {
+			return false, fmt.Errorf("update charge: %w", err)
+		}
+		return tag.RowsAffected() > 0, nil
+	}
 	var ok bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var lease *time.Time
-		if !u.LeaseUntil.IsZero() {
-			lease = &u.LeaseUntil
-		}
-		tag, err := tx.Exec(ctx, `
-			UPDATE charges SET
-				state = COALESCE(NULLIF($3, ''), state),
-				hold_id = COALESCE(NULLIF($4, ''), hold_id),
-				last_error = COALESCE(NULLIF($5, ''), last_error),
-				lease_until = COALESCE($6, lease_until),
-				attempts = attempts + CASE WHEN $7 THEN 1 ELSE 0 END,
-				updated_at = now()
-			WHERE message_id = $1 AND state = ANY($2)`,
-			messageID, from, u.State, u.HoldID, u.LastError, lease, u.CountAttempt)
+		tag, err := tx.Exec(ctx, updateChargeSQL, args...)
 		if err != nil {
 			return fmt.Errorf("update charge: %w", err)
 		}
@@ -508,32 +522,30 @@ func (s *PostgresStore) BeginCapture(ctx context.Context, messageID string, c Ca
 	if u == nil {
 		return false, errors.New("BeginCapture: answer without usage")
 	}
+	// One statement, so one round trip and atomic without BEGIN … COMMIT
+	// (which took four): the answer is stored only if its charge moved
+	// from held to capturing, as the explicit transaction's branch did.
 	var ok bool
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			UPDATE charges SET state = 'capturing', capture_micros = $2, description = $3, capture_meta = $4, event = $5,
-				lease_until = $6, updated_at = now()
-			WHERE message_id = $1 AND state = 'held'`,
-			messageID, c.CaptureMicros, c.Description, meta, c.Event, c.LeaseUntil)
-		if err != nil {
-			return fmt.Errorf("charge capturing: %w", err)
-		}
-		if tag.RowsAffected() == 0 {
-			return nil
-		}
-		ok = true
-		_, err = tx.Exec(ctx, `
-			UPDATE messages SET content = $2, citations = $3, status = $4, model = $5, input_tokens = $6, output_tokens = $7,
-				cost_micros = $8, fee_micros = $9, total_micros = $10, usage_estimated = $11, hold_id = $12, updated_at = $13
-			WHERE id = $1`,
-			messageID, c.Assistant.Content, citations, c.Assistant.Status, u.Model, u.InputTokens, u.OutputTokens,
-			u.CostMicros, u.FeeMicros, u.TotalMicros, u.Estimated, c.Assistant.HoldID, c.Assistant.UpdatedAt)
-		if err != nil {
-			return fmt.Errorf("store answer: %w", err)
-		}
-		return nil
-	})
-	return ok, err
+	err = s.pool.QueryRow(ctx, `
+		WITH charge AS (
+			UPDATE charges SET state = 'capturing', capture_micros = $14, description = $15, capture_meta = $16,
+				event = $17, lease_until = $18, updated_at = now()
+			WHERE message_id = $1 AND state = 'held'
+			RETURNING message_id
+		), answer AS (
+			UPDATE messages SET content = $2, citations = $3, status = $4, model = $5, input_tokens = $6,
+				output_tokens = $7, cost_micros = $8, fee_micros = $9, total_micros = $10, usage_estimated = $11,
+				hold_id = $12, updated_at = $13
+			WHERE id = $1 AND EXISTS (SELECT 1 FROM charge)
+		)
+		SELECT EXISTS (SELECT 1 FROM charge)`,
+		messageID, c.Assistant.Content, citations, c.Assistant.Status, u.Model, u.InputTokens, u.OutputTokens,
+		u.CostMicros, u.FeeMicros, u.TotalMicros, u.Estimated, c.Assistant.HoldID, c.Assistant.UpdatedAt,
+		c.CaptureMicros, c.Description, meta, c.Event, c.LeaseUntil).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("charge capturing, store answer: %w", err)
+	}
+	return ok, nil
 }
 
 // FinishCharge implements Store.
