@@ -37,13 +37,16 @@ echo "PostgreSQL ready with agentic_* databases"
 # reads the whole table, slower with every row (docs/local-stack.md). Once a
 # minute, this does what autovacuum would: VACUUM (ANALYZE) the tables past
 # its dead-row threshold, ANALYZE those past its changed-row threshold (the
-# defaults: 50 rows + 20 % / 10 % of the table), in the agentic_* databases of
-# make dev (not the throwaway *_test_* ones of go test).
+# defaults: 50 rows + 20 % / 10 % of the table), throttled as autovacuum is
+# (vacuum_cost_delay 2 ms: unthrottled, a pass over tables of tens of
+# thousands of rows held up the answers of the seconds it ran), in the
+# agentic_* databases of make dev (not the throwaway *_test_* ones of go test).
 maintain() {
   local db
   for db in $(psql -d postgres -tAc "SELECT datname FROM pg_database
       WHERE datname LIKE 'agentic\_%' AND datname NOT LIKE '%\_test\_%'"); do
     psql -d "$db" -qAt <<'SQL' || echo "maintenance of ${db} failed" >&2
+SET vacuum_cost_delay = '2ms';
 SELECT CASE WHEN s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) THEN 'VACUUM (ANALYZE) ' ELSE 'ANALYZE ' END
        || format('%I.%I', s.schemaname, s.relname)
 FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
