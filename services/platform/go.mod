@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	firebase.google.com/go/v4 v4.19.0
+	github.com/IBM/pgxpoolprometheus v1.1.3
 	github.com/exaring/otelpgx v0.13.0
 	github.com/go-kit/kit v0.13.0
 	github.com/google/uuid v1.6.0

@@ -2,12 +2,15 @@ package database
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"time"
 
+	"github.com/IBM/pgxpoolprometheus"
 	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -37,6 +40,13 @@ type OpenConfig struct {
 	// TracerProvider traces the pool's queries (default: the global one,
 	// set up by observability.StartTracing). See Tracer.
 	TracerProvider trace.TracerProvider
+	// Registerer, when set, gets the pool's gauges and counters
+	// (pgxpoolprometheus: pgxpool_acquired_conns, pgxpool_max_conns,
+	// pgxpool_empty_acquire — acquires that had to wait for a connection —,
+	// pgxpool_empty_acquire_wait_time_ns, ...). A request that waits for a
+	// connection shows up there and nowhere else: its query's own span and
+	// duration start only once it has one.
+	Registerer prometheus.Registerer
 }
 
 // Tracer returns the pgx tracer every pool of this package gets (otelpgx):
@@ -79,6 +89,12 @@ func Open(ctx context.Context, cfg OpenConfig) (*pgxpool.Pool, error) {
 	pool, err := connect(ctx, cfg.URL, cfg.Logger, cfg.TracerProvider)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Registerer != nil {
+		if err := cfg.Registerer.Register(pgxpoolprometheus.NewCollector(pool, nil)); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("register pool metrics: %w", err)
+		}
 	}
 	if cfg.Migrations != nil {
 		if err := Migrate(ctx, pool, cfg.Migrations, cfg.Dir, WithLogger(cfg.Logger)); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 var openMigrations = fstest.MapFS{
@@ -122,5 +123,42 @@ func TestOpenTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("Open took %v despite a 700ms timeout", d)
+	}
+}
+
+// With a Registerer, the pool's own figures are metrics: the connections in
+// use and the acquires that waited for one.
+func TestOpenRegistersPoolMetrics(t *testing.T) {
+	dbURL := dbtest.NewURL(t, "platform")
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "3")
+	u.RawQuery = q.Encode()
+	reg := prometheus.NewRegistry()
+	pool, err := database.Open(context.Background(), database.OpenConfig{URL: u.String(), Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			values[f.GetName()] = m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	conn.Release()
+	if values["pgxpool_max_conns"] != 3 || values["pgxpool_acquired_conns"] != 1 || values["pgxpool_acquire_count"] < 1 {
+		t.Fatalf("pool metrics %v, want max 3, acquired 1, acquires ≥ 1", values)
 	}
 }

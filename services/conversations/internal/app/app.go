@@ -240,7 +240,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 
 	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
+		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
 		Migrations: conversations.Migrations,
 		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
 	})

@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	// Database: create (local only), connect with retry, migrate.
 	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger,
+		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
 		Migrations: users.Migrations,
 		Extra:      []database.MigrateFunc{events.Migrate},
 	})
