@@ -137,20 +137,10 @@ func TestAccessLogLeavesAnsweredRequestsToTheServices(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer up.Close()
-	var (
-		mu  sync.Mutex
-		out strings.Builder
-	)
-	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return out.Write(p)
-	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	out, logger := captureLogs()
 	gw := newGatewayLogged(t, map[string]string{"identity": strings.TrimPrefix(up.URL, "http://")}, logger)
 
 	logged := func() string {
-		mu.Lock()
-		defer mu.Unlock()
 		var levels []string
 		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 			var rec map[string]any
@@ -165,9 +155,7 @@ func TestAccessLogLeavesAnsweredRequestsToTheServices(t *testing.T) {
 	// after the client has read it: wait for it (and, for nothing, a while).
 	levelOf := func(method, path, want string) string {
 		t.Helper()
-		mu.Lock()
 		out.Reset()
-		mu.Unlock()
 		req, _ := http.NewRequest(method, gw.URL+path, nil)
 		resp, err := http.DefaultClient.Do(req)
 		must(t, err)
@@ -207,15 +195,7 @@ func TestClientThatLeavesIsA499NotAnUpstreamFailure(t *testing.T) {
 		<-r.Context().Done() // still working when the client leaves
 	}))
 	defer up.Close()
-	var (
-		mu  sync.Mutex
-		out strings.Builder
-	)
-	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return out.Write(p)
-	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	out, logger := captureLogs()
 	gw := newGatewayLogged(t, map[string]string{"identity": strings.TrimPrefix(up.URL, "http://")}, logger)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -226,15 +206,13 @@ func TestClientThatLeavesIsA499NotAnUpstreamFailure(t *testing.T) {
 	}
 	var got map[string]any
 	for deadline := time.Now().Add(2 * time.Second); got == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		mu.Lock()
-		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		logs := out.String()
+		for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
 			var rec map[string]any
 			if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" {
 				got = rec
 			}
 		}
-		logs := out.String()
-		mu.Unlock()
 		if strings.Contains(logs, "upstream unavailable") {
 			t.Fatalf("logged as an upstream failure: %s", logs)
 		}
@@ -244,9 +222,36 @@ func TestClientThatLeavesIsA499NotAnUpstreamFailure(t *testing.T) {
 	}
 }
 
-type writerFunc func([]byte) (int, error)
+// logCapture is what a test's logger wrote, safe to read while the gateway
+// writes.
+type logCapture struct {
+	mu  sync.Mutex
+	out strings.Builder
+}
 
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+func (c *logCapture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.out.Write(p)
+}
+
+func (c *logCapture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.out.String()
+}
+
+func (c *logCapture) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out.Reset()
+}
+
+// captureLogs returns a JSON logger at DEBUG and what it writes.
+func captureLogs() (*logCapture, *slog.Logger) {
+	c := &logCapture{}
+	return c, slog.New(slog.NewJSONHandler(c, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
 
 func TestDownUpstreamIsJSON502(t *testing.T) {
 	gw := newGateway(t, closedAddr(t))
