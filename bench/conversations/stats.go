@@ -231,6 +231,20 @@ type sumCount struct{ sum, count float64 }
 // cpuKey is the key of a service's process_cpu_seconds_total in the scraped map.
 func cpuKey(url string) string { return "cpu " + url }
 
+// poolKey is the key of a service's database pool waits in the scraped map:
+// count = acquires that found no idle connection, sum = their wait in ms
+// (pgxpool_empty_acquire, pgxpool_empty_acquire_wait_time_ns).
+func poolKey(url string) string { return "pool " + url }
+
+// metricValue is the value of line if it is the unlabelled series name.
+func metricValue(line, name string) (float64, bool) {
+	if !strings.HasPrefix(line, name+" ") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.Fields(line)[1], 64)
+	return v, err == nil
+}
+
 // scrapeSeries reads the sum/count of every breakdown series from urls.
 func scrapeSeries(ctx context.Context, hc *http.Client, urls []string) map[string]sumCount {
 	out := map[string]sumCount{}
@@ -247,10 +261,18 @@ func scrapeSeries(ctx context.Context, hc *http.Client, urls []string) map[strin
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
-			if strings.HasPrefix(line, "process_cpu_seconds_total ") {
-				if v, err := strconv.ParseFloat(strings.Fields(line)[1], 64); err == nil {
-					out[cpuKey(u)] = sumCount{sum: v, count: 1}
-				}
+			if v, ok := metricValue(line, "process_cpu_seconds_total"); ok {
+				out[cpuKey(u)] = sumCount{sum: v, count: 1}
+			}
+			if v, ok := metricValue(line, "pgxpool_empty_acquire"); ok {
+				x := out[poolKey(u)]
+				x.count = v
+				out[poolKey(u)] = x
+			}
+			if v, ok := metricValue(line, "pgxpool_empty_acquire_wait_time_ns"); ok {
+				x := out[poolKey(u)]
+				x.sum = v / 1e6
+				out[poolKey(u)] = x
 			}
 			for _, s := range breakdown {
 				var field string
@@ -288,12 +310,14 @@ func scrapeSeries(ctx context.Context, hc *http.Client, urls []string) map[strin
 	return out
 }
 
-// printCPU prints each service's CPU time per answer during the run.
+// printCPU prints each service's CPU time per answer during the run, and
+// its database pool's waits for a connection (none is the expected figure:
+// a wait is time an answer spends before its query even starts).
 func printCPU(urls []string, before, after map[string]sumCount, answers int, elapsed time.Duration) {
 	if answers == 0 {
 		return
 	}
-	fmt.Printf("  CPU per answer (process_cpu_seconds_total deltas):")
+	fmt.Printf("  CPU per answer (process_cpu_seconds_total deltas), database pool waits:")
 	for _, u := range urls {
 		a, okA := after[cpuKey(u)]
 		b, okB := before[cpuKey(u)]
@@ -301,7 +325,12 @@ func printCPU(urls []string, before, after map[string]sumCount, answers int, ela
 			continue
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/metrics")
-		fmt.Printf(" [%s %.1f ms, %.0f%% of a core]", name, (a.sum-b.sum)/float64(answers)*1000, (a.sum-b.sum)/elapsed.Seconds()*100)
+		pool := ""
+		if pa, ok := after[poolKey(u)]; ok {
+			pb := before[poolKey(u)]
+			pool = fmt.Sprintf(", %.0f pool waits (%.0f ms)", pa.count-pb.count, pa.sum-pb.sum)
+		}
+		fmt.Printf(" [%s %.1f ms, %.0f%% of a core%s]", name, (a.sum-b.sum)/float64(answers)*1000, (a.sum-b.sum)/elapsed.Seconds()*100, pool)
 	}
 	fmt.Println()
 }
