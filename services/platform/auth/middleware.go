@@ -20,6 +20,7 @@ const (
 //   - missing header or not a Bearer token → 401 {"error":"unauthenticated",...}
 //   - token rejected by the verifier → 401 {"error":"invalid_token",...}
 //   - verifier unable to verify (e.g. the emulator is down) → 503 {"error":"auth_unavailable",...}
+//   - the client gone while the token was checked → 499 {"error":"client_closed_request",...}, not logged
 //
 // On success the Claims are available to the wrapped handler via FromContext.
 // With CheckRevoked the token is also checked for revocation (see
@@ -48,6 +49,13 @@ func Middleware(v Verifier, logger *slog.Logger, opts ...MiddlewareOption) func(
 				if errors.Is(err, ErrInvalidToken) {
 					logger.DebugContext(r.Context(), "rejected id token", "error", err)
 					writeError(w, http.StatusUnauthorized, "invalid_token", MessageInvalidToken)
+					return
+				}
+				if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+					// The client left while its token was being checked: nobody
+					// reads this, and it is not the auth service failing
+					// (server.ClientGone, the same 499 as the services write).
+					writeError(w, 499, "client_closed_request", "The client closed the request.")
 					return
 				}
 				logger.ErrorContext(r.Context(), "id token verification failed", "error", err)

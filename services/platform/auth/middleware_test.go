@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,5 +92,41 @@ func TestMiddleware(t *testing.T) {
 func TestFromContextEmpty(t *testing.T) {
 	if _, ok := FromContext(context.Background()); ok {
 		t.Fatal("expected no claims")
+	}
+}
+
+// A client that leaves while its token is checked gets a 499 and no ERROR
+// line; a verifier that fails while the client waits is still a logged 503.
+func TestMiddlewareClientGoneWhileVerifying(t *testing.T) {
+	v := VerifierFunc(func(ctx context.Context, _ string) (Claims, error) {
+		<-ctx.Done()
+		return Claims{}, fmt.Errorf("verify id token: %w", ctx.Err())
+	})
+	for _, c := range []struct {
+		name   string
+		leave  bool
+		status int
+		logged bool
+	}{
+		{"client left", true, 499, false},
+		{"verifier timed out", false, 503, true},
+	} {
+		var logs strings.Builder
+		h := Middleware(v, slog.New(slog.NewTextHandler(&logs, nil)))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+			t.Error("handler ran")
+		}))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		if c.leave {
+			ctx, cancel = context.WithCancel(context.Background())
+			cancel()
+		}
+		req := httptest.NewRequest(http.MethodGet, "/api/x", nil).WithContext(ctx)
+		req.Header.Set("Authorization", "Bearer t")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		cancel()
+		if rec.Code != c.status || strings.Contains(logs.String(), "level=ERROR") != c.logged {
+			t.Errorf("%s: status %d, logged %q; want %d, logged %v", c.name, rec.Code, logs.String(), c.status, c.logged)
+		}
 	}
 }
