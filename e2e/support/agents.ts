@@ -71,5 +71,7 @@ export function editor(page: Page, name: string) {
 export async function openEditor(page: Page, name: string) {
   await agentRow(page, name).click();
   await expect(editor(page, name)).toBeVisible();
+  // A tab clicked while the editor still zooms in was missed once in CI (the Chat tab stayed unselected).
+  await untilStill(editor(page, name));
   return editor(page, name);
 }
