@@ -55,7 +55,7 @@ func Middleware(v Verifier, logger *slog.Logger, opts ...MiddlewareOption) func(
 					// The client left while its token was being checked: nobody
 					// reads this, and it is not the auth service failing
 					// (server.ClientGone, the same 499 as the services write).
-					writeError(w, 499, "client_closed_request", "The client closed the request.")
+					writeError(w, statusClientClosedRequest, "client_closed_request", "The client closed the request.")
 					return
 				}
 				logger.ErrorContext(r.Context(), "id token verification failed", "error", err)
@@ -98,6 +98,10 @@ func BearerToken(r *http.Request) (string, bool) {
 	token = strings.TrimSpace(token)
 	return token, token != ""
 }
+
+// statusClientClosedRequest is server.StatusClientClosedRequest (nginx's
+// 499); server imports this package, so the constant cannot come from there.
+const statusClientClosedRequest = 499
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -8,7 +8,7 @@ import (
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 )
 
-// The statements every answer runs before its first token read the messages
+// The statements every answer runs up to and while the model starts read the messages
 // and conversations through their indexes, also in the plan PostgreSQL keeps
 // for a statement prepared on a new database (dbtest.SeqScans says why that
 // plan matters). With "id = … OR reply_to = …" the replay check scanned every
