@@ -3,6 +3,7 @@ package benchstack
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -20,15 +21,16 @@ type Wallet struct {
 	Run  string
 	Wait time.Duration // how long calls retry a (re)starting wallet
 
-	prefix string
-	seq    atomic.Int64
+	prefix    string
+	transport string // how it dials: "plaintext" or "mutual TLS as <cert>"
+	seq       atomic.Int64
 }
 
 // DialWallet connects to the wallet at addr (mutual TLS as "devtools" when
 // the local stack's certificates exist, see GRPCTransport); prefix starts
 // every idempotency key (e.g. "bench-mail"), run follows it.
 func DialWallet(addr, prefix, run string, wait time.Duration) (*Wallet, error) {
-	transport, _, err := GRPCTransport()
+	transport, how, err := GRPCTransport()
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +38,7 @@ func DialWallet(addr, prefix, run string, wait time.Duration) (*Wallet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Wallet{Conn: conn, C: walletv1.NewWalletServiceClient(conn), Run: run, Wait: wait, prefix: prefix}, nil
+	return &Wallet{Conn: conn, C: walletv1.NewWalletServiceClient(conn), Run: run, Wait: wait, prefix: prefix, transport: how}, nil
 }
 
 // Key is a fresh idempotency key: <prefix>:<run>:<kind>:<n>.
@@ -45,13 +47,18 @@ func (w *Wallet) Key(kind string) string {
 }
 
 // Retry runs f while the wallet is restarting (UNAVAILABLE), up to w.Wait.
-// Idempotency keys are fixed by the caller before the first attempt.
+// Idempotency keys are fixed by the caller before the first attempt. A
+// plaintext dial to a wallet that serves mutual TLS is not a restart: it
+// fails at once, saying where the certificate is looked for.
 func (w *Wallet) Retry(ctx context.Context, f func(context.Context) error) error {
 	deadline := time.Now().Add(w.Wait)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := f(cctx)
 		cancel()
+		if w.transport == "plaintext" && status.Code(err) == codes.Unavailable && strings.Contains(err.Error(), "server preface") {
+			return fmt.Errorf("%w (dialled plaintext, and the wallet serves TLS: run from the repository, whose .data/certs/devtools.crt `make dev` made, or set GRPC_TLS_CA/GRPC_TLS_CERT/GRPC_TLS_KEY)", err)
+		}
 		if err == nil || status.Code(err) != codes.Unavailable || time.Now().After(deadline) {
 			return err
 		}

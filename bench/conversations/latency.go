@@ -117,6 +117,11 @@ const instructions = "Help the users of this agent with the linked document: ans
 // setupChatters signs up n owners (each with an agent, the document, k-1
 // subscribers, and funds) with limited parallelism.
 func setupChatters(ctx context.Context, a *api, w *benchstack.Wallet, n, k, par int, doc benchDoc, fund int64) ([]*chatter, error) {
+	// The first failure stops the others: one that every chatter would hit
+	// (a stack that refuses the bench) is reported at once, not after each
+	// chatter has retried it in turn.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	out := make([]*chatter, n)
 	var firstErr error
 	var mu sync.Mutex
@@ -159,6 +164,7 @@ func setupChatters(ctx context.Context, a *api, w *benchstack.Wallet, n, k, par 
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {
 				firstErr = err
+				stop()
 			}
 			out[i] = c
 			if d := done.Add(1); d%16 == 0 || int(d) == n {
