@@ -9,10 +9,13 @@ replace github.com/agentic-app/agentic/proto => ../../proto
 require (
 	github.com/agentic-app/agentic/bench/benchstack v0.0.0
 	github.com/agentic-app/agentic/proto v0.0.0
+	github.com/jackc/pgx/v5 v5.12.0
 	google.golang.org/grpc v1.85.0
 )
 
 require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

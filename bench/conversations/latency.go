@@ -289,6 +289,10 @@ type latencyConfig struct {
 	// (seconds since the run's start, TTFT in ms) to see when the slow
 	// ones happen.
 	samplesPath string
+	// pgDSN, when set, is where PostgreSQL's activity is sampled during the
+	// run (pgwaits.go): statements of agentic_* running ≥ pgWaitMin.
+	pgDSN              string
+	pgWaitMin, pgEvery time.Duration
 }
 
 func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyConfig, doc benchDoc) (fails []string, err error) {
@@ -370,6 +374,7 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 
 	// The run.
 	load := startLoadSampler()
+	pgw := startPGWaits(ctx, cfg.pgDSN, cfg.pgWaitMin, cfg.pgEvery)
 	var (
 		mu       sync.Mutex
 		results  []*result
@@ -461,6 +466,7 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 	elapsed := time.Since(start)
 	probeWG.Wait()
 	loadLine := load.Stop()
+	pgLines := pgw.Stop()
 	after, merr2 := scrapeHistograms(ctx, probeHC, cfg.metricsURL, hists...)
 	seriesAfter := scrapeSeries(ctx, probeHC, cfg.serviceMetrics)
 
@@ -549,6 +555,9 @@ func latencyRun(ctx context.Context, a *api, w *benchstack.Wallet, cfg latencyCo
 	printBreakdown(seriesBefore, seriesAfter)
 	printCPU(cfg.serviceMetrics, seriesBefore, seriesAfter, answered, elapsed)
 	fmt.Printf("  %s\n", loadLine)
+	for _, l := range pgLines {
+		fmt.Printf("  %s\n", l)
+	}
 	for k, v := range outcomes {
 		if k != "200 answered" {
 			fails = append(fails, fmt.Sprintf("latency run: %d × %s", v, k))

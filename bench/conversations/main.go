@@ -6,7 +6,9 @@
 //     -duration; prints answers/s, the client's time to first token, the
 //     model's own (the LLM simulator measured directly, same prompt layout and
 //     passages, idle and during the run), the platform-added latency (client
-//     TTFT − model TTFT) and the service's own histograms, errors by status.
+//     TTFT − model TTFT) and the service's own histograms, errors by status,
+//     and the PostgreSQL statements seen running ≥ 20 ms with what they
+//     waited on (pg_stat_activity, sampled every 20 ms; -pg "" turns it off).
 //  2. wallet: Charge vs Reserve+Capture per second against the wallet gRPC.
 //  3. money: -money-messages concurrent messages against one owner's wallet
 //     holding -money-answers worst-case reserves; PASS/FAIL per invariant,
@@ -57,6 +59,9 @@ func main() {
 
 	users := flag.Int("users", 64, "concurrent users in the latency run")
 	duration := flag.Duration("duration", 20*time.Second, "length of the latency run")
+	pgDSN := flag.String("pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL to sample pg_stat_activity of during the latency run (\"\": not sampled)")
+	pgWaitMin := flag.Duration("pg-wait-min", 20*time.Millisecond, "report statements seen running at least this long")
+	pgEvery := flag.Duration("pg-every", 20*time.Millisecond, "interval of the pg_stat_activity samples (each costs PostgreSQL about 0.3 ms)")
 	samples := flag.String("samples", "", "write each answered message's send time and TTFT to this CSV file (latency phase)")
 	think := flag.Duration("think", 0, "mean pause of each user between an answer and its next message (0: closed loop)")
 	accounts := flag.Int("accounts-per-user", 4, "accounts each user rotates through (owner + subscribers of its agent) to stay under the per-user rate limit")
@@ -124,7 +129,7 @@ func main() {
 			users: *users, think: *think, accountsPerUser: max(1, *accounts), turns: max(1, *turns), rateLimit: *rateLimit,
 			setupPar: *setupPar, rateWindow: *rateWindow, duration: *duration, fund: 20_000_000,
 			simURL: strings.TrimRight(*llmURL, "/"), simModel: *llmModel, metricsURL: *metricsURL, maxOutput: *maxOut,
-			samplesPath: *samples, probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),
+			samplesPath: *samples, pgDSN: *pgDSN, pgWaitMin: *pgWaitMin, pgEvery: *pgEvery, probeEvery: *probeEvery, serviceMetrics: benchstack.SplitList(*serviceMetrics),
 		}, doc)
 		if err != nil {
 			fails = append(fails, "latency run: "+err.Error())
