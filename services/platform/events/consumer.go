@@ -95,7 +95,8 @@ type ConsumerConfig struct {
 	// operator asked to replay (RequestReplay, `eventsadmin parked replay`);
 	// default 2s.
 	ReplayInterval time.Duration
-	// MaxWait bounds how long a fetch waits for new data (default 500ms).
+	// MaxWait bounds how long a fetch waits for new data (default 1.5s;
+	// see the reader's construction for why).
 	MaxWait time.Duration
 	// StartOffset of a group without committed offsets: kafka.FirstOffset
 	// (default) or kafka.LastOffset.
@@ -213,7 +214,15 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 	if c.reader == nil {
 		maxWait := cfg.MaxWait
 		if maxWait <= 0 {
-			maxWait = 500 * time.Millisecond
+			// kafka-go's reader times a fetch out at MaxWait and asks the
+			// broker to answer an empty one a margin earlier: 1 s when
+			// MaxWait is over 1 s, else a quarter of MaxWait. At 500 ms that
+			// margin (125 ms) was less than a busy machine takes to schedule
+			// the broker, and idle partitions timed out and reconnected all
+			// through CI. At 1.5 s the broker answers an empty fetch after
+			// 0.5 s, as often as before, with 1 s to spare; data is still
+			// returned as soon as it arrives.
+			maxWait = 1500 * time.Millisecond
 		}
 		start := cfg.StartOffset
 		if start == 0 {

@@ -23,6 +23,13 @@ import (
 
 func setupConsumer(t *testing.T) (*pgxpool.Pool, []string) {
 	t.Helper()
+	return setupConsumerDatabase(t), eventstest.StartKafka(t)
+}
+
+// setupConsumerDatabase is a fresh database with the consumer's tables and
+// an effects table the tests' handlers write to.
+func setupConsumerDatabase(t *testing.T) *pgxpool.Pool {
+	t.Helper()
 	pool, _ := dbtest.NewPool(t, "consumer")
 	ctx := context.Background()
 	if err := events.MigrateConsumer(ctx, pool, nil); err != nil {
@@ -34,7 +41,7 @@ func setupConsumer(t *testing.T) (*pgxpool.Pool, []string) {
 	if _, err := pool.Exec(ctx, `CREATE TABLE effects (event_id text NOT NULL, body text NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	return pool, eventstest.StartKafka(t)
+	return pool
 }
 
 // produce writes CloudEvents-style messages (all with key "k", so one
