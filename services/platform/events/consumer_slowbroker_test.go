@@ -1,11 +1,9 @@
 package events_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,25 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/logtest"
 )
-
-// syncBuffer is a bytes.Buffer the consumer's logger and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A broker that answers an empty fetch late — by the time it takes a busy
 // machine to schedule it — is not an error. kafka-go's reader gives the
@@ -58,7 +39,7 @@ func TestConsumerWaitsOutALateBrokerWithoutTimingOut(t *testing.T) {
 	const topic = "agentic.consumer-slow-broker.v1"
 	produce(t, brokers, topic, "e1")
 
-	var logs syncBuffer
+	var logs logtest.Buffer
 	c, err := events.NewConsumer(events.ConsumerConfig{
 		Pool: pool, Brokers: brokers, GroupID: "test-slow-broker", Topics: []string{topic},
 		Handler: func(ctx context.Context, tx pgx.Tx, ev events.Received) error { return recordEffect(ctx, tx, ev) },

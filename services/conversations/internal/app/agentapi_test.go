@@ -24,25 +24,8 @@ import (
 
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/platform/logtest"
 )
-
-// syncBuffer collects the service's logs (written from many goroutines).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // newKey creates an API key through the management API and returns its
 // JSON (with the secret in "key").
@@ -138,7 +121,7 @@ func (e *env) transfersOfKey(keyID string) (n int, total int64) {
 // no other route, Firebase tokens do not reach the agent API, and no key
 // is ever logged.
 func TestAPIKeyLifecycle(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	e := start(t, options{logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ctx := context.Background()
 
