@@ -220,7 +220,7 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 			// margin (125 ms) was less than a busy machine takes to schedule
 			// the broker, and idle partitions timed out and reconnected all
 			// through CI. At 1.5 s the broker answers an empty fetch after
-			// 0.5 s, as often as before, with 1 s to spare; data is still
+			// 0.5 s (was 0.375 s), with 1 s to spare; data is still
 			// returned as soon as it arrives.
 			maxWait = 1500 * time.Millisecond
 		}
