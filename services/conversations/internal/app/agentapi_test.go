@@ -431,7 +431,9 @@ func TestAgentAPIStreamFormatAndIdempotency(t *testing.T) {
 	secret := e.newKey(t, e.alice, agentA, `{"name":"raw"}`)["key"].(string)
 	url := e.base + "/api/v1/chat/completions"
 
-	req, _ := http.NewRequest("POST", url, strings.NewReader(completionBody("agentic/"+agentA, true, user(question))))
+	withUsage, _ := json.Marshal(map[string]any{"model": "agentic/" + agentA, "stream": true, "messages": []any{user(question)},
+		"stream_options": map[string]any{"include_usage": true}})
+	req, _ := http.NewRequest("POST", url, strings.NewReader(string(withUsage)))
 	req.Header.Set("Authorization", "Bearer "+secret)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -494,6 +496,15 @@ func TestAgentAPIStreamFormatAndIdempotency(t *testing.T) {
 		t.Fatalf("streamed %q", text.String())
 	}
 
+	// Without stream_options.include_usage, as OpenAI does: no usage chunk
+	// (the answer is metered all the same).
+	captures := e.wallet.Calls("Capture")
+	plain := raw(t, "POST", url, "Bearer "+secret, completionBody(agentA, true, user(question)))
+	if plain.status != 200 || strings.Contains(plain.raw, `"total_tokens"`) || !strings.HasSuffix(plain.raw, "data: [DONE]\n\n") ||
+		!strings.Contains(streamText(t, plain.raw), "quadratic formula") || e.wallet.Calls("Capture") != captures+1 {
+		t.Fatalf("stream without include_usage: %d %q (captures %d → %d)", plain.status, plain.raw, captures, e.wallet.Calls("Capture"))
+	}
+
 	// Idempotency-Key: the retry returns the first answer; one reserve, one capture.
 	reserves := e.wallet.Calls("Reserve")
 	body := completionBody(agentA, false, user("When are office hours?"))
@@ -501,6 +512,13 @@ func TestAgentAPIStreamFormatAndIdempotency(t *testing.T) {
 	b := raw(t, "POST", url, "Bearer "+secret, body, "Idempotency-Key", "retry-1")
 	if a.status != 200 || b.status != 200 || a.obj()["id"] != b.obj()["id"] || e.wallet.Calls("Reserve") != reserves+1 {
 		t.Fatalf("idempotent retry: %s / %s (reserves %d → %d)", a.raw, b.raw, reserves, e.wallet.Calls("Reserve"))
+	}
+	// The same key with another request is refused (as Stripe does), before
+	// anything is reserved; another key of the same name is its own.
+	other := raw(t, "POST", url, "Bearer "+secret, completionBody(agentA, false, user("When is the exam?")), "Idempotency-Key", "retry-1")
+	if ae := apiError(t, other); other.status != 422 || ae["code"] != "idempotency_key_mismatch" || ae["param"] != "Idempotency-Key" ||
+		ae["type"] != "invalid_request_error" || e.wallet.Calls("Reserve") != reserves+1 {
+		t.Fatalf("reused key with another body: %d %s", other.status, other.raw)
 	}
 	if a.obj()["usage"].(map[string]any)["cost"] != b.obj()["usage"].(map[string]any)["cost"] {
 		t.Fatalf("replay usage differs: %s / %s", a.raw, b.raw)

@@ -57,6 +57,9 @@ type AnswerRequest struct {
 	// checked when the turn's charge is recorded (Store.BeginTurn), in the
 	// same transaction, so concurrent requests cannot overshoot the limit.
 	APIKey *APIKey
+	// Format asks the model for structured output (the agent API's
+	// response_format); nil: text.
+	Format *llm.ResponseFormat
 }
 
 // StartInfo is sent once, just before the first piece of the answer.
@@ -364,7 +367,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	started := false
 	modelStart := time.Now()
 	res, genErr := s.provider.Complete(mctx, llm.Request{
-		Model: model, Messages: built.Messages, MaxTokens: maxOut, User: userTag(req.UID),
+		Model: model, Messages: built.Messages, MaxTokens: maxOut, User: userTag(req.UID), Format: req.Format,
 	}, func(text string) error {
 		if !started {
 			started = true

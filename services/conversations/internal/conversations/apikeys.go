@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/platform/observability"
 )
 
@@ -51,7 +53,6 @@ const (
 	MsgInvalidLimit     = "monthlyLimit must be a number of dollars greater than 0 and at most 1000000, or null."
 	MsgTooManyKeys      = "This agent already has the maximum number of API keys (25). Revoke one first."
 	MsgAPIKeyNotFound   = "API key not found"
-	MsgKeyLimitReached  = "This API key has reached its monthly spending limit."
 )
 
 // Key errors.
@@ -75,6 +76,29 @@ type KeyLimitError struct {
 
 func (e *KeyLimitError) Error() string {
 	return fmt.Sprintf("api key monthly limit reached (limit %d, used %d, needed %d micro-dollars)", e.LimitMicros, e.UsedMicros, e.NeededMicros)
+}
+
+// Message says why the request was refused: the limit is spent, or this
+// request's worst case is more than what is left of it.
+func (e *KeyLimitError) Message() string {
+	left := e.LimitMicros - e.UsedMicros
+	if left <= 0 {
+		return fmt.Sprintf("This API key's monthly limit of %s is spent (%s used this month). Raise the limit with a new key, or wait for next month.",
+			dollarsText(e.LimitMicros), dollarsText(e.UsedMicros))
+	}
+	return fmt.Sprintf("This request may cost up to %s, more than the %s left of this API key's monthly limit of %s: lower max_tokens or raise the key's limit.",
+		dollarsText(e.NeededMicros), dollarsText(left), dollarsText(e.LimitMicros))
+}
+
+// dollarsText shows micro-dollars with as many digits as a sub-cent amount
+// needs ("$0.0003"), cents otherwise ("$2.00").
+func dollarsText(micros int64) string {
+	if micros != 0 && micros%10_000 != 0 && micros < 1_000_000 && micros > -1_000_000 {
+		s := strconv.FormatFloat(float64(micros)/1e6, 'f', 6, 64)
+		s = strings.TrimRight(s, "0")
+		return "$" + s
+	}
+	return fmt.Sprintf("$%.2f", float64(micros)/1e6)
 }
 
 // APIKey is a stored key (never the key itself).
@@ -372,6 +396,12 @@ type APIAnswerRequest struct {
 	// return the first answer instead of a second, charged one.
 	IdempotencyKey string
 	Received       time.Time
+	// Format asks for structured output (response_format / text.format).
+	Format *llm.ResponseFormat
+	// Fingerprint identifies the request (route and body) for its
+	// Idempotency-Key: the same key with another fingerprint is
+	// ErrIdempotencyMismatch.
+	Fingerprint []byte
 }
 
 // AnswerAPI answers an agent API request through Answer, the one metering
@@ -392,6 +422,11 @@ func (s *Service) AnswerAPI(ctx context.Context, r APIAnswerRequest, sink Sink) 
 	if _, err := s.owner(ctx, key.OwnerUID, key.AgentID); err != nil {
 		return Turn{}, err
 	}
+	if len(r.Fingerprint) > 0 {
+		if err := s.ClaimIdempotencyKey(ctx, key, r.IdempotencyKey, r.Fingerprint); err != nil {
+			return Turn{}, err
+		}
+	}
 	now := s.now()
 	conv, err := s.store.ThreadConversation(ctx, Conversation{
 		ID: newID(), AgentID: key.AgentID, UserUID: key.OwnerUID, Title: cleanTitle("API · " + key.Name),
@@ -406,9 +441,26 @@ func (s *Service) AnswerAPI(ctx context.Context, r APIAnswerRequest, sink Sink) 
 	}
 	return s.Answer(ctx, AnswerRequest{
 		UID: key.OwnerUID, ConversationID: conv.ID, Content: r.Content, ClientMessageID: clientID,
-		Channel: ChannelAPI, Received: r.Received, SuppliedHistory: true, History: history, System: r.System,
-		MaxOutputTokens: r.MaxOutputTokens, APIKey: &key,
+		Channel: ChannelAPI, Received: r.Received, SuppliedHistory: true, History: history,
+		System: withFormatRule(r.System, r.Format), MaxOutputTokens: r.MaxOutputTokens, APIKey: &key, Format: r.Format,
 	}, sink)
+}
+
+// withFormatRule adds to the caller's system text what a structured answer
+// must look like: models answer in JSON reliably only when told so (OpenAI
+// refuses json_object unless the messages mention JSON).
+func withFormatRule(system string, f *llm.ResponseFormat) string {
+	if f == nil {
+		return system
+	}
+	rule := "Answer with one JSON object only, no other text."
+	if f.Type == llm.FormatJSONSchema {
+		rule = "Answer with one JSON object only, no other text, matching the JSON schema " + strconv.Quote(f.Name) + " of the response format."
+	}
+	if strings.TrimSpace(system) == "" {
+		return rule
+	}
+	return system + "\n\n" + rule
 }
 
 // KeyRevocationFeed lists recently revoked keys. A store that has one (the

@@ -35,6 +35,10 @@ type Set struct {
 	AuthenticateAPIKey endpoint.Endpoint
 	ChatCompletion     endpoint.Endpoint
 	ListModels         endpoint.Endpoint
+	// The Responses API: answer (and continue) a response, store it, read it.
+	Respond      endpoint.Endpoint
+	SaveResponse endpoint.Endpoint
+	GetResponse  endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller.
@@ -114,6 +118,20 @@ type (
 		Sink conversations.Sink
 	}
 	ListModelsRequest struct{ Key conversations.APIKey }
+	RespondRequest    struct {
+		Request conversations.APIResponseRequest
+		// Sink receives the streamed answer (nil: not streamed).
+		Sink conversations.Sink
+	}
+	SaveResponseRequest struct {
+		Key      conversations.APIKey
+		Response conversations.StoredResponse
+	}
+	GetResponseRequest struct {
+		Key conversations.APIKey
+		ID  string
+	}
+	StoredResponseResponse struct{ Response conversations.StoredResponse }
 
 	CreatedAPIKeyResponse struct{ Key conversations.CreatedAPIKey }
 	APIKeysResponse       struct{ Keys []conversations.APIKey }
@@ -235,6 +253,32 @@ func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registe
 			}
 			return MessageResponse{Turn: t}, nil
 		}),
+		Respond: wrap("Respond", func(ctx context.Context, req any) (any, error) {
+			r := req.(RespondRequest)
+			t, err := svc.RespondAPI(ctx, r.Request, r.Sink)
+			if err != nil && errors.Is(err, conversations.ErrInterrupted) {
+				return MessageResponse{Turn: t, Interrupted: err}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return MessageResponse{Turn: t}, nil
+		}),
+		SaveResponse: wrap("SaveResponse", func(ctx context.Context, req any) (any, error) {
+			r := req.(SaveResponseRequest)
+			if err := svc.SaveAPIResponse(ctx, r.Key, r.Response); err != nil {
+				return nil, err
+			}
+			return DeletedResponse{}, nil
+		}),
+		GetResponse: wrap("GetResponse", func(ctx context.Context, req any) (any, error) {
+			r := req.(GetResponseRequest)
+			sr, err := svc.APIResponse(ctx, r.Key, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			return StoredResponseResponse{Response: sr}, nil
+		}),
 		ListModels: wrap("ListModels", func(ctx context.Context, req any) (any, error) {
 			ms, err := svc.APIModels(ctx, req.(ListModelsRequest).Key)
 			if err != nil {
@@ -271,7 +315,9 @@ var outcome = endpointmw.Default(func(err error) string {
 		errors.Is(err, conversations.ErrAPIKeyInvalid), errors.Is(err, conversations.ErrAPIKeyExpired),
 		errors.Is(err, conversations.ErrAPIKeyNotFound), errors.Is(err, conversations.ErrTooManyKeys),
 		errors.Is(err, conversations.ErrConversationNotFound), errors.Is(err, conversations.ErrAgentNotFound),
-		errors.Is(err, conversations.ErrInProgress), errors.Is(err, conversations.ErrTooLong):
+		errors.Is(err, conversations.ErrInProgress), errors.Is(err, conversations.ErrTooLong),
+		errors.Is(err, conversations.ErrIdempotencyMismatch), errors.Is(err, conversations.ErrResponseNotFound),
+		errors.Is(err, conversations.ErrPreviousResponseNotFound):
 		return endpointmw.OutcomeClientError
 	case errors.Is(err, conversations.ErrCatalogUnavailable), errors.Is(err, conversations.ErrWalletUnavailable),
 		errors.Is(err, conversations.ErrKnowledgeUnavailable), errors.Is(err, conversations.ErrModelUnavailable):

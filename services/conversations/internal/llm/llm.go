@@ -31,6 +31,24 @@ type Request struct {
 	MaxTokens int
 	// User is an opaque end-user id passed to the provider for abuse tracking.
 	User string
+	// Format asks for structured output (nil: plain text).
+	Format *ResponseFormat
+}
+
+// Structured output formats (OpenAI's response_format types).
+const (
+	FormatJSONObject = "json_object"
+	FormatJSONSchema = "json_schema"
+)
+
+// ResponseFormat asks the model for JSON: any JSON object (FormatJSONObject)
+// or one matching Schema (FormatJSONSchema, a JSON Schema object named Name).
+type ResponseFormat struct {
+	Type        string
+	Name        string
+	Description string
+	Schema      map[string]any
+	Strict      bool
 }
 
 // Usage is what the provider reports it used; it is what gets metered.

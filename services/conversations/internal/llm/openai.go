@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // SimModel is the LLM simulator's model (cmd/llmsim), the default model of
@@ -190,7 +191,25 @@ func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	if req.User != "" {
 		p.User = openai.String(req.User)
 	}
+	if f := req.Format; f != nil {
+		p.ResponseFormat = responseFormat(*f)
+	}
 	return p
+}
+
+// responseFormat is the provider's response_format for a structured answer.
+func responseFormat(f ResponseFormat) openai.ChatCompletionNewParamsResponseFormatUnion {
+	if f.Type != FormatJSONSchema {
+		return openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	}
+	js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: f.Name, Schema: f.Schema}
+	if f.Strict {
+		js.Strict = openai.Bool(true)
+	}
+	if f.Description != "" {
+		js.Description = openai.String(f.Description)
+	}
+	return openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
 }
 
 // errNoOutput: the stream ended cleanly but without a finish reason or any

@@ -167,9 +167,10 @@ type chatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens           *int `json:"max_tokens"`
-	MaxCompletionTokens *int `json:"max_completion_tokens"`
-	N                   *int `json:"n"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	N                   *int            `json:"n"`
+	ResponseFormat      *responseFormat `json:"response_format"`
 }
 
 type chatMessage struct {
@@ -281,7 +282,11 @@ func (s *Sim) chat(w http.ResponseWriter, r *http.Request) {
 			maxTokens = *v
 		}
 	}
-	answer, finish := limit(Answer(msgs), maxTokens)
+	if f := req.ResponseFormat; f != nil && f.Type != "" && f.Type != "text" && f.Type != "json_object" && f.Type != "json_schema" {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("Invalid value: '%s'. Supported values are: 'text', 'json_object' and 'json_schema'.", f.Type))
+		return
+	}
+	answer, finish := limit(formatted(req.ResponseFormat, Answer(msgs)), maxTokens)
 	answerTokens := tokens.Count(answer)
 	id := fmt.Sprintf("chatcmpl-sim%08d", s.ids.Add(1))
 
