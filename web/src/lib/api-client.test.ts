@@ -4,7 +4,7 @@ import { createFakeSdk, fakeIdentity } from '@/test/fake-firebase';
 const fake = createFakeSdk();
 vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => fake.sdk) }));
 
-const { api, apiRequest, getIdToken } = await import('./api-client');
+const { api, ApiError, apiRequest, errorRequestId, getIdToken } = await import('./api-client');
 const { defaultQueryFn } = await import('./query-client');
 
 const fetchMock = vi.fn<typeof fetch>();
@@ -102,5 +102,36 @@ describe('query client defaults', () => {
     expect(queries.retry).toBe(false);
     expect(queries.refetchOnWindowFocus).toBe(false);
     expect(queries.staleTime).toBe(Infinity);
+  });
+});
+
+describe('request ids', () => {
+  it("puts the response's x-request-id into the error", async () => {
+    fake.auth.currentUser = fakeIdentity();
+    fetchMock.mockResolvedValueOnce(
+      new Response('{"error":"conflict"}', { status: 409, statusText: 'Conflict', headers: { 'X-Request-Id': 'abc123' } }),
+    );
+    const error = await apiRequest('/api/agents').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ message: '409: {"error":"conflict"}', status: 409, requestId: 'abc123' });
+    expect(errorRequestId(error)).toBe('abc123');
+  });
+
+  it('has no request id when the response had none', async () => {
+    fake.auth.currentUser = fakeIdentity();
+    fetchMock.mockResolvedValueOnce(new Response(null, { status: 500, statusText: 'Internal Server Error' }));
+    const error = await apiRequest('/api/agents').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as InstanceType<typeof ApiError>).requestId).toBeUndefined();
+    expect(errorRequestId(error)).toBeUndefined();
+  });
+
+  it('finds the request id of an error, or of its cause; none for other values', () => {
+    const failed = new ApiError('boom', 502, { requestId: 'req-1' });
+    expect(errorRequestId(failed)).toBe('req-1');
+    expect(errorRequestId(new Error('wrapped', { cause: failed }))).toBe('req-1');
+    expect(errorRequestId(new Error('plain'))).toBeUndefined();
+    expect(errorRequestId('req-1')).toBeUndefined();
+    expect(errorRequestId(undefined)).toBeUndefined();
   });
 });

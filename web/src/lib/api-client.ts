@@ -1,10 +1,14 @@
 /**
  * Authenticated calls to the product's `/api/*` endpoints (spec §7 Conventions):
  * every call force-refreshes the Firebase ID token, sends it as a Bearer token and
- * includes credentials. A response that is not ok becomes an Error.
+ * includes credentials. A response that is not ok becomes an ApiError (with the response's
+ * `x-request-id` as `requestId`).
  */
 import type { User as FirebaseUser } from 'firebase/auth';
+import { ApiError, requestIdOf } from './api-error';
 import { loadFirebase } from './firebase';
+
+export { ApiError, errorRequestId, REQUEST_ID_HEADER, requestIdOf } from './api-error';
 
 export const NOT_LOGGED_IN_MESSAGE = 'Authentication token not available. User must be logged in.';
 export const TOKEN_FAILURE_MESSAGE = 'Failed to get ID token';
@@ -47,10 +51,15 @@ export async function authFetch(path: string, options: ApiRequestOptions = {}): 
   });
 }
 
-/** The spec's generic error: `${status}: ${body text}`, falling back to the status text. */
-export async function responseError(response: Response): Promise<Error> {
+/**
+ * The spec's generic error: `${status}: ${body text}`, falling back to the status text; it carries the status and
+ * the response's request id.
+ */
+export async function responseError(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => '');
-  return new Error(`${response.status}: ${text || response.statusText}`);
+  return new ApiError(`${response.status}: ${text || response.statusText}`, response.status, {
+    requestId: requestIdOf(response),
+  });
 }
 
 async function readJson<T>(response: Response): Promise<T> {

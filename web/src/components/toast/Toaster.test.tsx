@@ -1,6 +1,7 @@
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '@/lib/api-error';
 import { removeToast } from './toast-store';
 import { Toaster } from './Toaster';
 import { toast } from './use-toast';
@@ -31,5 +32,39 @@ describe('<Toaster />', () => {
 
     await userEvent.click(screen.getAllByRole('button', { name: 'Close notification' })[0]!);
     expect(screen.queryByRole('alert', { name: 'Login failed' })).not.toBeInTheDocument();
+  });
+
+  it('adds "Reference: <request id>" to a toast reporting an error that has one', () => {
+    render(<Toaster />);
+    act(() => {
+      toast({
+        title: 'Error',
+        description: 'The agent could not be saved.',
+        variant: 'destructive',
+        error: new ApiError('409: conflict', 409, { requestId: 'abc123' }),
+      });
+    });
+    const alert = screen.getByRole('alert', { name: 'Error' });
+    expect(within(alert).getByText('Reference: abc123')).toBeInTheDocument();
+    expect(alert).toHaveAccessibleDescription('The agent could not be saved. Reference: abc123');
+  });
+
+  it('shows no Reference line for an error without a request id', () => {
+    render(<Toaster />);
+    act(() => {
+      toast({
+        title: 'Error',
+        description: 'Failed to create agent.',
+        variant: 'destructive',
+        error: new ApiError('500: Internal Server Error', 500),
+      });
+      toast({ title: 'Oops', description: 'Network down.', variant: 'destructive', error: new TypeError('Failed to fetch') });
+    });
+    for (const name of ['Error', 'Oops']) {
+      const alert = screen.getByRole('alert', { name });
+      expect(alert).not.toHaveTextContent('Reference');
+      expect(alert.querySelector('[data-toast-reference]')).toBeNull();
+    }
+    expect(screen.getByRole('alert', { name: 'Error' })).toHaveAccessibleDescription('Failed to create agent.');
   });
 });

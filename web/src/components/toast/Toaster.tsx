@@ -7,7 +7,8 @@ import './toaster.css';
 /**
  * Renders the open toasts, newest first, in a labelled region (F8 moves focus to it).
  * Each toast is an <li> holding a <div data-toast> with role "status" (role "alert" when destructive)
- * whose accessible name is its title and whose description is its description.
+ * whose accessible name is its title and whose description is its description, followed by
+ * "Reference: <request id>" when the toast reports a failed call that had one (toast-store).
  */
 export function Toaster() {
   const { toasts, dismiss } = useToast();
@@ -36,6 +37,8 @@ export function Toaster() {
         {open.map((t) => {
           const titleId = `${t.id}-title`;
           const descriptionId = `${t.id}-description`;
+          const referenceId = `${t.id}-reference`;
+          const describedBy = [t.description && descriptionId, t.requestId && referenceId].filter(Boolean).join(' ');
           return (
             // The <li> stays a plain list item (an <ol> may only hold list items: axe "list");
             // the live region with the toast's name is the element inside it.
@@ -44,7 +47,7 @@ export function Toaster() {
                 role={t.variant === 'destructive' ? 'alert' : 'status'}
                 aria-atomic="true"
                 aria-labelledby={t.title ? titleId : undefined}
-                aria-describedby={t.description ? descriptionId : undefined}
+                aria-describedby={describedBy || undefined}
                 className={`toast toast--${t.variant}`}
                 data-toast=""
                 data-variant={t.variant}
@@ -58,6 +61,11 @@ export function Toaster() {
                   {t.description && (
                     <div id={descriptionId} className="toast__description" data-toast-description="">
                       {t.description}
+                    </div>
+                  )}
+                  {t.requestId && (
+                    <div id={referenceId} className="toast__reference" data-toast-reference="">
+                      {`Reference: ${t.requestId}`}
                     </div>
                   )}
                 </div>

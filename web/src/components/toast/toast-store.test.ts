@@ -31,4 +31,15 @@ describe('toast store', () => {
     dismissToast(id);
     expect(getToasts()[0]!.open).toBe(false);
   });
+
+  it('keeps the request id of the error a toast reports, or the one given', () => {
+    addToast({ title: 'Plain' });
+    addToast({ title: 'Failed', error: Object.assign(new Error('boom'), { requestId: 'req-9' }) });
+    addToast({ title: 'Given', requestId: ' req-7 ', error: new Error('no id') });
+    expect(getToasts().map((t) => [t.title, t.requestId])).toEqual([
+      ['Given', 'req-7'],
+      ['Failed', 'req-9'],
+      ['Plain', undefined],
+    ]);
+  });
 });

@@ -2,7 +2,11 @@
  * A tiny toast store (spec §4 "Toasts" and §9): toasts are added, updated, dismissed and
  * removed; at most TOAST_LIMIT are kept, newest first; each one closes itself after its
  * duration (default 5000 ms) and a dismissed toast is removed after TOAST_REMOVE_DELAY.
+ * A toast given the `error` it reports shows that error's request id (lib/api-error), so every
+ * error toast of a failed /api call reads "Reference: <id>" without its caller doing more.
  */
+import { errorRequestId } from '@/lib/api-error';
+
 export const TOAST_LIMIT = 3;
 export const TOAST_DEFAULT_DURATION = 5000;
 export const TOAST_REMOVE_DELAY = 1000;
@@ -15,12 +19,18 @@ export interface ToastInput {
   variant?: ToastVariant;
   /** Milliseconds before the toast closes itself; Infinity keeps it open. */
   duration?: number;
+  /** The failure the toast reports: its request id (a failed /api call's `x-request-id`), if any, is shown. */
+  error?: unknown;
+  /** The request id to show ("Reference: <id>"); default: that of `error`. */
+  requestId?: string;
 }
 
 export interface ToastItem extends Required<Pick<ToastInput, 'variant' | 'duration'>> {
   id: string;
   title?: string;
   description?: string;
+  /** Shown as "Reference: <id>" under the description. */
+  requestId?: string;
   open: boolean;
   createdAt: number;
 }
@@ -82,6 +92,7 @@ export function addToast(input: ToastInput): string {
     id,
     title: input.title,
     description: input.description,
+    requestId: requestIdFor(input),
     variant: input.variant ?? 'default',
     duration: input.duration ?? TOAST_DEFAULT_DURATION,
     open: true,
@@ -143,5 +154,11 @@ function stripUndefined(patch: ToastInput): Partial<ToastItem> {
   if (patch.description !== undefined) out.description = patch.description;
   if (patch.variant !== undefined) out.variant = patch.variant;
   if (patch.duration !== undefined) out.duration = patch.duration;
+  const requestId = requestIdFor(patch);
+  if (requestId !== undefined) out.requestId = requestId;
   return out;
+}
+
+function requestIdFor(input: ToastInput): string | undefined {
+  return input.requestId?.trim() || errorRequestId(input.error);
 }

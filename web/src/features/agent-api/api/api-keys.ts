@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { authFetch } from '@/lib/api-client';
+import { ApiError, authFetch, requestIdOf } from '@/lib/api-client';
 import type { ApiKey, CreatedApiKey, NewApiKeyPayload } from '../types';
 
 export const apiKeysQueryKey = (agentId: string) => [`/api/agents/${agentId}/api-keys`] as const;
@@ -7,13 +7,14 @@ export const apiKeysQueryKey = (agentId: string) => [`/api/agents/${agentId}/api
 const keysPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}/api-keys`;
 
 /** A failed key call, with the server's message (`{error, message}`) when it sent one. */
-export class ApiKeyError extends Error {
+export class ApiKeyError extends ApiError {
   constructor(
     message: string,
-    readonly status: number,
+    status: number,
     readonly code?: string,
+    requestId?: string,
   ) {
-    super(message);
+    super(message, status, { requestId });
     this.name = 'ApiKeyError';
   }
 }
@@ -28,7 +29,7 @@ async function failure(response: Response, fallback: string): Promise<ApiKeyErro
   } catch {
     // not JSON
   }
-  return new ApiKeyError(message || `${fallback} (${response.status})`, response.status, code);
+  return new ApiKeyError(message || `${fallback} (${response.status})`, response.status, code, requestIdOf(response));
 }
 
 export async function fetchApiKeys(agentId: string, signal?: AbortSignal): Promise<ApiKey[]> {

@@ -17,8 +17,8 @@ const AGENT = '0190aaaa-0000-7000-8000-000000000001';
 const KEYS = `/api/agents/${AGENT}/api-keys`;
 const SECRET = 'agk_3fQ9xZabcdefghijklmnopqrstuvwx';
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
 function key(overrides: Partial<ApiKey> = {}): ApiKey {
   return {
@@ -42,7 +42,10 @@ const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => 
   if (url === KEYS && method === 'GET') return json(stored);
   if (url === KEYS && method === 'POST') {
     const body = JSON.parse(String(init?.body)) as { name: string; expiresAt?: string; monthlyLimit?: number };
-    if (body.name === 'boom') return json({ error: 'too_many_keys', message: 'This agent already has the maximum number of API keys (25).' }, 409);
+    if (body.name === 'boom') {
+      const refusal = { error: 'too_many_keys', message: 'This agent already has the maximum number of API keys (25).' };
+      return json(refusal, 409, { 'X-Request-Id': 'req-boom-1' });
+    }
     const created: CreatedApiKey = {
       ...key({ id: 'k2', name: body.name, prefix: SECRET.slice(0, 10), lastUsedAt: null, monthSpend: 0 }),
       expiresAt: body.expiresAt ? `${body.expiresAt}T23:59:59Z` : null,
@@ -121,6 +124,25 @@ describe('ApiKeysPanel', () => {
     expect(curl).toHaveTextContent(`"model":"agentic/${AGENT}"`);
     expect(screen.getByTestId('api-model')).toHaveTextContent(`agentic/${AGENT}`);
 
+    // The Responses API (JavaScript and curl) and the Vercel AI SDK, each in its own tab, with the key too.
+    fireEvent.click(screen.getByRole('tab', { name: 'Responses API' }));
+    const responses = await screen.findByTestId('api-example-responses');
+    expect(responses).toHaveAccessibleName('Responses API example (JavaScript)');
+    expect(responses).toHaveTextContent(`new OpenAI({ baseURL: '${window.location.origin}/api/v1', apiKey: '${SECRET}' })`);
+    expect(responses).toHaveTextContent(`model: 'agentic/${AGENT}'`);
+    expect(responses).toHaveTextContent('console.log(response.output_text);');
+    fireEvent.click(screen.getByRole('tab', { name: 'Responses API (curl)' }));
+    const responsesCurl = await screen.findByTestId('api-example-responses-curl');
+    expect(responsesCurl).toHaveTextContent(`curl ${window.location.origin}/api/v1/responses`);
+    expect(responsesCurl).toHaveTextContent(`Bearer ${SECRET}`);
+    expect(responsesCurl).toHaveTextContent(`"model":"agentic/${AGENT}","input":`);
+    fireEvent.click(screen.getByRole('tab', { name: 'Vercel AI SDK' }));
+    const aiSdk = await screen.findByTestId('api-example-ai-sdk');
+    expect(aiSdk).toHaveAccessibleName('Vercel AI SDK example');
+    expect(aiSdk).toHaveTextContent(`createOpenAI({ baseURL: '${window.location.origin}/api/v1', apiKey: '${SECRET}' })`);
+    expect(aiSdk).toHaveTextContent(`model: agentic('agentic/${AGENT}')`);
+    expect(screen.getByRole('button', { name: 'Copy the Vercel AI SDK example' })).toBeInTheDocument();
+
     // The list now has the new key (refetched), without its secret.
     expect(await screen.findByText('Slack bot')).toBeInTheDocument();
     expect(calls('GET').length).toBeGreaterThanOrEqual(2);
@@ -130,6 +152,9 @@ describe('ApiKeysPanel', () => {
     expect(screen.queryByTestId('api-key-created')).not.toBeInTheDocument();
     expect(screen.queryByText(SECRET)).not.toBeInTheDocument();
     expect(screen.getByTestId('api-example-curl')).toHaveTextContent('Bearer $AGENTIC_API_KEY');
+    expect(screen.getByTestId('api-example-responses')).toHaveTextContent('apiKey: process.env.AGENTIC_API_KEY');
+    expect(screen.getByTestId('api-example-responses-curl')).toHaveTextContent('Bearer $AGENTIC_API_KEY');
+    expect(screen.getByTestId('api-example-ai-sdk')).toHaveTextContent('apiKey: process.env.AGENTIC_API_KEY');
   });
 
   it('validates the form before calling the server', async () => {
@@ -150,6 +175,10 @@ describe('ApiKeysPanel', () => {
     fireEvent.change(screen.getByLabelText('Key name'), { target: { value: 'boom' } });
     fireEvent.click(screen.getByRole('button', { name: /Create API key/ }));
     expect(await screen.findByText(/maximum number of API keys/)).toBeInTheDocument();
+    // The toast names the failed request, for support.
+    expect(screen.getByRole('alert', { name: 'Error' })).toHaveAccessibleDescription(
+      'This agent already has the maximum number of API keys (25). Reference: req-boom-1',
+    );
     expect(screen.queryByTestId('api-key-created')).not.toBeInTheDocument();
   });
 

@@ -3,7 +3,15 @@ import { Alert, Button, Input, InputNumber, Popconfirm, Table, Tabs, Tag, type T
 import { useState, type FormEvent } from 'react';
 import { toast } from '@/components/toast';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
-import { apiBaseUrl, curlExample, modelName, pythonExample } from '../lib/examples';
+import {
+  aiSdkExample,
+  apiBaseUrl,
+  curlExample,
+  modelName,
+  pythonExample,
+  responsesCurlExample,
+  responsesExample,
+} from '../lib/examples';
 import { formatDate, formatUsd, isExpired, tomorrow, validateKeyForm, type KeyFormErrors } from '../lib/format';
 import type { ApiKey, CreatedApiKey } from '../types';
 import '../agent-api.css';
@@ -60,7 +68,7 @@ function CodeBlock({ code, label, testId }: { code: string; label: string; testI
 /**
  * The editor's API tab: create a key (name, optional expiry date, optional monthly limit), see it once with a
  * copy button, list the live keys (prefix, created, last used, this month's spend), revoke one, and paste-ready
- * curl / Python examples for this agent.
+ * examples for this agent: Chat Completions (curl, Python), the Responses API (JavaScript, curl) and the Vercel AI SDK.
  */
 export default function ApiKeysPanel({ agentId, agentName, enabled = true }: ApiKeysPanelProps) {
   const keys = useApiKeys(agentId, enabled);
@@ -100,7 +108,7 @@ export default function ApiKeysPanel({ agentId, agentName, enabled = true }: Api
           setMonthlyLimit(null);
         },
         onError: (error) => {
-          toast({ title: 'Error', description: error.message, variant: 'destructive' });
+          toast({ title: 'Error', description: error.message, variant: 'destructive', error });
         },
       },
     );
@@ -149,7 +157,7 @@ export default function ApiKeysPanel({ agentId, agentName, enabled = true }: Api
                 toast({ title: 'API Key Revoked', description: `${k.name} no longer works.` });
                 setCreated((c) => (c?.id === k.id ? null : c));
               },
-              (error: Error) => toast({ title: 'Error', description: error.message, variant: 'destructive' }),
+              (error: Error) => toast({ title: 'Error', description: error.message, variant: 'destructive', error }),
             )
           }
         >
@@ -303,11 +311,41 @@ export default function ApiKeysPanel({ agentId, agentName, enabled = true }: Api
                 <CodeBlock code={pythonExample(baseUrl, model, exampleKey)} label="Python example" testId="api-example-python" />
               ),
             },
+            {
+              key: 'responses',
+              label: 'Responses API',
+              children: (
+                <CodeBlock
+                  code={responsesExample(baseUrl, model, exampleKey)}
+                  label="Responses API example (JavaScript)"
+                  testId="api-example-responses"
+                />
+              ),
+            },
+            {
+              key: 'responses-curl',
+              label: 'Responses API (curl)',
+              children: (
+                <CodeBlock
+                  code={responsesCurlExample(baseUrl, model, exampleKey)}
+                  label="Responses API example (curl)"
+                  testId="api-example-responses-curl"
+                />
+              ),
+            },
+            {
+              key: 'ai-sdk',
+              label: 'Vercel AI SDK',
+              children: (
+                <CodeBlock code={aiSdkExample(baseUrl, model, exampleKey)} label="Vercel AI SDK example" testId="api-example-ai-sdk" />
+              ),
+            },
           ]}
         />
         <p className="agent-api__muted">
           Add <code>&quot;stream&quot;: true</code> for a streamed answer. Each answer&apos;s <code>usage.cost</code> is what it
-          was charged, in dollars. Python needs <code>pip install openai</code>.
+          was charged, in dollars. Python needs <code>pip install openai</code>; the JavaScript examples (ES modules)
+          need <code>npm install openai</code> or, for the Vercel AI SDK, <code>npm install ai @ai-sdk/openai</code>.
         </p>
       </section>
     </div>

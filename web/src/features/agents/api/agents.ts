@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, authFetch, getIdToken } from '@/lib/api-client';
+import { api, ApiError, authFetch, getIdToken, requestIdOf } from '@/lib/api-client';
 import type { Agent, AgentUpdatePayload, NewAgentPayload, Subscriber } from '../types';
 
 /** The agents query key (spec §7): the default fetch GETs its first element. */
@@ -25,12 +25,9 @@ export async function errorMessageOf(response: Response): Promise<string> {
 }
 
 /** Thrown for a failed call whose server message may be shown to the user. */
-export class ApiMessageError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
+export class ApiMessageError extends ApiError {
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, status, { requestId });
     this.name = 'ApiMessageError';
   }
 }
@@ -38,7 +35,7 @@ export class ApiMessageError extends Error {
 async function requestWithMessage<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {
   const response = await authFetch(path, init);
   if (!response.ok) {
-    throw new ApiMessageError(await errorMessageOf(response), response.status);
+    throw new ApiMessageError(await errorMessageOf(response), response.status, requestIdOf(response));
   }
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;

@@ -67,7 +67,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
       onDone();
     } catch (error) {
       console.error('Error creating agent:', error);
-      toast({ title: 'Error', description: toastMessage(error, 'Failed to create agent.'), variant: 'destructive' });
+      toast({ title: 'Error', description: toastMessage(error, 'Failed to create agent.'), variant: 'destructive', error });
     }
   });
 

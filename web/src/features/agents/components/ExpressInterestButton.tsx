@@ -15,7 +15,7 @@ export function ExpressInterestButton({ withIdToken }: { withIdToken: boolean })
     },
     onError: (error) => {
       console.error('Failed to register interest:', error);
-      toast({ title: 'Error', description: toastMessage(error, 'Failed to register interest.'), variant: 'destructive' });
+      toast({ title: 'Error', description: toastMessage(error, 'Failed to register interest.'), variant: 'destructive', error });
     },
   });
   return (

@@ -1,4 +1,4 @@
-import { authFetch } from '@/lib/api-client';
+import { ApiError, authFetch, requestIdOf } from '@/lib/api-client';
 
 export const PUBLIC_AGENT_INTEREST_PATH = '/api/user/public-agent-interest';
 /** Spec §8: the 'Error' toast shows the server message, or this fallback. */
@@ -31,6 +31,8 @@ export async function registerPublicAgentInterest(body?: { idToken: string }): P
     throw new Error(REGISTER_INTEREST_FALLBACK, { cause: error });
   }
   if (!response.ok) {
-    throw new Error((await serverMessage(response)) ?? REGISTER_INTEREST_FALLBACK);
+    throw new ApiError((await serverMessage(response)) ?? REGISTER_INTEREST_FALLBACK, response.status, {
+      requestId: requestIdOf(response),
+    });
   }
 }

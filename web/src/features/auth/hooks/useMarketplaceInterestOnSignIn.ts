@@ -45,6 +45,7 @@ export function useMarketplaceInterestOnSignIn(): boolean {
           title: 'Error',
           description: error instanceof Error ? error.message : String(error),
           variant: 'destructive',
+          error,
         });
       } finally {
         setDoneFor(uid);

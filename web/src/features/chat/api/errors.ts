@@ -1,11 +1,14 @@
+import { ApiError, requestIdOf } from '@/lib/api-client';
+
 /** A failed conversations call: `message` is the server's human text ('' when it had none). */
-export class ChatApiError extends Error {
+export class ChatApiError extends ApiError {
   constructor(
     message: string,
-    readonly status: number,
+    status: number,
     readonly code: string = '',
+    requestId?: string,
   ) {
-    super(message);
+    super(message, status, { requestId });
     this.name = 'ChatApiError';
   }
 }
@@ -21,7 +24,7 @@ export async function readChatError(response: Response): Promise<ChatApiError> {
   } catch {
     // not JSON: no server message
   }
-  return new ChatApiError(message, response.status, code);
+  return new ChatApiError(message, response.status, code, requestIdOf(response));
 }
 
 /** The text to show for a failed call: the server's message, else `fallback`. */

@@ -67,7 +67,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
     create.mutate(undefined, {
       onSuccess: (c) => setChosen(c.id),
       onError: (e) =>
-        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive' }),
+        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive', error: e }),
     });
   };
 
@@ -80,7 +80,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
         const created = await create.mutateAsync(titleFromMessage(content));
         id = created.id;
       } catch (e) {
-        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive' });
+        toast({ title: 'Error', description: chatErrorText(e, 'Failed to create a conversation.'), variant: 'destructive', error: e });
         return;
       }
     } else {

@@ -45,7 +45,7 @@ export function ConversationList(props: ConversationListProps) {
     rename.mutate(
       { id: conversation.id, title: title.slice(0, TITLE_MAX) },
       {
-        onError: (e) => toast({ title: 'Error', description: chatErrorText(e, 'Failed to rename the conversation.'), variant: 'destructive' }),
+        onError: (e) => toast({ title: 'Error', description: chatErrorText(e, 'Failed to rename the conversation.'), variant: 'destructive', error: e }),
       },
     );
   };
@@ -64,7 +64,7 @@ export function ConversationList(props: ConversationListProps) {
             toast({ title: 'Conversation Deleted', description: `"${conversation.title}" was deleted.` });
           },
           (e: unknown) => {
-            toast({ title: 'Error', description: chatErrorText(e, 'Failed to delete the conversation.'), variant: 'destructive' });
+            toast({ title: 'Error', description: chatErrorText(e, 'Failed to delete the conversation.'), variant: 'destructive', error: e });
           },
         ),
     });

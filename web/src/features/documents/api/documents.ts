@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { authFetch } from '@/lib/api-client';
+import { ApiError, authFetch, requestIdOf } from '@/lib/api-client';
 import { isSyncing } from '../lib/sync-status';
 import type { AgentDocument, NewDocumentPayload } from '../types';
 
@@ -10,13 +10,14 @@ const documentPath = (agentId: string, documentId: string) =>
   `/api/agents/${encodeURIComponent(agentId)}/documents/${encodeURIComponent(documentId)}`;
 
 /** A failed documents call; `message` is the server's human text ('' when it had none). */
-export class DocumentApiError extends Error {
+export class DocumentApiError extends ApiError {
   constructor(
     message: string,
-    readonly status: number,
+    status: number,
     readonly fields?: Record<string, string>,
+    requestId?: string,
   ) {
-    super(message);
+    super(message, status, { requestId });
     this.name = 'DocumentApiError';
   }
 }
@@ -36,7 +37,7 @@ export async function readErrorBody(response: Response): Promise<DocumentApiErro
   } catch {
     // not JSON: no server message
   }
-  return new DocumentApiError(message, response.status, fields);
+  return new DocumentApiError(message, response.status, fields, requestIdOf(response));
 }
 
 async function request<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {

@@ -97,6 +97,7 @@ function DocumentForm({ agentId, agentEmail, document, title, onDone }: Document
           title: 'Error updating document',
           description: errorDescription(error, 'Failed to update document'),
           variant: 'destructive',
+          error,
         });
       }
       return;
@@ -123,6 +124,7 @@ function DocumentForm({ agentId, agentEmail, document, title, onDone }: Document
         title: 'Error adding document',
         description: errorDescription(error, 'Failed to add document. Please try again.'),
         variant: 'destructive',
+        error,
       });
     }
   });

@@ -33,6 +33,7 @@ export function DocumentsPanel({ agentId, agentEmail, documents, referenced, loa
           title: 'Error syncing document',
           description: errorDescription(err, 'Failed to sync the document. Please try again.'),
           variant: 'destructive',
+          error: err,
         });
       },
     });

@@ -16,7 +16,7 @@ export function useRegisterMarketplaceInterest() {
       await refreshUser();
     },
     onError: (error) => {
-      toast({ title: 'Error', description: error.message, variant: 'destructive' });
+      toast({ title: 'Error', description: error.message, variant: 'destructive', error });
     },
   });
 }

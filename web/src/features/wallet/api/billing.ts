@@ -4,7 +4,7 @@
  * Checkout in setup mode, and the transaction history as CSV. Every field added by the billing issue is
  * optional when reading, so an older wallet (balance only) still works.
  */
-import { authFetch } from '@/lib/api-client';
+import { ApiError, authFetch, requestIdOf } from '@/lib/api-client';
 import type { TransactionFilter } from '../lib/types';
 import { redirectTo } from '../lib/redirect';
 import { saveBlob } from '../lib/download';
@@ -118,13 +118,14 @@ export function readBillingSettings(body: unknown): BillingSettings {
 }
 
 /** A failed billing call: the platform's error code and its message (shown to the user). */
-export class BillingApiError extends Error {
+export class BillingApiError extends ApiError {
   constructor(
-    readonly status: number,
+    status: number,
     readonly code: string,
     message: string,
+    requestId?: string,
   ) {
-    super(message);
+    super(message, status, { requestId });
     this.name = 'BillingApiError';
   }
 }
@@ -139,7 +140,7 @@ async function failure(response: Response, fallback: string): Promise<BillingApi
   } catch {
     // not JSON: keep the fallback
   }
-  return new BillingApiError(response.status, code, message || fallback);
+  return new BillingApiError(response.status, code, message || fallback, requestIdOf(response));
 }
 
 async function call<T>(path: string, init: Parameters<typeof authFetch>[1], read: (body: unknown) => T, fallback: string) {

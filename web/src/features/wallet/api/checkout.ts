@@ -1,4 +1,4 @@
-import { getIdToken, NOT_LOGGED_IN_MESSAGE } from '@/lib/api-client';
+import { getIdToken, NOT_LOGGED_IN_MESSAGE, requestIdOf } from '@/lib/api-client';
 import { PAYMENT_PROVIDER_NAME, WALLET_CURRENCY } from '../lib/constants';
 import { redirectTo } from '../lib/redirect';
 
@@ -24,6 +24,13 @@ export const CHECKOUT_ERRORS = {
 
 export class CheckoutError extends Error {
   override name = 'CheckoutError';
+  /** The failed response's `x-request-id` (lib/api-error), when the failure was a response that had one. */
+  readonly requestId?: string;
+
+  constructor(message: string, requestId?: string) {
+    super(message);
+    if (requestId) this.requestId = requestId;
+  }
 }
 
 export interface CheckoutResponse {
@@ -91,10 +98,14 @@ async function readBody(response: Response): Promise<CheckoutResponse> {
 }
 
 async function statusError(response: Response): Promise<CheckoutError> {
-  if (response.status === 400) return new CheckoutError(CHECKOUT_ERRORS.badRequest);
-  if (response.status === 429) return new CheckoutError(CHECKOUT_ERRORS.rateLimited);
+  const requestId = requestIdOf(response);
+  if (response.status === 400) return new CheckoutError(CHECKOUT_ERRORS.badRequest, requestId);
+  if (response.status === 429) return new CheckoutError(CHECKOUT_ERRORS.rateLimited, requestId);
   const text = await response.text().catch(() => '');
-  return new CheckoutError(CHECKOUT_ERRORS.otherStatus(text || response.statusText || String(response.status)));
+  return new CheckoutError(
+    CHECKOUT_ERRORS.otherStatus(text || response.statusText || String(response.status)),
+    requestId,
+  );
 }
 
 async function goToCheckout(data: CheckoutResponse, deps: CheckoutDeps): Promise<void> {
@@ -148,7 +159,7 @@ export async function startCheckout(
   const response = await post(await freshToken(deps));
   if (response.status === 401) {
     const retry = await post(await freshToken(deps));
-    if (retry.status === 401) throw new CheckoutError(CHECKOUT_ERRORS.authAfterRetry);
+    if (retry.status === 401) throw new CheckoutError(CHECKOUT_ERRORS.authAfterRetry, requestIdOf(retry));
     if (!retry.ok) throw await statusError(retry);
     const data = await readBody(retry);
     if (!data.publishableKey) throw new CheckoutError(CHECKOUT_ERRORS.noKeyAfterRetry);

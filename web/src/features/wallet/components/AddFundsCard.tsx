@@ -35,7 +35,7 @@ export function AddFundsCard({ checkoutDeps }: { checkoutDeps?: CheckoutDeps }) 
       // The browser is leaving for the checkout page: stay in 'Processing...'.
     } catch (error) {
       console.error('Checkout failed:', error);
-      toast({ title: CHECKOUT_ERRORS.title, description: checkoutErrorMessage(error), variant: 'destructive' });
+      toast({ title: CHECKOUT_ERRORS.title, description: checkoutErrorMessage(error), variant: 'destructive', error });
       setProcessing(false);
     }
   };

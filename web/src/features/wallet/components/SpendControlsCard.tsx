@@ -103,6 +103,7 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
         title: SPEND_TEXTS.setupFailedTitle,
         description: error instanceof Error && error.message ? error.message : BILLING_MESSAGES.setupFailed,
         variant: 'destructive',
+        error,
       });
       setRedirecting(false);
     }

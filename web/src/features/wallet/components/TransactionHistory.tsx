@@ -34,6 +34,7 @@ export function TransactionHistory({ state, onLoadMore }: { state: TransactionsS
         title: 'Export Failed',
         description: error instanceof Error && error.message ? error.message : BILLING_MESSAGES.exportFailed,
         variant: 'destructive',
+        error,
       });
     } finally {
       setExporting(false);

@@ -55,7 +55,7 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
         },
         onError: (error) => {
           console.error('Error updating agent:', error);
-          toast({ title: 'Error', description: error.message, variant: 'destructive' });
+          toast({ title: 'Error', description: error.message, variant: 'destructive', error });
         },
       },
     );

@@ -35,7 +35,7 @@ export function UsersTab({ agentId, enabled }: UsersTabProps) {
     },
     onError: (err) => {
       console.error('Error inviting user:', err);
-      toast({ title: 'Error', description: toastMessage(err, 'Failed to invite user.'), variant: 'destructive' });
+      toast({ title: 'Error', description: toastMessage(err, 'Failed to invite user.'), variant: 'destructive', error: err });
     },
   });
 
@@ -47,7 +47,7 @@ export function UsersTab({ agentId, enabled }: UsersTabProps) {
     },
     onError: (err) => {
       console.error('Error revoking access:', err);
-      toast({ title: 'Error', description: toastMessage(err, 'Failed to revoke access.'), variant: 'destructive' });
+      toast({ title: 'Error', description: toastMessage(err, 'Failed to revoke access.'), variant: 'destructive', error: err });
     },
   });
 
