@@ -70,6 +70,10 @@ var specPaths = []struct{ path, owner string }{
 	{"/api/agents/x/api-keys/k", "conversations"},
 	{"/api/v1/chat/completions", "conversations"},
 	{"/api/v1/models", "conversations"},
+	{"/api/v1/models/agentic/x", "conversations"},
+	{"/api/v1/responses", "conversations"},
+	{"/api/v1/responses/resp_x", "conversations"},
+	{"/api/v1/anything-else", "conversations"},
 }
 
 // Streamed answers have no response timeout at the edge (an idle timeout

@@ -8,6 +8,8 @@ package localgw
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +75,20 @@ func New(cfg Config) (http.Handler, error) {
 				pr.SetURL(target)
 				pr.SetXForwarded()
 			},
+			// The services answer X-Request-Id themselves (the trace id the
+			// gateway sent); an answer without one gets it here.
+			ModifyResponse: func(res *http.Response) error {
+				if res.Header.Get(headerRequestID) == "" {
+					if id, ok := traceID(res.Request.Header.Get("Traceparent")); ok {
+						res.Header.Set(headerRequestID, id)
+					}
+				}
+				return nil
+			},
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				if id, ok := traceID(r.Header.Get("Traceparent")); ok {
+					w.Header().Set(headerRequestID, id)
+				}
 				if errors.Is(r.Context().Err(), context.Canceled) {
 					// The browser left (a navigation, a Stop) while the service
 					// worked: not the service's failure, and nobody reads this.
@@ -95,8 +110,10 @@ func New(cfg Config) (http.Handler, error) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		id := traceRequest(r)
 		route, ok := cfg.Table.Lookup(r.URL.Path)
 		if !ok {
+			w.Header().Set(headerRequestID, id)
 			// The gateway's own answer: no service will log it.
 			cfg.Logger.Info("no API route", "method", r.Method, "path", r.URL.Path)
 			writeError(w, http.StatusNotFound, "not_found", "No API route matches "+r.URL.Path+".")
@@ -129,6 +146,43 @@ func New(cfg Config) (http.Handler, error) {
 		http.ServeFile(w, r, index)
 	})))
 	return accessLog(cfg.Logger, mux), nil
+}
+
+// headerRequestID carries a request's id: its trace id.
+const headerRequestID = "X-Request-Id"
+
+// traceRequest returns the request's trace id, starting its trace here when
+// the caller sent none (a W3C traceparent with a new trace id), so that the
+// service continues it: its logs and its X-Request-Id carry the same id,
+// and so do the gateway's own answers (no route, a service down).
+func traceRequest(r *http.Request) string {
+	id, ok := traceID(r.Header.Get("Traceparent"))
+	if !ok {
+		var tid, sid [16]byte
+		_, _ = rand.Read(tid[:])
+		_, _ = rand.Read(sid[:8])
+		id = hex.EncodeToString(tid[:])
+		r.Header.Set("Traceparent", "00-"+id+"-"+hex.EncodeToString(sid[:8])+"-01")
+	}
+	return id
+}
+
+// traceID is the trace id of a W3C traceparent ("00-<32 hex>-<16 hex>-<2
+// hex>", ids not all zero).
+func traceID(traceparent string) (string, bool) {
+	parts := strings.Split(strings.TrimSpace(traceparent), "-")
+	if len(parts) != 4 || len(parts[0]) != 2 || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 {
+		return "", false
+	}
+	for _, p := range parts {
+		if _, err := hex.DecodeString(p); err != nil || strings.ToLower(p) != p {
+			return "", false
+		}
+	}
+	if strings.Trim(parts[1], "0") == "" || strings.Trim(parts[2], "0") == "" || parts[0] == "ff" {
+		return "", false
+	}
+	return parts[1], true
 }
 
 // statusClientClosedRequest is nginx's 499, as the services write it

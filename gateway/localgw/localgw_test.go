@@ -117,6 +117,47 @@ func TestProxiesAPIToOwningServiceWithHeadersAndBody(t *testing.T) {
 	}
 }
 
+// Every /api answer carries X-Request-Id, the trace id the service sees in
+// traceparent (so its logs carry it as trace_id): started here when the
+// caller sent none, the caller's otherwise, and on the gateway's own 404
+// and 502 too. A service's own header is not doubled.
+func TestRequestIDIsTheTraceIDTheServiceSees(t *testing.T) {
+	var seen string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = r.Header.Get("Traceparent")
+		if r.URL.Path == "/api/user/onboarding" { // a service that answers its own id
+			id, _ := localgw.TraceID(seen)
+			w.Header().Set("X-Request-Id", id)
+		}
+		w.WriteHeader(200)
+	}))
+	defer up.Close()
+	addr := strings.TrimPrefix(up.URL, "http://")
+	gw := newGatewayWith(t, map[string]string{"identity": addr, "catalog": addr})
+	for _, path := range []string{"/api/agents", "/api/user/onboarding"} {
+		resp, _ := get(t, gw.URL+path)
+		id, ok := localgw.TraceID(seen)
+		if !ok || resp.Header.Values("X-Request-Id") == nil || len(resp.Header.Values("X-Request-Id")) != 1 || resp.Header.Get("X-Request-Id") != id {
+			t.Fatalf("%s: traceparent %q, X-Request-Id %v", path, seen, resp.Header.Values("X-Request-Id"))
+		}
+	}
+	first := seen
+	req, _ := http.NewRequest("GET", gw.URL+"/api/agents", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	if resp.Header.Get("X-Request-Id") != "4bf92f3577b34da6a3ce929d0e0e4736" || seen == first {
+		t.Fatalf("caller's trace: %q (service saw %q)", resp.Header.Get("X-Request-Id"), seen)
+	}
+	for _, c := range []struct{ addr, path string }{{addr, "/api/nope"}, {closedAddr(t), "/api/agents"}} {
+		resp, _ := get(t, newGateway(t, c.addr).URL+c.path)
+		if _, ok := localgw.TraceID("00-" + resp.Header.Get("X-Request-Id") + "-00f067aa0ba902b7-01"); !ok || resp.StatusCode < 400 {
+			t.Fatalf("gateway's own %d for %s: X-Request-Id %q", resp.StatusCode, c.path, resp.Header.Get("X-Request-Id"))
+		}
+	}
+}
+
 func TestUnknownAPIPathIsJSON404(t *testing.T) {
 	gw := newGateway(t, closedAddr(t))
 	resp, body := get(t, gw.URL+"/api/nope")

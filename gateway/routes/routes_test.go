@@ -58,6 +58,10 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/agents/a1b2/api-keys/k1", "conversations", true},
 		{"/api/v1/chat/completions", "conversations", false},
 		{"/api/v1/models", "conversations", false},
+		{"/api/v1/models/agentic/x", "conversations", false},
+		{"/api/v1/responses", "conversations", false},
+		{"/api/v1/responses/resp_x", "conversations", false},
+		{"/api/v1/unknown", "conversations", false},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
@@ -88,7 +92,7 @@ func TestUnroutedPaths(t *testing.T) {
 // OpenAPI document is public.
 func TestOnlyTheWebhookAndAgentAPISkipAuth(t *testing.T) {
 	for _, r := range mustTable(t).Routes {
-		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && !strings.HasPrefix(r.Match.Path, "/api/v1/") {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && r.Match.Prefix != "/api/v1/" {
 			t.Errorf("route %s skips auth", r.Name)
 		}
 	}
@@ -124,11 +128,13 @@ func TestParseRejectsBadTables(t *testing.T) {
 	}
 }
 
-// Only the streamed-answer routes are streams (no edge response timeout).
+// Only the streamed-answer routes are streams (no edge response timeout):
+// the chat's messages and the agent API (chat completions and responses
+// stream; its other routes answer at once).
 func TestOnlyMessageSendingStreams(t *testing.T) {
 	table := mustTable(t)
 	for _, r := range table.Routes {
-		if r.Stream != (r.Name == "conversation-messages" || r.Name == "agent-api-chat-completions") {
+		if r.Stream != (r.Name == "conversation-messages" || r.Name == "agent-api") {
 			t.Errorf("route %s: stream = %v", r.Name, r.Stream)
 		}
 	}

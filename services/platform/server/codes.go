@@ -33,6 +33,7 @@ const (
 	CodeInvalidSignature = "invalid_signature" // Stripe webhook signature
 	CodePromptTooLong    = "prompt_too_long"
 	CodeNoSavedCard      = "no_saved_card"
+	CodeInvalidIdemKey   = "invalid_idempotency_key" // Idempotency-Key header too long (agent API)
 
 	// 401, 402, 404, 405, 409, 413, 429.
 	CodeUnauthenticated   = "unauthenticated" // no bearer token
@@ -87,6 +88,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidSignature, http.StatusBadRequest, "A Stripe webhook's signature does not verify."},
 	{CodePromptTooLong, http.StatusBadRequest, "The prompt does not fit the model's context window."},
 	{CodeNoSavedCard, http.StatusBadRequest, "Automatic recharge needs a saved card."},
+	{CodeInvalidIdemKey, http.StatusBadRequest, "An Idempotency-Key header is longer than 255 characters."},
 	{CodeUnauthenticated, http.StatusUnauthorized, "No bearer token: 'Authentication token not available. User must be logged in.'"},
 	{CodeInvalidToken, http.StatusUnauthorized, "The token is invalid, expired or revoked: 'Invalid or expired authentication token.'"},
 	{CodeInsufficientFunds, http.StatusPaymentRequired, "The wallet that pays cannot cover the cost."},

@@ -165,6 +165,7 @@ func Middleware(h http.Handler, service string, logger *slog.Logger, reg prometh
 	h = Recover(h, logger)
 	h = instrument(h, reg)
 	h = logRequests(h, logger, requestLogConfigFromEnv(logger))
+	h = withRequestID(h) // inside otelhttp: the id is the span's trace id
 	return otelhttp.NewHandler(h, service, otelhttp.WithSpanNameFormatter(spanName))
 }
 
@@ -354,6 +355,7 @@ func logRequests(h http.Handler, logger *slog.Logger, cfg requestLogConfig) http
 		if !logger.Enabled(ctx, level) {
 			return
 		}
+		// trace_id (added by the log handler) is the X-Request-Id answered.
 		attrs := []any{"method", r.Method, "path", r.URL.Path, "route", r.Pattern,
 			"status", rec.code(), "bytes", rec.bytes, "duration_ms", d.Milliseconds()}
 		if sampled {

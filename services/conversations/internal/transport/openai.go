@@ -72,13 +72,15 @@ func RegisterAgentAPI(mux *http.ServeMux, set endpoints.Set, verifier auth.Verif
 	if reg != nil {
 		a.keyCheck = observability.Register(reg, a.keyCheck)
 	}
-	mux.HandleFunc("POST "+PathChatCompletions, a.chatCompletions)
-	mux.HandleFunc("GET "+PathModels, a.listModels)
+	// server.Handle, not Route: other methods get OpenAI's 405 from
+	// unknownAgentAPIRoute, not the platform's.
+	server.Handle(mux, http.MethodPost, PathChatCompletions, http.HandlerFunc(a.chatCompletions))
+	server.Handle(mux, http.MethodGet, PathModels, http.HandlerFunc(a.listModels))
 	// {model...}: SDKs escape the slash of "agentic/<id>" (models/agentic%2F…),
 	// others do not (models/agentic/…); both name one model.
-	mux.HandleFunc("GET "+PathModels+"/{model...}", a.getModel)
-	mux.HandleFunc("POST "+PathResponses, a.createResponse)
-	mux.HandleFunc("GET "+PathResponses+"/{id}", a.retrieveResponse)
+	server.Handle(mux, http.MethodGet, PathModels+"/{model...}", http.HandlerFunc(a.getModel))
+	server.Handle(mux, http.MethodPost, PathResponses, http.HandlerFunc(a.createResponse))
+	server.Handle(mux, http.MethodGet, PathResponses+"/{id}", http.HandlerFunc(a.retrieveResponse))
 	mux.HandleFunc(PathAgentAPI, unknownAgentAPIRoute)
 }
 
