@@ -773,6 +773,11 @@ func TestAPIKeyMonthlyLimitAndFunds(t *testing.T) {
 	for i := 0; ; i++ {
 		r := raw(t, "POST", url, "Bearer "+secret, body)
 		if r.status == 402 {
+			// What is left is less than this request's worst case: the
+			// message says so, and what to do.
+			if msg, _ := apiError(t, r)["message"].(string); !strings.Contains(msg, "lower max_tokens or raise the key's limit") {
+				t.Fatalf("key limit message: %s", r.raw)
+			}
 			break
 		}
 		if r.status != 200 || i > 20 {

@@ -1,0 +1,28 @@
+package conversations
+
+import (
+	"strings"
+	"testing"
+)
+
+// The key limit refusal says which case it is: spent, or this request's
+// worst case more than what is left — with amounts a person can read.
+func TestKeyLimitMessageSaysWhy(t *testing.T) {
+	spent := (&KeyLimitError{LimitMicros: 2_000_000, UsedMicros: 2_000_000, NeededMicros: 900}).Message()
+	if !strings.Contains(spent, "monthly limit of $2.00 is spent ($2.00 used this month)") {
+		t.Fatalf("spent: %q", spent)
+	}
+	short := (&KeyLimitError{LimitMicros: 2000, UsedMicros: 1400, NeededMicros: 900}).Message()
+	if !strings.Contains(short, "may cost up to $0.0009, more than the $0.0006 left") || !strings.Contains(short, "$0.002:") ||
+		!strings.Contains(short, "lower max_tokens or raise the key's limit") {
+		t.Fatalf("short: %q", short)
+	}
+}
+
+func TestDollarsTextKeepsSubCentDigits(t *testing.T) {
+	for micros, want := range map[int64]string{0: "$0.00", 300: "$0.0003", 10_000: "$0.01", 1_500_000: "$1.50", 123_456: "$0.123456", 2_000_000: "$2.00"} {
+		if got := dollarsText(micros); got != want {
+			t.Errorf("dollarsText(%d) = %q, want %q", micros, got, want)
+		}
+	}
+}
