@@ -82,7 +82,9 @@ func TestAgentAPIResponsesWithOpenAIGo(t *testing.T) {
 		t.Fatalf("annotations %s", res.Output[0].RawJSON())
 	}
 	// The instructions went to the model after the agent's own.
-	var sent struct{ Messages []struct{ Role, Content string } }
+	var sent struct {
+		Messages []struct{ Role, Content string }
+	}
 	if err := json.Unmarshal(e.front.lastRequest(), &sent); err != nil {
 		t.Fatal(err)
 	}
