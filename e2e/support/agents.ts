@@ -1,5 +1,6 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 import { untilStill } from './motion';
+import type { Identity } from './wallet';
 
 /** Helpers for the agent list and editor (/dashboard/agentic-users); see docs/web-agents.md. */
 
@@ -74,4 +75,56 @@ export async function openEditor(page: Page, name: string) {
   // A tab clicked while the editor still zooms in was missed once in CI (the Chat tab stayed unselected).
   await untilStill(editor(page, name));
   return editor(page, name);
+}
+
+/** The agent as `POST /api/agents` returns it (the fields the suite reads). */
+export interface CreatedAgent {
+  id: string;
+  name: string;
+}
+
+/** Creates an agent without the browser: `POST /api/agents` with the body the create dialog sends. */
+export async function createAgentByApi(request: APIRequestContext, who: Identity, agent: NewAgent): Promise<CreatedAgent> {
+  const res = await request.post('/api/agents', {
+    headers: { Authorization: `Bearer ${who.idToken}` },
+    data: {
+      name: agent.name,
+      description: agent.description,
+      category: agent.category,
+      isPublic: false,
+      iconName: 'ri-robot-line',
+      iconColor: '#FF3E00',
+      userId: who.uid,
+      instructions: '',
+      tags: [],
+    },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  return (await res.json()) as CreatedAgent;
+}
+
+/** A new agent API key as `POST /api/agents/{agentId}/api-keys` returns it: the secret is only in this response. */
+export interface CreatedApiKey {
+  id: string;
+  agentId: string;
+  name: string;
+  prefix: string;
+  key: string;
+}
+
+/** Creates an API key for the owner's agent (docs/agent-api.md, "Key management"). */
+export async function createApiKeyByApi(
+  request: APIRequestContext,
+  who: Identity,
+  agentId: string,
+  name: string,
+): Promise<CreatedApiKey> {
+  const res = await request.post(`/api/agents/${agentId}/api-keys`, {
+    headers: { Authorization: `Bearer ${who.idToken}` },
+    data: { name },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const created = (await res.json()) as CreatedApiKey;
+  expect(created.key).toMatch(/^agk_[0-9A-Za-z]{32}$/);
+  return created;
 }
