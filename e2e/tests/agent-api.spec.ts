@@ -30,9 +30,13 @@ async function runCurl(curl: string): Promise<{ status: number; body: Record<str
 
 async function openApiTab(page: Page, agentName: string): Promise<Locator> {
   const editor = await openEditor(page, agentName);
-  await editor.getByRole('tab', { name: 'API', exact: true }).click();
   const panel = editor.getByTestId('api-keys-panel');
-  await expect(panel).toBeVisible({ timeout: 20_000 });
+  // A click on the tab right after a reload was once lost (the editor stayed on its first tab, with no
+  // error): clicking a tab again is harmless, so click until its panel shows.
+  await expect(async () => {
+    await editor.getByRole('tab', { name: 'API', exact: true }).click();
+    await expect(panel).toBeVisible({ timeout: 4_000 });
+  }).toPass({ timeout: 20_000 });
   return panel;
 }
 
