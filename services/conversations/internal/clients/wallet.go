@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func walletError(op string, err error, precondition error) error {
 	switch status.Code(err) {
 	case codes.FailedPrecondition:
 		if errors.Is(precondition, metering.ErrInsufficientFunds) {
-			return fmt.Errorf("wallet %s: %w", op, &metering.RefusedError{Reason: reason(err)})
+			return fmt.Errorf("wallet %s: %w", op, &metering.RefusedError{Reason: reason(err), Short: shortfall(err)})
 		}
 		return fmt.Errorf("wallet %s: %w: %v", op, precondition, err)
 	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted, codes.Internal,
@@ -67,6 +68,26 @@ func reason(err error) string {
 		return m
 	}
 	return metering.ReasonInsufficientFunds
+}
+
+// shortfall reads the amounts the wallet attaches to a Reserve refused for
+// funds (ErrorInfo metadata: needed_micros, available_micros, fee_micros);
+// nil when they are not all there.
+func shortfall(err error) *metering.Shortfall {
+	for _, d := range status.Convert(err).Details() {
+		info, ok := d.(*errdetails.ErrorInfo)
+		if !ok {
+			continue
+		}
+		m := info.GetMetadata()
+		needed, e1 := strconv.ParseInt(m["needed_micros"], 10, 64)
+		available, e2 := strconv.ParseInt(m["available_micros"], 10, 64)
+		fee, e3 := strconv.ParseInt(m["fee_micros"], 10, 64)
+		if e1 == nil && e2 == nil && e3 == nil {
+			return &metering.Shortfall{NeededMicros: needed, AvailableMicros: available, FeeMicros: fee}
+		}
+	}
+	return nil
 }
 
 func hold(h *walletv1.Hold) metering.Hold {

@@ -331,7 +331,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	case errors.Is(err, metering.ErrInsufficientFunds):
 		reason := metering.RefusalReason(err)
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: reason})
-		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason}
+		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason, Short: metering.RefusalShortfall(err)}
 	case errors.Is(err, metering.ErrRejected):
 		// Refused for a reason of ours (an amount or metadata the wallet
 		// does not accept): nothing was held.

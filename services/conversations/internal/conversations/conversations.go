@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/metering"
 )
 
 // Migrations holds the service's SQL migrations (dir "migrations").
@@ -70,17 +72,21 @@ const (
 	MsgInvalidClientID      = "clientMessageId must be 1 to 100 characters."
 	MsgInsufficientOwner    = "Insufficient funds: add funds to your wallet to keep talking to this agent."
 	MsgInsufficientOther    = "This agent is unavailable right now."
-	MsgMonthlyLimit         = "Monthly spending limit reached: raise your limit in the wallet to keep talking to this agent."
-	MsgDebt                 = "Your wallet has an outstanding balance: add funds to keep talking to this agent."
-	MsgAgentPaused          = "This agent is paused until its monthly fee is paid: add funds to your wallet."
-	MsgRateLimited          = "Too many messages. Please wait a moment and try again."
-	MsgModelUnavailable     = "The model is unavailable right now. Nothing was charged."
-	MsgInterrupted          = "The answer was interrupted. You were charged only for what was generated."
-	MsgInProgress           = "This message is still being answered."
-	MsgCatalogDown          = "The agent service is unavailable. Please try again."
-	MsgWalletDown           = "The wallet is unavailable right now. Nothing was charged."
-	MsgKnowledgeDown        = "The agent's documents are unavailable right now. Nothing was charged."
-	MsgTooLong              = "The agent's instructions and this message are too long for the model."
+	// MsgAgentFeeDue: the owner's refusal when the agent's monthly fee is due
+	// with this answer and the wallet cannot pay it and the answer (the fee,
+	// then what to add).
+	MsgAgentFeeDue      = "This agent's monthly fee of %s is due: add %s to your wallet to continue."
+	MsgMonthlyLimit     = "Monthly spending limit reached: raise your limit in the wallet to keep talking to this agent."
+	MsgDebt             = "Your wallet has an outstanding balance: add funds to keep talking to this agent."
+	MsgAgentPaused      = "This agent is paused until its monthly fee is paid: add funds to your wallet."
+	MsgRateLimited      = "Too many messages. Please wait a moment and try again."
+	MsgModelUnavailable = "The model is unavailable right now. Nothing was charged."
+	MsgInterrupted      = "The answer was interrupted. You were charged only for what was generated."
+	MsgInProgress       = "This message is still being answered."
+	MsgCatalogDown      = "The agent service is unavailable. Please try again."
+	MsgWalletDown       = "The wallet is unavailable right now. Nothing was charged."
+	MsgKnowledgeDown    = "The agent's documents are unavailable right now. Nothing was charged."
+	MsgTooLong          = "The agent's instructions and this message are too long for the model."
 )
 
 // Citation is a document an answer cites.
@@ -174,7 +180,11 @@ func (e *ValidationError) Error() string { return e.Code + ": " + e.Message }
 // (Reason: monthly limit reached, debt outstanding, agent paused). Role
 // tells who asked: the owner is told what to do, a subscriber only that the
 // agent is unavailable (never the owner's money matters).
-type InsufficientFundsError struct{ Role, Reason string }
+type InsufficientFundsError struct {
+	Role, Reason string
+	// Short is how much was missing, when the wallet said.
+	Short *metering.Shortfall
+}
 
 func (e *InsufficientFundsError) Error() string {
 	return "insufficient funds (" + e.Role + ", " + e.Reason + ")"
@@ -185,6 +195,12 @@ func (e *InsufficientFundsError) Message() string {
 	if e.Role != AccessOwner {
 		return MsgInsufficientOther
 	}
+	if sh := e.Short; sh != nil && sh.FeeMicros > 0 && e.Reason == metering.ReasonInsufficientFunds {
+		// The agent's monthly fee is due with this answer: say so, and what
+		// to add (rounded up to the cent) for the fee and this answer.
+		missing := sh.NeededMicros - sh.AvailableMicros
+		return fmt.Sprintf(MsgAgentFeeDue, centsText(sh.FeeMicros), centsText(roundUpToCent(missing)))
+	}
 	switch e.Reason {
 	case "monthly_limit_reached":
 		return MsgMonthlyLimit
@@ -194,6 +210,19 @@ func (e *InsufficientFundsError) Message() string {
 		return MsgAgentPaused
 	}
 	return MsgInsufficientOwner
+}
+
+// centsText shows micro-dollars as dollars and cents ("$10.00").
+func centsText(micros int64) string {
+	return fmt.Sprintf("$%d.%02d", micros/1_000_000, micros%1_000_000/10_000)
+}
+
+// roundUpToCent rounds a positive amount up to a whole cent.
+func roundUpToCent(micros int64) int64 {
+	if micros <= 0 {
+		return 0
+	}
+	return (micros + 9_999) / 10_000 * 10_000
 }
 
 // RateLimitedError: the caller sent too many messages (429).

@@ -3,6 +3,8 @@ package conversations
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentic-app/agentic/services/conversations/internal/metering"
 )
 
 // The key limit refusal says which case it is: spent, or this request's
@@ -24,5 +26,23 @@ func TestDollarsTextKeepsSubCentDigits(t *testing.T) {
 		if got := dollarsText(micros); got != want {
 			t.Errorf("dollarsText(%d) = %q, want %q", micros, got, want)
 		}
+	}
+}
+
+// The owner's refusal names a due agent fee and what to add (rounded up to
+// the cent); without a fee (or for anyone but the owner) the texts stay.
+func TestInsufficientFundsNamesADueFee(t *testing.T) {
+	fee := &InsufficientFundsError{Role: AccessOwner, Reason: "insufficient_funds",
+		Short: &metering.Shortfall{NeededMicros: 10_040_001, AvailableMicros: 3_000_000, FeeMicros: 10_000_000}}
+	if got, want := fee.Message(), "This agent's monthly fee of $10.00 is due: add $7.05 to your wallet to continue."; got != want {
+		t.Fatalf("fee due: %q, want %q", got, want)
+	}
+	noFee := &InsufficientFundsError{Role: AccessOwner, Reason: "insufficient_funds", Short: &metering.Shortfall{NeededMicros: 50, FeeMicros: 0}}
+	if noFee.Message() != MsgInsufficientOwner {
+		t.Fatalf("no fee: %q", noFee.Message())
+	}
+	subscriber := &InsufficientFundsError{Role: "subscriber", Reason: "insufficient_funds", Short: fee.Short}
+	if subscriber.Message() != MsgInsufficientOther {
+		t.Fatalf("subscriber: %q", subscriber.Message())
 	}
 }

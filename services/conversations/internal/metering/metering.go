@@ -61,12 +61,33 @@ const (
 // RefusedError is a refusal by the wallet's money rules: not enough
 // available balance, or another rule (monthly limit, debt, agent paused).
 // It is ErrInsufficientFunds for errors.Is; Reason says which rule.
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason string
+	// Short says how much was missing, when the wallet said (a Reserve
+	// refused for funds); nil otherwise.
+	Short *Shortfall
+}
+
+// Shortfall is what a reservation refused for funds needed — its hold and,
+// when due, the agent's monthly fee — and what was available.
+type Shortfall struct {
+	NeededMicros, AvailableMicros, FeeMicros int64
+}
 
 func (e *RefusedError) Error() string { return "metering: refused by the wallet: " + e.Reason }
 
 // Is makes every refusal ErrInsufficientFunds.
 func (e *RefusedError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// RefusalShortfall returns the amounts of a refusal for funds, if the
+// wallet gave them.
+func RefusalShortfall(err error) *Shortfall {
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return re.Short
+	}
+	return nil
+}
 
 // RefusalReason returns the wallet's reason for a refusal
 // (ReasonInsufficientFunds when it gave none).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -129,4 +130,42 @@ func TestAgentFeesInTheService(t *testing.T) {
 		t.Fatalf("inactive agent listed: %v", fees)
 	}
 	checkLedger(t, app)
+}
+
+// A Reserve refused because the agent's fee is due with it and the wallet
+// cannot pay both says so: the refusal carries what was needed (fee and
+// hold), what was available and the fee, so that the conversations service
+// can tell the owner "This agent's monthly fee of $10.00 is due: add $X".
+// Without a fee due, the fee is 0.
+func TestReserveRefusedForFundsCarriesTheShortfall(t *testing.T) {
+	app := start(t, redisURL())
+	c := walletClient(t, app)
+	ctx := context.Background()
+	uid := uniq("fee-short")
+	meta := map[string]string{"agent_id": uniq("agent"), "agent_name": "Math Tutor"}
+	if _, err := c.Credit(ctx, &walletv1.CreditRequest{Uid: uid, AmountMicros: 3_000_000, IdempotencyKey: "fund"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Reserve(ctx, &walletv1.ReserveRequest{Uid: uid, AmountMicros: 40_000, IdempotencyKey: "q1", Metadata: meta})
+	if status.Code(err) != codes.FailedPrecondition || reason(err) != "insufficient_funds" {
+		t.Fatalf("fee due: %v", err)
+	}
+	m := errorMetadata(err)
+	if m["fee_micros"] != "10000000" || m["needed_micros"] != "10040000" || m["available_micros"] != "3000000" {
+		t.Fatalf("fee due: metadata %v", m)
+	}
+	// An owner's own answer without an agent (no fee): the fee part is 0.
+	_, err = c.Reserve(ctx, &walletv1.ReserveRequest{Uid: uid, AmountMicros: 5_000_000, IdempotencyKey: "q2"})
+	if m := errorMetadata(err); reason(err) != "insufficient_funds" || m["fee_micros"] != "0" || m["needed_micros"] != "5000000" {
+		t.Fatalf("no fee: %v %v", err, m)
+	}
+}
+
+func errorMetadata(err error) map[string]string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetMetadata()
+		}
+	}
+	return nil
 }

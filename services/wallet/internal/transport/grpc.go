@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	grpctransport "github.com/go-kit/kit/transport/grpc"
@@ -155,19 +156,45 @@ const (
 	ReasonAgentPaused         = "agent_paused"
 )
 
+// ErrorInfo metadata of an insufficient_funds refusal of Reserve (decimal
+// micro-dollars): what the reservation needed (the hold plus a due agent
+// fee), what was available, and the fee's part of it (0 when none was due).
+const (
+	MetaNeededMicros    = "needed_micros"
+	MetaAvailableMicros = "available_micros"
+	MetaFeeMicros       = "fee_micros"
+)
+
 // withReason builds a status whose message is msg and whose details carry an
-// ErrorInfo with reason.
-func withReason(code codes.Code, msg, reason string) error {
+// ErrorInfo with reason and the metadata pairs (key, value, …).
+func withReason(code codes.Code, msg, reason string, meta ...string) error {
 	st := status.New(code, msg)
-	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain}); err == nil {
+	info := &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain}
+	if len(meta) > 0 {
+		info.Metadata = map[string]string{}
+		for i := 0; i+1 < len(meta); i += 2 {
+			info.Metadata[meta[i]] = meta[i+1]
+		}
+	}
+	if d, err := st.WithDetails(info); err == nil {
 		st = d
 	}
 	return st.Err()
 }
 
 func grpcError(err error) error {
-	var ve *wallet.ValidationError
+	var (
+		ve    *wallet.ValidationError
+		short *wallet.FundsShortError
+	)
 	switch {
+	case errors.As(err, &short):
+		// A Reserve refused for funds: the amounts go with the reason, so
+		// the caller can say what to add and whether a due fee is why.
+		return withReason(codes.FailedPrecondition, ReasonInsufficientFunds, ReasonInsufficientFunds,
+			MetaNeededMicros, strconv.FormatInt(short.NeededMicros, 10),
+			MetaAvailableMicros, strconv.FormatInt(short.AvailableMicros, 10),
+			MetaFeeMicros, strconv.FormatInt(short.FeeMicros, 10))
 	case errors.Is(err, wallet.ErrInsufficientFunds):
 		// Reserve and Charge alike: the message is the reason itself, so a
 		// caller can match it without decoding the details.

@@ -253,7 +253,7 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 			return HoldResult{Expired: expired}, fmt.Errorf("%w: agent %s, fee %d, requested %d, available %d",
 				ErrAgentPaused, fee.agentID, fee.micros, r.AmountMicros, max(available, 0)), nil
 		}
-		return HoldResult{Expired: expired}, fmt.Errorf("%w: available %d, requested %d", ErrInsufficientFunds, max(available, 0), need), nil
+		return HoldResult{Expired: expired}, &FundsShortError{NeededMicros: need, AvailableMicros: max(available, 0), FeeMicros: fee.micros}, nil
 	}
 
 	var eff debitEffects

@@ -436,6 +436,21 @@ var (
 	ErrHoldCaptured        = errors.New("hold captured")
 )
 
+// FundsShortError is a Reserve refused for funds (it is
+// ErrInsufficientFunds): what was needed — the hold and, when due, the
+// agent's monthly fee — and what was available, so the caller can say how
+// much to add and that a fee is why.
+type FundsShortError struct {
+	NeededMicros, AvailableMicros, FeeMicros int64
+}
+
+func (e *FundsShortError) Error() string {
+	return fmt.Sprintf("%v: available %d, requested %d (fee %d)", ErrInsufficientFunds, e.AvailableMicros, e.NeededMicros, e.FeeMicros)
+}
+
+// Unwrap makes a FundsShortError an ErrInsufficientFunds.
+func (e *FundsShortError) Unwrap() error { return ErrInsufficientFunds }
+
 // ValidationError is a caller mistake (HTTP 400 / gRPC InvalidArgument).
 type ValidationError struct{ Message string }
 
