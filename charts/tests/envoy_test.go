@@ -562,3 +562,45 @@ func TestRateLimitIsPerUser(t *testing.T) {
 		})
 	}
 }
+
+// The route table's security headers are set on every response by the
+// header_mutation filter (so Envoy's own replies carry them too): the CSP
+// with the profile's extra origins (the Auth emulator locally), nosniff,
+// Referrer-Policy, Permissions-Policy, and HSTS only where values ask for it.
+func TestEnvoySetsTheSecurityHeaders(t *testing.T) {
+	for _, c := range []struct {
+		p          profile
+		hsts       bool
+		extraInCSP string
+	}{{defaults, false, ""}, {production, true, ""}, {local, false, "http://127.0.0.1:9099"}} {
+		ec := loadEnvoy(t, c.p)
+		got := map[string]string{}
+		for _, f := range ec.hcms["http"].GetHttpFilters() {
+			if f.GetName() != "envoy.filters.http.header_mutation" {
+				continue
+			}
+			var hm headermutationv3.HeaderMutation
+			if err := f.GetTypedConfig().UnmarshalTo(&hm); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range hm.GetMutations().GetResponseMutations() {
+				if a := m.GetAppend(); a != nil {
+					got[a.GetHeader().GetKey()] = a.GetHeader().GetValue()
+				}
+			}
+		}
+		csp := got["content-security-policy"]
+		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "object-src 'none'") ||
+			!strings.Contains(csp, "img-src 'self' data: blob:;") || got["x-content-type-options"] != "nosniff" ||
+			got["referrer-policy"] != "strict-origin-when-cross-origin" || !strings.Contains(got["permissions-policy"], "camera=()") {
+			t.Errorf("%s: response headers %v", c.p.name, got)
+		}
+		if _, ok := got["strict-transport-security"]; ok != c.hsts {
+			t.Errorf("%s: HSTS %q, want it %v", c.p.name, got["strict-transport-security"], c.hsts)
+		}
+		if c.extraInCSP != "" && (!regexp.MustCompile(`connect-src [^;]*`+regexp.QuoteMeta(c.extraInCSP)).MatchString(csp) ||
+			!regexp.MustCompile(`frame-src [^;]*`+regexp.QuoteMeta(c.extraInCSP)).MatchString(csp)) {
+			t.Errorf("%s: CSP %q lacks %s in connect-src and frame-src", c.p.name, csp, c.extraInCSP)
+		}
+	}
+}

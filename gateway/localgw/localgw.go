@@ -36,6 +36,9 @@ type Config struct {
 	// StaticDir holds the built SPA (index.html and assets/).
 	StaticDir string
 	Logger    *slog.Logger
+	// CSPExtraOrigins are added to the Content-Security-Policy's
+	// connect-src and frame-src (the Auth emulator locally).
+	CSPExtraOrigins []string
 }
 
 // MaxIdlePerUpstream is how many idle keep-alive connections the gateway
@@ -59,6 +62,7 @@ func upstreamTransport() *http.Transport {
 func New(cfg Config) (http.Handler, error) {
 	proxies := make(map[string]*httputil.ReverseProxy, len(cfg.Table.Services))
 	transport := upstreamTransport()
+	sec := cfg.Table.SecurityHeaders.Headers(cfg.CSPExtraOrigins...)
 	for name := range cfg.Table.Services {
 		addr, ok := cfg.Upstreams[name]
 		if !ok {
@@ -78,6 +82,12 @@ func New(cfg Config) (http.Handler, error) {
 			// The services answer X-Request-Id themselves (the trace id the
 			// gateway sent); an answer without one gets it here.
 			ModifyResponse: func(res *http.Response) error {
+				// The gateway set its security headers already; the proxy
+				// adds the service's headers to them, so drop the service's
+				// copies (its nosniff) rather than send two values.
+				for k := range sec {
+					res.Header.Del(k)
+				}
 				if res.Header.Get(headerRequestID) == "" {
 					if id, ok := traceID(res.Request.Header.Get("Traceparent")); ok {
 						res.Header.Set(headerRequestID, id)
@@ -145,7 +155,20 @@ func New(cfg Config) (http.Handler, error) {
 		w.Header().Set("Cache-Control", "no-cache")
 		http.ServeFile(w, r, index)
 	})))
-	return accessLog(cfg.Logger, mux), nil
+	return accessLog(cfg.Logger, securityHeaders(sec, mux)), nil
+}
+
+// securityHeaders sets the route table's security headers on every
+// response, before the handler writes (a service's own values, e.g. its
+// nosniff, replace them when it sets the same header).
+func securityHeaders(headers map[string]string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		for k, v := range headers {
+			h.Set(k, v)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // headerRequestID carries a request's id: its trace id.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +155,45 @@ func TestRequestIDIsTheTraceIDTheServiceSees(t *testing.T) {
 		resp, _ := get(t, newGateway(t, c.addr).URL+c.path)
 		if _, ok := localgw.TraceID("00-" + resp.Header.Get("X-Request-Id") + "-00f067aa0ba902b7-01"); !ok || resp.StatusCode < 400 {
 			t.Fatalf("gateway's own %d for %s: X-Request-Id %q", resp.StatusCode, c.path, resp.Header.Get("X-Request-Id"))
+		}
+	}
+}
+
+// Every response — the SPA's page and files, a proxied /api answer, the
+// gateway's own 404 and 502 — carries the security headers once, the CSP
+// with this environment's extra origins in connect-src and frame-src.
+func TestSecurityHeadersOnEveryResponse(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff") // as the services' JSON does
+		w.WriteHeader(200)
+	}))
+	defer up.Close()
+	table, err := routes.Parse(gateway.RoutesYAML)
+	must(t, err)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>spa</html>"), 0o644))
+	ups := map[string]string{}
+	for name := range table.Services {
+		ups[name] = closedAddr(t)
+	}
+	ups["identity"] = strings.TrimPrefix(up.URL, "http://")
+	h, err := localgw.New(localgw.Config{Table: table, Upstreams: ups, StaticDir: dir,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CSPExtraOrigins: []string{"http://127.0.0.1:9099"}})
+	must(t, err)
+	gw := httptest.NewServer(h)
+	defer gw.Close()
+	for _, path := range []string{"/", "/dashboard/wallet", "/api/user/onboarding", "/api/nope", "/api/agents"} {
+		resp, _ := get(t, gw.URL+path)
+		csp := resp.Header.Values("Content-Security-Policy")
+		if len(csp) != 1 || !strings.Contains(csp[0], "frame-ancestors 'none'") || !strings.Contains(csp[0], "object-src 'none'") ||
+			!strings.Contains(csp[0], "base-uri 'self'") || !strings.Contains(csp[0], "img-src 'self' data: blob:;") ||
+			!regexp.MustCompile(`connect-src [^;]*https://identitytoolkit.googleapis.com[^;]* http://127.0.0.1:9099(;|$)`).MatchString(csp[0]) ||
+			!regexp.MustCompile(`frame-src [^;]* http://127.0.0.1:9099(;|$)`).MatchString(csp[0]) {
+			t.Fatalf("%s: CSP %q", path, csp)
+		}
+		if v := resp.Header.Values("X-Content-Type-Options"); len(v) != 1 || v[0] != "nosniff" ||
+			resp.Header.Get("Referrer-Policy") != "strict-origin-when-cross-origin" || !strings.Contains(resp.Header.Get("Permissions-Policy"), "camera=()") {
+			t.Fatalf("%s (%d): headers %v", path, resp.StatusCode, resp.Header)
 		}
 	}
 }

@@ -63,6 +63,48 @@ func (r Route) Matches(path string) bool {
 type Table struct {
 	Services map[string]Service `yaml:"services"`
 	Routes   []Route            `yaml:"routes"`
+	// SecurityHeaders are set on every response of the gateway (the SPA's
+	// files and every /api answer), by the local gateway and by Envoy.
+	SecurityHeaders SecurityHeaders `yaml:"securityHeaders"`
+}
+
+// SecurityHeaders are the browser security headers of every response.
+type SecurityHeaders struct {
+	// ContentSecurityPolicy lists the origins the SPA needs in production;
+	// an environment adds its own (the Auth emulator locally) to connect-src
+	// and frame-src with CSP.
+	ContentSecurityPolicy string `yaml:"contentSecurityPolicy"`
+	ReferrerPolicy        string `yaml:"referrerPolicy"`
+	PermissionsPolicy     string `yaml:"permissionsPolicy"`
+}
+
+// CSP is the Content-Security-Policy with extra origins allowed in
+// connect-src and frame-src (the directives an environment's own services
+// — an Auth emulator, a custom auth domain — need).
+func (h SecurityHeaders) CSP(extraOrigins ...string) string {
+	if len(extraOrigins) == 0 {
+		return h.ContentSecurityPolicy
+	}
+	directives := strings.Split(h.ContentSecurityPolicy, ";")
+	for i, d := range directives {
+		d = strings.TrimSpace(d)
+		name, _, _ := strings.Cut(d, " ")
+		if name == "connect-src" || name == "frame-src" {
+			d += " " + strings.Join(extraOrigins, " ")
+		}
+		directives[i] = d
+	}
+	return strings.Join(directives, "; ")
+}
+
+// Headers lists the headers with their values (CSP with extraOrigins).
+func (h SecurityHeaders) Headers(extraOrigins ...string) map[string]string {
+	return map[string]string{
+		"Content-Security-Policy": h.CSP(extraOrigins...),
+		"X-Content-Type-Options":  "nosniff",
+		"Referrer-Policy":         h.ReferrerPolicy,
+		"Permissions-Policy":      h.PermissionsPolicy,
+	}
 }
 
 // Parse decodes the YAML strictly (unknown keys are errors) and validates it.
@@ -82,6 +124,9 @@ func Parse(data []byte) (*Table, error) {
 func (t *Table) validate() error {
 	if len(t.Services) == 0 || len(t.Routes) == 0 {
 		return errors.New("needs at least one service and one route")
+	}
+	if h := t.SecurityHeaders; h.ContentSecurityPolicy == "" || h.ReferrerPolicy == "" || h.PermissionsPolicy == "" {
+		return errors.New("securityHeaders: contentSecurityPolicy, referrerPolicy and permissionsPolicy are required")
 	}
 	for name, s := range t.Services {
 		if s.LocalHTTP == "" || s.HTTPPort == 0 || s.GRPCPort == 0 {

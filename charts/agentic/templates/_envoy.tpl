@@ -119,6 +119,26 @@ static_resources:
                       mutations:
                         request_mutations:
                           - remove: x-agentic-uid
+                        # The route table's security headers (files/routes.yaml) on every
+                        # response, Envoy's own replies included; the CSP with this
+                        # deployment's extra origins in connect-src and frame-src.
+                        response_mutations:
+                          {{- $sec := $table.securityHeaders }}
+                          {{- $csp := $sec.contentSecurityPolicy }}
+                          {{- with $envoy.securityHeaders.extraOrigins }}
+                          {{- $extra := join " " . }}
+                          {{- $csp = regexReplaceAll "connect-src([^;]*)" $csp (printf "connect-src${1} %s" $extra) }}
+                          {{- $csp = regexReplaceAll "frame-src([^;]*)" $csp (printf "frame-src${1} %s" $extra) }}
+                          {{- end }}
+                          {{- $headers := dict "content-security-policy" $csp "x-content-type-options" "nosniff" "referrer-policy" $sec.referrerPolicy "permissions-policy" $sec.permissionsPolicy }}
+                          {{- if gt (int $envoy.securityHeaders.hstsMaxAge) 0 }}
+                          {{- $_ := set $headers "strict-transport-security" (printf "max-age=%d; includeSubDomains" (int $envoy.securityHeaders.hstsMaxAge)) }}
+                          {{- end }}
+                          {{- range $k := keys $headers | sortAlpha }}
+                          - append:
+                              header: { key: {{ $k }}, value: {{ index $headers $k | toJson }} }
+                              append_action: OVERWRITE_IF_EXISTS_OR_ADD
+                          {{- end }}
                   {{- if $jwt }}
                   - name: envoy.filters.http.jwt_authn
                     typed_config:

@@ -54,6 +54,9 @@ func run(logger *slog.Logger) error {
 		Upstreams: ups,
 		StaticDir: env("WEB_DIST", "web/dist"),
 		Logger:    logger,
+		// GATEWAY_CSP_EXTRA_ORIGINS (space-separated): origins the SPA reaches
+		// in this environment besides production's (the Auth emulator).
+		CSPExtraOrigins: strings.Fields(os.Getenv("GATEWAY_CSP_EXTRA_ORIGINS")),
 	})
 	if err != nil {
 		return err

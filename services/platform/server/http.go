@@ -166,6 +166,7 @@ func Middleware(h http.Handler, service string, logger *slog.Logger, reg prometh
 	h = instrument(h, reg)
 	h = logRequests(h, logger, requestLogConfigFromEnv(logger))
 	h = withRequestID(h) // inside otelhttp: the id is the span's trace id
+	h = noSniff(h)
 	return otelhttp.NewHandler(h, service, otelhttp.WithSpanNameFormatter(spanName))
 }
 

@@ -34,3 +34,13 @@ func withRequestID(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// noSniff tells browsers never to guess a response's type (an error's JSON
+// rendered as HTML): every answer of a service carries it, whichever
+// encoder wrote it.
+func noSniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}

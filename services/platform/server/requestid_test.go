@@ -18,7 +18,8 @@ var traceIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // With tracing off (the local default: a no-op provider), every answer —
 // a route's, a 404, a 405 — still carries an X-Request-Id, distinct per
-// request, and the request's log line carries it as trace_id.
+// request, and the request's log line carries it as trace_id; and every
+// answer says nosniff.
 func TestEveryAnswerCarriesItsRequestID(t *testing.T) {
 	otel.SetTracerProvider(noop.NewTracerProvider())
 	otel.SetTextMapPropagator(propagation.TraceContext{})
@@ -38,7 +39,7 @@ func TestEveryAnswerCarriesItsRequestID(t *testing.T) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
 		id := rec.Header().Get(HeaderRequestID)
-		if rec.Code != c.status || !traceIDPattern.MatchString(id) || seen[id] {
+		if rec.Code != c.status || !traceIDPattern.MatchString(id) || seen[id] || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 			t.Fatalf("%s %s: %d, request id %q (seen %v)", c.method, c.path, rec.Code, id, seen)
 		}
 		seen[id] = true
