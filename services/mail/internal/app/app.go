@@ -57,7 +57,8 @@ type Config struct {
 	Env string
 	// Hostname is the SMTP server's name (greeting, EHLO to the relay).
 	Hostname string
-	// TrustSPF accepts an aligned SPF pass instead of DKIM (production).
+	// TrustSPF accepts an aligned SPF pass instead of DKIM where the From
+	// domain publishes DMARC (production; off by default: DKIM only).
 	TrustSPF bool
 	// TLSCert, TLSKey: PEM files enabling STARTTLS on the inbound server.
 	TLSCert, TLSKey string
@@ -119,7 +120,7 @@ func LoadConfig() (Config, error) {
 		ShutdownTimeout:       l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		Env:                   l.Env(),
 		Hostname:              l.String("MAIL_HOSTNAME", host),
-		TrustSPF:              l.Bool("MAIL_TRUST_SPF", true),
+		TrustSPF:              l.Bool("MAIL_TRUST_SPF", false),
 		TLSCert:               l.String("MAIL_TLS_CERT", ""),
 		TLSKey:                l.String("MAIL_TLS_KEY", ""),
 		DKIMKey:               l.String("MAIL_DKIM_KEY", ""),

@@ -38,7 +38,9 @@ type Config struct {
 	// Required: refuse messages that pass neither check (production). When
 	// false every message passes unchecked (development).
 	Required bool
-	// TrustSPF accepts an aligned SPF pass when there is no aligned DKIM pass.
+	// TrustSPF accepts an aligned SPF pass when there is no aligned DKIM
+	// pass, if the From domain publishes DMARC (an aligned SPF pass is then
+	// a DMARC pass). Off by default (MAIL_TRUST_SPF): DKIM only.
 	TrustSPF bool
 	// Resolver answers the DNS queries of both checks (default net.DefaultResolver).
 	Resolver spf.DNSResolver
@@ -145,7 +147,18 @@ func (v *Verifier) Check(ctx context.Context, in Input) (Result, error) {
 			spf.WithResolver(v.cfg.Resolver), spf.WithContext(ctx))
 		switch {
 		case res == spf.Pass && Aligned(envDomain, fromDomain):
-			return Result{Method: MethodSPF, Domain: envDomain}, nil
+			// SPF alone proves only the envelope: trusted when the From
+			// domain publishes DMARC (so aligned SPF is a DMARC pass).
+			ok, dmarcErr := v.publishesDMARC(ctx, fromDomain)
+			switch {
+			case ok:
+				return Result{Method: MethodSPF, Domain: envDomain}, nil
+			case dmarcErr != nil:
+				temporary = true
+				reasons = append(reasons, fmt.Sprintf("dmarc: %v", dmarcErr))
+			default:
+				reasons = append(reasons, fmt.Sprintf("spf: aligned pass, but %s publishes no DMARC record", fromDomain))
+			}
 		case res == spf.Pass:
 			reasons = append(reasons, fmt.Sprintf("spf: %s not aligned with %s", envDomain, fromDomain))
 		case res == spf.TempError:
@@ -168,6 +181,34 @@ func domainOf(addr string) string {
 		return ""
 	}
 	return strings.TrimSuffix(strings.ToLower(addr[at+1:]), ".")
+}
+
+// publishesDMARC reports whether domain (or else its organizational
+// domain) publishes a DMARC record (RFC 7489 6.6.3: _dmarc.<domain> TXT
+// "v=DMARC1; …"). An error is a temporary DNS failure; "no such record" is
+// not an error.
+func (v *Verifier) publishesDMARC(ctx context.Context, domain string) (bool, error) {
+	domain = strings.TrimSuffix(strings.ToLower(domain), ".")
+	names := []string{"_dmarc." + domain}
+	if org, err := publicsuffix.EffectiveTLDPlusOne(domain); err == nil && org != domain {
+		names = append(names, "_dmarc."+org)
+	}
+	for _, name := range names {
+		txts, err := v.cfg.Resolver.LookupTXT(ctx, name)
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, t := range txts {
+			if strings.HasPrefix(strings.ToLower(strings.TrimSpace(t)), "v=dmarc1") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // Aligned reports DMARC relaxed alignment of two domains: equal, or the same

@@ -36,6 +36,10 @@ func TestCheck(t *testing.T) {
 	}
 	dns.SetTXT("s1._domainkey.flaky.test") // present but failing (Fail wins)
 	dns.SetTXT("spf.example.net", "v=spf1 ip4:192.0.2.10 -all")
+	dns.SetTXT("_dmarc.example.net", "v=DMARC1; p=reject")
+	dns.SetTXT("nodmarc.test", "v=spf1 ip4:192.0.2.10 -all")
+	dns.SetTXT("mail.dmarcorg.test", "v=spf1 ip4:192.0.2.10 -all")
+	dns.SetTXT("_dmarc.dmarcorg.test", "v=DMARC1; p=none")
 	dns.SetTXT("soft.example.net", "v=spf1 ~all")
 	ip := net.ParseIP("192.0.2.10")
 	other := net.ParseIP("198.51.100.7")
@@ -66,6 +70,10 @@ func TestCheck(t *testing.T) {
 			Input{Raw: sign(t, message("alice@flaky.test"), "flaky.test", key), IP: other, MailFrom: "alice@flaky.test", From: "alice@flaky.test"}, "", true, "key unavailable"},
 		{"spf pass trusted", Config{Required: true, TrustSPF: true},
 			Input{Raw: message("bob@spf.example.net"), IP: ip, HELO: "mx.example.net", MailFrom: "bob@spf.example.net", From: "bob@spf.example.net"}, MethodSPF, false, ""},
+		{"spf pass, DMARC on the organizational domain", Config{Required: true, TrustSPF: true},
+			Input{Raw: message("bob@mail.dmarcorg.test"), IP: ip, MailFrom: "bob@mail.dmarcorg.test", From: "bob@mail.dmarcorg.test"}, MethodSPF, false, ""},
+		{"spf pass without DMARC", Config{Required: true, TrustSPF: true},
+			Input{Raw: message("bob@nodmarc.test"), IP: ip, MailFrom: "bob@nodmarc.test", From: "bob@nodmarc.test"}, "", false, "publishes no DMARC record"},
 		{"spf pass not trusted", Config{Required: true},
 			Input{Raw: message("bob@spf.example.net"), IP: ip, MailFrom: "bob@spf.example.net", From: "bob@spf.example.net"}, "", false, "no signature"},
 		{"spf from another ip", Config{Required: true, TrustSPF: true},
