@@ -168,6 +168,10 @@ func TestParseWebhook(t *testing.T) {
 	if err != nil || ev.ID != id || ev.SessionID != "cs_test_1" || ev.PaymentStatus != "paid" || ev.AmountTotal != 500 || ev.ClientReferenceID != "u1" {
 		t.Fatalf("%+v %v", ev, err)
 	}
+	// A clock a little ahead (within the tolerance) is fine.
+	if _, err := ParseWebhook(payload, stripesim.Sign(payload, secret, time.Now().Add(2*time.Minute)), secret); err != nil {
+		t.Fatalf("slightly ahead: %v", err)
+	}
 	// Another API version is accepted (IgnoreAPIVersionMismatch).
 	old := []byte(strings.Replace(string(payload), stripe.APIVersion, "2020-08-27", 1))
 	if _, err := ParseWebhook(old, stripesim.Sign(old, secret, time.Now()), secret); err != nil {
@@ -175,6 +179,7 @@ func TestParseWebhook(t *testing.T) {
 	}
 	for name, hdr := range map[string]string{
 		"stale":  stripesim.Sign(payload, secret, time.Now().Add(-6*time.Minute)),
+		"future": stripesim.Sign(payload, secret, time.Now().Add(6*time.Minute)),
 		"wrong":  stripesim.Sign(payload, "whsec_other", time.Now()),
 		"empty":  "",
 		"broken": "t=x,v1=zz",

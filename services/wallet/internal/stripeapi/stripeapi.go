@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,10 +157,21 @@ func idOf(raw json.RawMessage) string {
 }
 
 // ParseWebhook implements wallet.Payments: stripe-go verifies the
-// Stripe-Signature header (HMAC-SHA256, timestamp within 300 s; the API
+// Stripe-Signature header (HMAC-SHA256, timestamp within 300 s either way; the API
 // version is not enforced).
 func (c *Client) ParseWebhook(payload []byte, signatureHeader string) (wallet.WebhookEvent, error) {
 	return ParseWebhook(payload, signatureHeader, c.cfg.WebhookSecret)
+}
+
+// signatureTime is the t= timestamp of a Stripe-Signature header.
+func signatureTime(header string) (time.Time, bool) {
+	for _, part := range strings.Split(header, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "t="); ok {
+			sec, err := strconv.ParseInt(v, 10, 64)
+			return time.Unix(sec, 0), err == nil
+		}
+	}
+	return time.Time{}, false
 }
 
 // ParseWebhook verifies and parses a webhook delivery signed with secret.
@@ -169,6 +181,12 @@ func ParseWebhook(payload []byte, signatureHeader, secret string) (wallet.Webhoo
 	})
 	if err != nil {
 		return wallet.WebhookEvent{}, fmt.Errorf("%w: %v", wallet.ErrBadSignature, err)
+	}
+	// stripe-go refuses only old timestamps; one further in the future than
+	// the tolerance is refused too (a captured signature cannot be made to
+	// last longer by a sender whose clock, or forgery, runs ahead).
+	if ts, ok := signatureTime(signatureHeader); !ok || time.Until(ts) > WebhookTolerance {
+		return wallet.WebhookEvent{}, fmt.Errorf("%w: signature timestamp more than %s in the future", wallet.ErrBadSignature, WebhookTolerance)
 	}
 	if ev.ID == "" || ev.Type == "" {
 		return wallet.WebhookEvent{}, fmt.Errorf("%w: event without id or type", wallet.ErrBadSignature)
