@@ -62,7 +62,14 @@ func TestProductionModeRequiresSenderAuthentication(t *testing.T) {
 	if err := send(t, app.smtp, owner, []string{agentEmail}, signed); err != nil {
 		t.Fatalf("DKIM-signed: %v", err)
 	}
-	// SPF pass for erin's domain from this IP.
+	// SPF pass for erin's domain from this IP: not enough while the domain
+	// publishes no DMARC record (SPF alone proves only the envelope)…
+	noDMARC := message(subscriber, agentEmail, "SPF only", "spf-nodmarc@example.net", nil, "SPF without DMARC")
+	if got := code(send(t, app.smtp, subscriber, []string{agentEmail}, noDMARC)); got != "550 5.7.1" {
+		t.Errorf("SPF pass without DMARC: %s, want 550 5.7.1", got)
+	}
+	// …and accepted once it does (an aligned SPF pass is a DMARC pass).
+	dns.SetTXT("_dmarc.example.net", "v=DMARC1; p=reject")
 	spf := message(subscriber, agentEmail, "SPF", "spf@example.net", nil, "Authenticated by SPF")
 	if err := send(t, app.smtp, subscriber, []string{agentEmail}, spf); err != nil {
 		t.Fatalf("SPF pass: %v", err)

@@ -17,6 +17,8 @@ import (
 	"github.com/emersion/go-message/mail"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/agentic-app/agentic/services/mail/internal/mailtext"
 )
 
 // Citation is a source the answer used.
@@ -176,5 +178,8 @@ func HTML(markdown string, cites []Citation) (string, error) {
 		b.WriteString("</ol>\n")
 	}
 	b.WriteString("</body></html>\n")
-	return b.String(), nil
+	// Answers never load remote content (an image URL in a planted document
+	// could carry data out): remote images become links naming their host,
+	// links say where they go (mailtext.NoRemoteContent).
+	return mailtext.NoRemoteContent(b.String())
 }

