@@ -61,7 +61,7 @@ test('the owner chats in the editor: a streamed, cited answer with its tokens an
   await expect(lastAnswer(again).getByTestId('citation-chip').first()).toBeVisible();
 });
 
-test('with an empty wallet the owner sees the 402 message and Add Funds', async ({ page }) => {
+test('with an empty wallet the owner sees the 402 message naming the agent fee, and Add Funds', async ({ page }) => {
   test.setTimeout(120_000);
   await register(page, newUser('chat402'));
   await openAgentList(page);
@@ -71,7 +71,11 @@ test('with an empty wallet the owner sees the 402 message and Add Funds', async 
 
   await sendChatMessage(panel, 'Hello, are you there?');
   const alert = lastAnswer(panel).getByRole('alert');
-  await expect(alert).toContainText('Insufficient funds', { timeout: 30_000 });
+  // A new agent's first answer starts its $10 monthly fee: the refusal names it and what to add (the fee and
+  // this answer's worst case, rounded up to the cent).
+  await expect(alert).toContainText(/This agent's monthly fee of \$10\.00 is due: add \$10\.\d\d to your wallet to continue\./, {
+    timeout: 30_000,
+  });
   await expect(lastAnswer(panel).getByTestId('answer-usage')).toHaveCount(0);
   const addFunds = alert.getByRole('link', { name: 'Add Funds' });
   await expect(addFunds).toHaveAttribute('href', '/dashboard/wallet');
