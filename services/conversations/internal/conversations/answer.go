@@ -394,7 +394,13 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		return Turn{}, err
 	}
 	generated := res.Text != "" || res.Usage.OutputTokens > 0
-	if genErr != nil && !generated {
+	// Stopped (the client left, Stop) after the provider was sent the
+	// prompt: it read it and bills for it, so the answer is charged for its
+	// input (and the fee), with no output — not given away. A refusal or a
+	// failure of the provider, or a stop before the request was sent, is
+	// free.
+	stoppedAfterSend := genErr != nil && !generated && res.Sent && ctx.Err() != nil
+	if genErr != nil && !generated && !stoppedAfterSend {
 		// Nothing generated: give the money back and forget the turn.
 		if err := s.meter.Release(wctx, hold.ID); err != nil {
 			s.log.WarnContext(ctx, "release failed, the reconciler will retry", "message_id", asst.ID, "error", err)
@@ -416,6 +422,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	}
 	if usage.InputTokens == 0 && usage.OutputTokens == 0 {
 		usage.InputTokens, usage.OutputTokens, usage.Estimated = int64(built.InputTokens), int64(llm.CompletionTokens(res.Text)), true
+	}
+	if stoppedAfterSend {
+		s.m.stoppedCharged.Inc()
 	}
 	amounts := pricing.Quote(price, usage.InputTokens, usage.OutputTokens)
 	usage.CostMicros, usage.FeeMicros, usage.TotalMicros = amounts.CostMicros, amounts.FeeMicros, amounts.TotalMicros

@@ -31,7 +31,10 @@ type metrics struct {
 	tokens   *prometheus.CounterVec
 	unsettle prometheus.Counter
 	dropped  prometheus.Counter
-	stages   *prometheus.HistogramVec
+	// stoppedCharged counts answers stopped after the provider was sent the
+	// prompt: charged for their input only.
+	stoppedCharged prometheus.Counter
+	stages         *prometheus.HistogramVec
 }
 
 // Stages of an answer before its first token (the "stage" label of
@@ -64,6 +67,9 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		unsettle: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "conversations_charges_deferred_total", Help: "Answers whose capture was left to the reconciler (wallet unavailable).",
 		}),
+		stoppedCharged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "conversations_stopped_input_charged_total", Help: "Answers stopped by the client after the model was sent the prompt: charged for its input only.",
+		}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "conversations_knowledge_degraded_total", Help: "Answers given without knowledge because the knowledge service is not available.",
 		}),
@@ -80,6 +86,7 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		m.tokens = observability.Register(reg, m.tokens)
 		m.unsettle = observability.Register(reg, m.unsettle)
 		m.dropped = observability.Register(reg, m.dropped)
+		m.stoppedCharged = observability.Register(reg, m.stoppedCharged)
 	}
 	return m
 }

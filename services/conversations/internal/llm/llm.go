@@ -67,6 +67,9 @@ type Result struct {
 	Usage        Usage
 	Model        string
 	FinishReason string
+	// Sent: the request went to the provider (it may have read the prompt,
+	// and bill for it, even if no output came back before a cancellation).
+	Sent bool
 }
 
 // Provider generates completions. Complete streams the answer: onDelta is

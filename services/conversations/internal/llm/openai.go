@@ -134,17 +134,22 @@ func (o *OpenAI) Client() *openai.Client { return &o.client }
 // stream_options.include_usage, retried before its first token.
 func (o *OpenAI) Complete(ctx context.Context, req Request, onDelta func(text string) error) (Result, error) {
 	params := o.params(req)
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err) // never sent
+	}
+	sent := Result{Sent: true}
 	for attempt := 0; ; attempt++ {
 		res, produced, err := o.attempt(ctx, req, params, onDelta)
+		res.Sent = true
 		if err == nil || produced {
 			return res, err
 		}
 		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+			return sent, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
 		}
 		delay, retry := o.retryDelay(attempt, err)
 		if !retry {
-			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+			return sent, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		o.log.WarnContext(ctx, "llm call failed before its first token, retrying",
 			"model", params.Model, "attempt", attempt+1, "delay", delay, "error", err)
@@ -152,7 +157,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, onDelta func(text st
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+			return sent, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
 		case <-t.C:
 		}
 	}

@@ -287,11 +287,22 @@ func TestCancelStopsTheUpstream(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
 	f = setup(t, llm.OpenAIConfig{})
-	_, err = f.p.Complete(ctx2, llm.Request{Model: "agentic-sim+ttft2s", Messages: messages(t)}, func(string) error { return nil })
+	res, err = f.p.Complete(ctx2, llm.Request{Model: "agentic-sim+ttft2s", Messages: messages(t)}, func(string) error { return nil })
 	if !errors.Is(err, llm.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
+	if !res.Sent { // the provider had the prompt: the caller charges its input
+		t.Fatal("a request cancelled while the model worked is not reported as sent")
+	}
 	waitFor(t, func() bool { return f.sim.Stats().Cancelled == 1 && f.sim.Stats().Requests == 1 }, "one cancelled request")
+
+	// Cancelled before the call: never sent, nothing for the caller to charge.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	res, err = f.p.Complete(done, llm.Request{Messages: messages(t)}, func(string) error { return nil })
+	if !errors.Is(err, llm.ErrUnavailable) || res.Sent || f.sim.Stats().Requests != 1 {
+		t.Fatalf("cancelled before the call: %v, sent %v, requests %d", err, res.Sent, f.sim.Stats().Requests)
+	}
 }
 
 func TestDeltaErrorCancelsTheUpstream(t *testing.T) {

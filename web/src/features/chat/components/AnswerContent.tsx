@@ -7,6 +7,11 @@ import { Markdown } from './Markdown';
 
 export const WALLET_PATH = '/dashboard/wallet';
 
+/** A stored answer stopped after the model had the question: only reading it was charged (docs/web-chat.md). */
+export const STOPPED_CHARGED_INPUT = 'Stopped — charged for reading your question only.';
+/** Stopped before any text: whether the model had the question yet is known once the conversation reloads. */
+export const STOPPED_BEFORE_ANSWER = 'Stopped before the answer started. If the model had already read your question, only that is charged.';
+
 interface AnswerContentProps {
   text: string;
   phase: TurnPhase;
@@ -33,8 +38,11 @@ export function AnswerContent({ text, phase, error, role, storedStatus, onRetry 
         </p>
       )}
       {text && <Markdown content={text} streaming={streaming} />}
-      {phase === 'stopped' && <p className="chat-note">Stopped. The answer above is incomplete.</p>}
-      {!error && phase === 'done' && storedStatus === 'partial' && <p className="chat-note">This answer is incomplete.</p>}
+      {phase === 'stopped' && text && <p className="chat-note">Stopped. The answer above is incomplete.</p>}
+      {phase === 'stopped' && !text && <p className="chat-note">{STOPPED_BEFORE_ANSWER}</p>}
+      {!error && phase === 'done' && storedStatus === 'partial' && (
+        <p className="chat-note">{text ? 'This answer is incomplete.' : STOPPED_CHARGED_INPUT}</p>
+      )}
       {!error && phase === 'done' && storedStatus === 'failed' && <p className="chat-note">This answer failed.</p>}
       {error && <TurnErrorAlert error={error} role={role} onRetry={onRetry} />}
     </div>
