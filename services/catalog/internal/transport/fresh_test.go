@@ -22,6 +22,7 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/agents/shared"},
 		{Method: http.MethodGet, Path: "/api/agents/" + id},
 		{Method: http.MethodGet, Path: "/api/agents/" + id + "/subscribers"},
-		{Method: http.MethodPatch, Path: "/api/agents/" + id},
+		{Method: http.MethodPatch, Path: "/api/agents/" + id, Fresh: true},
+		{Method: http.MethodPost, Path: "/api/agents", Fresh: true},
 	})
 }

@@ -45,9 +45,10 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		server.Route(mux, method, path, fresh(httptransport.NewServer(e, dec, enc, opts...)))
 	}
 	route(http.MethodGet, PathAgents, set.ListAgents, decodeListAgents, encodeJSON(http.StatusOK))
-	route(http.MethodPost, PathAgents, set.CreateAgent, decodeCreateAgent, encodeJSON(http.StatusCreated))
+	// Writes check revocation too (issue 30 item 1).
+	sensitive(http.MethodPost, PathAgents, set.CreateAgent, decodeCreateAgent, encodeJSON(http.StatusCreated))
 	route(http.MethodGet, PathAgent, set.GetAgent, decodeAgentRequest, encodeJSON(http.StatusOK))
-	route(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
+	sensitive(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
 	sensitive(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
 	sensitive(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))

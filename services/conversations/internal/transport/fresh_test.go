@@ -25,6 +25,8 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/agents/" + id + "/api-keys"},
 		{Method: http.MethodGet, Path: "/api/agents/" + id + "/conversations"},
 		{Method: http.MethodGet, Path: "/api/conversations/" + id},
-		{Method: http.MethodPatch, Path: "/api/conversations/" + id},
+		{Method: http.MethodPatch, Path: "/api/conversations/" + id, Fresh: true},
+		{Method: http.MethodPost, Path: "/api/agents/" + id + "/conversations", Fresh: true},
+		{Method: http.MethodPost, Path: "/api/conversations/" + id + "/messages", Fresh: true},
 	})
 }

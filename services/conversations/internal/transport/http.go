@@ -42,15 +42,20 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	route := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
 	}
-	route(http.MethodPost, PathAgentConversations, set.CreateConversation, decodeCreate, encodeJSON(http.StatusCreated))
+	// Writes and spending also check revocation (issue 30 item 1): a disabled
+	// or signed-out-everywhere account stops within RevocationTTL (5 s).
+	sensitive := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, fresh(httptransport.NewServer(e, dec, enc, opts...)))
+	}
+	sensitive(http.MethodPost, PathAgentConversations, set.CreateConversation, decodeCreate, encodeJSON(http.StatusCreated))
 	route(http.MethodGet, PathAgentConversations, set.ListConversations, decodeList, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathChatInfo, set.ChatInfo, decodeChatInfo, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathConversation, set.GetConversation, decodeGet, encodeJSON(http.StatusOK))
-	route(http.MethodPatch, PathConversation, set.RenameConversation, decodeRename, encodeJSON(http.StatusOK))
+	sensitive(http.MethodPatch, PathConversation, set.RenameConversation, decodeRename, encodeJSON(http.StatusOK))
 	server.Route(mux, http.MethodDelete, PathConversation, fresh(httptransport.NewServer(set.DeleteConversation, decodeDelete, encodeJSON(http.StatusNoContent), opts...)))
 	// The message route streams while the endpoint runs, which go-kit's
 	// decode → endpoint → encode server cannot do: its own handler.
-	server.Route(mux, http.MethodPost, PathMessages, protect(&messageHandler{send: set.SendMessage, errEnc: errEnc, log: logger}))
+	server.Route(mux, http.MethodPost, PathMessages, fresh(&messageHandler{send: set.SendMessage, errEnc: errEnc, log: logger}))
 }
 
 // ConversationJSON is a conversation as the API shows it.

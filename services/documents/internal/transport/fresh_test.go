@@ -18,7 +18,9 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 	authtest.CheckRoutes(t, mux, []authtest.Route{
 		{Method: http.MethodDelete, Path: "/api/agents/" + id + "/documents/" + id, Fresh: true},
 		{Method: http.MethodGet, Path: "/api/agents/" + id + "/documents"},
-		{Method: http.MethodPost, Path: "/api/agents/" + id + "/documents"},
-		{Method: http.MethodPut, Path: "/api/agents/" + id + "/documents/" + id},
+		{Method: http.MethodPost, Path: "/api/agents/" + id + "/documents", Fresh: true},
+		{Method: http.MethodPut, Path: "/api/agents/" + id + "/documents/" + id, Fresh: true},
+		{Method: http.MethodPost, Path: "/api/agents/" + id + "/documents/" + id + "/sync", Fresh: true},
+		{Method: http.MethodPost, Path: "/api/agents/" + id + "/knowledge/search"},
 	})
 }

@@ -40,10 +40,14 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		server.Route(mux, method, path, protect(httptransport.NewServer(e, dec, enc, opts...)))
 	}
 	route(http.MethodGet, PathDocuments, set.ListDocuments, decodeList, encodeJSON(http.StatusOK))
-	route(http.MethodPost, PathDocuments, set.AddDocument, decodeAdd, encodeJSON(http.StatusCreated))
-	route(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
+	// Writes check revocation too (issue 30 item 1); the search is a read.
+	sensitive := func(method, path string, e func(context.Context, any) (any, error), dec httptransport.DecodeRequestFunc, enc httptransport.EncodeResponseFunc) {
+		server.Route(mux, method, path, fresh(httptransport.NewServer(e, dec, enc, opts...)))
+	}
+	sensitive(http.MethodPost, PathDocuments, set.AddDocument, decodeAdd, encodeJSON(http.StatusCreated))
+	sensitive(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
 	server.Route(mux, http.MethodDelete, PathDocument, fresh(httptransport.NewServer(set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent), opts...)))
-	route(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
+	sensitive(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
 	route(http.MethodPost, PathSearch, set.SearchKnowledge, decodeSearch, encodeJSON(http.StatusOK))
 }
 
