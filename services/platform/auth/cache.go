@@ -26,6 +26,8 @@ type CachingVerifier struct {
 	mu      sync.Mutex
 	entries map[[32]byte]Claims
 	fresh   map[[32]byte]freshEntry
+
+	accounts accountCache // AccountDisabled answers (accounts.go)
 }
 
 type freshEntry struct {

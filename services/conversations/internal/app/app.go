@@ -335,6 +335,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Meter:    meter,
 		Provider: provider,
 		Keys:     store,
+		Accounts: verifier, // a disabled owner's keys stop within 5 s
 		// The watcher's own connection (see watchPool).
 		Revocations: conversations.NewPostgresStore(watchPool),
 		APILimiter: ratelimit.APILimits{

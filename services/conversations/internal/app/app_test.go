@@ -47,6 +47,13 @@ var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.C
 	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
 })
 
+func verifierOr(v auth.Verifier) auth.Verifier {
+	if v != nil {
+		return v
+	}
+	return testVerifier
+}
+
 const (
 	agentA   = "01900000-0000-7000-8000-00000000000a" // "Math Tutor", alice's
 	agentB   = "01900000-0000-7000-8000-00000000000b" // dave's
@@ -136,6 +143,8 @@ type options struct {
 	logger *slog.Logger
 	// wrapStore wraps the answering path's store (fault injection).
 	wrapStore func(conversations.Store) conversations.Store
+	// verifier replaces testVerifier.
+	verifier auth.Verifier
 }
 
 func randomSuffix() string {
@@ -216,7 +225,7 @@ func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.S
 			APIKeyRateLimit: o.apiKeyLimit, APIOwnerRateLimit: o.apiOwnerLimit, APIRateWindow: time.Minute,
 			APIKeyCacheTTL: o.keyCacheTTL,
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
-			Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
+			Verifier: verifierOr(o.verifier), RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
 			Service:         got,
 			WrapStore:       o.wrapStore,
 			ConsumerMaxWait: 100 * time.Millisecond,

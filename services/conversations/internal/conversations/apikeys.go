@@ -61,6 +61,9 @@ var (
 	ErrAPIKeyInvalid = errors.New("invalid api key")
 	// ErrAPIKeyExpired: the key is past its expiry (401).
 	ErrAPIKeyExpired = errors.New("expired api key")
+	// ErrAPIKeyOwnerDisabled: the key's owner account is disabled or
+	// deleted (401).
+	ErrAPIKeyOwnerDisabled = errors.New("api key owner disabled")
 	// ErrAPIKeyNotFound: key management of a key that is not the caller's
 	// live key of that agent (404).
 	ErrAPIKeyNotFound = errors.New("api key not found")
@@ -341,6 +344,17 @@ func (s *Service) AuthenticateAPIKey(ctx context.Context, raw string) (APIKey, e
 	}
 	if k.ExpiresAt != nil && !s.cfg.Now().Before(*k.ExpiresAt) {
 		return APIKey{}, ErrAPIKeyExpired
+	}
+	// A disabled owner's keys stop with the account (within the accounts'
+	// cache time, 5 s). A lookup that fails is not a refusal: the wallet
+	// and the key's own limits still bound what the key can spend.
+	if s.accounts != nil {
+		disabled, err := s.accounts.AccountDisabled(ctx, k.OwnerUID)
+		if err != nil {
+			s.log.WarnContext(ctx, "api key owner's account state unknown", "owner_uid", k.OwnerUID, "error", err)
+		} else if disabled {
+			return APIKey{}, ErrAPIKeyOwnerDisabled
+		}
 	}
 	return k, nil
 }

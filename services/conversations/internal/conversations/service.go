@@ -194,6 +194,16 @@ type Deps struct {
 	// connection so that its polls never queue behind answers: the cache
 	// trusts keys beyond a second only while the polls keep up.
 	Revocations KeyRevocationFeed
+	// Accounts tells whether a key's owner account is disabled (nil: not
+	// checked); it answers within its own cache time (5 s).
+	Accounts OwnerAccounts
+}
+
+// OwnerAccounts reports whether a user's account is disabled (or deleted):
+// an agent API key acts for its owner without a token of theirs, so the
+// owner's account state is asked for (auth.CachingVerifier).
+type OwnerAccounts interface {
+	AccountDisabled(ctx context.Context, uid string) (bool, error)
 }
 
 // Service is the conversations API. uid is always the verified caller.
@@ -210,6 +220,7 @@ type Service struct {
 	keyCache    *keyCache
 	convAgents  *convAgents
 	revocations KeyRevocationFeed
+	accounts    OwnerAccounts
 	cfg         Config
 	log         *slog.Logger
 	m           metrics
@@ -221,6 +232,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
 		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter, revocations: d.Revocations,
+		accounts: d.Accounts,
 		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), convAgents: newConvAgents(), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 	}
 }

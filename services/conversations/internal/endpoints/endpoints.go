@@ -313,6 +313,7 @@ var outcome = endpointmw.Default(func(err error) string {
 	switch {
 	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl),
 		errors.Is(err, conversations.ErrAPIKeyInvalid), errors.Is(err, conversations.ErrAPIKeyExpired),
+		errors.Is(err, conversations.ErrAPIKeyOwnerDisabled),
 		errors.Is(err, conversations.ErrAPIKeyNotFound), errors.Is(err, conversations.ErrTooManyKeys),
 		errors.Is(err, conversations.ErrConversationNotFound), errors.Is(err, conversations.ErrAgentNotFound),
 		errors.Is(err, conversations.ErrInProgress), errors.Is(err, conversations.ErrTooLong),

@@ -134,6 +134,9 @@ func apiErrorOf(err error) *APIError {
 		return errInvalidKey
 	case errors.Is(err, conversations.ErrAPIKeyExpired):
 		return errExpiredKey
+	case errors.Is(err, conversations.ErrAPIKeyOwnerDisabled):
+		return &APIError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "invalid_api_key",
+			Message: "This API key's owner account is disabled."}
 	case errors.Is(err, conversations.ErrAgentNotFound), errors.Is(err, conversations.ErrConversationNotFound):
 		return errModelNotFound
 	case errors.Is(err, conversations.ErrIdempotencyMismatch):
