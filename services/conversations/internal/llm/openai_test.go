@@ -193,7 +193,9 @@ func TestPersistent500IsUnavailable(t *testing.T) {
 	if !errors.Is(err, llm.ErrUnavailable) || errors.Is(err, llm.ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
-	if called || res != (llm.Result{}) {
+	// No output; the request did reach the provider (Sent), which is what a
+	// caller stopped by its client would be charged for.
+	if called || res != (llm.Result{Sent: true}) {
 		t.Fatalf("output delivered for a failed call: %+v", res)
 	}
 	if st := f.sim.Stats(); st.Requests != 3 {

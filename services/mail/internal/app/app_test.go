@@ -54,7 +54,7 @@ func TestAllowedSenderGetsThreadedReply(t *testing.T) {
 		t.Errorf("text part:\n%s", r.text)
 	}
 	if !strings.Contains(r.html, "<strong>Answer</strong>") ||
-		!strings.Contains(r.html, `<a href="https://docs.google.com/document/d/abc123/edit">Algebra notes</a>`) {
+		!strings.Contains(r.html, `<a href="https://docs.google.com/document/d/abc123/edit" rel="noopener noreferrer nofollow" target="_blank" title="https://docs.google.com/document/d/abc123/edit">Algebra notes (docs.google.com)</a>`) {
 		t.Errorf("html part:\n%s", r.html)
 	}
 
