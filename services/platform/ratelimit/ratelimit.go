@@ -401,8 +401,36 @@ func (l *Limiter) Check(w http.ResponseWriter, r *http.Request, rule Rule, uid s
 	l.rejected.WithLabelValues(l.service, rule.Class).Inc()
 	secs := int(math.Ceil(d.RetryAfter.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many requests. Please try again later.")
+	writeError(w, http.StatusTooManyRequests, "rate_limited", LimitMessage(rule, secs))
 	return false
+}
+
+// LimitMessage is a 429's message: the limit that was reached and when to
+// try again ("Too many requests: at most 3 per minute. Try again in 12
+// seconds."), so a person or a script knows what to do.
+func LimitMessage(rule Rule, retryAfterSeconds int) string {
+	return fmt.Sprintf("Too many requests: at most %d per %s. Try again in %s.", rule.Limit, windowText(rule.Window), secondsText(retryAfterSeconds))
+}
+
+func windowText(w time.Duration) string {
+	switch w {
+	case time.Second:
+		return "second"
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	case 24 * time.Hour:
+		return "day"
+	}
+	return w.String()
+}
+
+func secondsText(n int) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return fmt.Sprintf("%d seconds", max(n, 1))
 }
 
 // writeError writes the platform error shape {"error","message"}.

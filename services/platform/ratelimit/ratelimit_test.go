@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,6 +137,12 @@ func TestLimitIsPerUser(t *testing.T) {
 	}
 	if code := errorCode(t, rec); code != "rate_limited" {
 		t.Errorf("error code %q, want rate_limited", code)
+	}
+	// The message states the limit and when to retry (the window's rest).
+	var body struct{ Message string }
+	_ = json.Unmarshal(rec.Body.Bytes(), &body)
+	if want := "Too many requests: at most 3 per minute. Try again in " + rec.Header().Get("Retry-After"); !strings.HasPrefix(body.Message, want) {
+		t.Errorf("message %q, want it to start with %q", body.Message, want)
 	}
 	// The refused request is named by its route (spans, metrics, logs).
 	refused := httptest.NewRequest("POST", "/api/pay/3", nil)

@@ -19,6 +19,11 @@ import (
 // is unreachable.
 const DefaultMessageRate = "60/1m"
 
+// DefaultConversationRate caps starting conversations per user
+// (RATE_LIMIT_CONVERSATIONS; issue 30 item 7): far above what a person
+// does, it stops a script filling the database with empty conversations.
+const DefaultConversationRate = "30/1m"
+
 // quotaRules are the conversations service's per-user quotas
 // (docs/reliability.md, "Rate limits and quotas"): sending a message (it is
 // charged) and creating an API key (it spends) fail closed; reads fail open.
@@ -33,13 +38,18 @@ func quotaRules() (quota.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
+	conversations, err := quota.RuleFromEnv("RATE_LIMIT_CONVERSATIONS", DefaultConversationRate, quota.FailClosed)
+	if err != nil {
+		return nil, err
+	}
 	return quota.Rules{
-		http.MethodPost + " " + transport.PathMessages:          messages.For("messages"),
-		http.MethodPost + " " + transport.PathAPIKeys:           money.For("api-keys"),
-		http.MethodGet + " " + transport.PathAgentConversations: read.For("read"),
-		http.MethodGet + " " + transport.PathChatInfo:           read.For("read"),
-		http.MethodGet + " " + transport.PathConversation:       read.For("read"),
-		http.MethodGet + " " + transport.PathAPIKeys:            read.For("read"),
+		http.MethodPost + " " + transport.PathMessages:           messages.For("messages"),
+		http.MethodPost + " " + transport.PathAPIKeys:            money.For("api-keys"),
+		http.MethodPost + " " + transport.PathAgentConversations: conversations.For("conversations"),
+		http.MethodGet + " " + transport.PathAgentConversations:  read.For("read"),
+		http.MethodGet + " " + transport.PathChatInfo:            read.For("read"),
+		http.MethodGet + " " + transport.PathConversation:        read.For("read"),
+		http.MethodGet + " " + transport.PathAPIKeys:             read.For("read"),
 	}, nil
 }
 

@@ -99,6 +99,32 @@ func TestAPIKeyQuotaPerUser(t *testing.T) {
 	}
 }
 
+// Starting conversations is limited per user (RATE_LIMIT_CONVERSATIONS),
+// and the 429 says the limit.
+func TestConversationQuotaPerUser(t *testing.T) {
+	t.Setenv("RATE_LIMIT_CONVERSATIONS", "2/1m")
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	t.Cleanup(func() { _ = rdb.Close() })
+	h, err := withQuotas(quotaMux(t), rdb, quotaTokenIsUID, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp := time.Now().Format("150405.000000")
+	a, b := "conv-a-"+stamp, "conv-b-"+stamp
+	for i := range 2 {
+		if rec := quotaDo(h, "POST", "/api/agents/a1/conversations", a); rec.Code == http.StatusTooManyRequests {
+			t.Fatalf("A's conversation %d refused", i+1)
+		}
+	}
+	rec := quotaDo(h, "POST", "/api/agents/a2/conversations", a)
+	if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), "at most 2 per minute") {
+		t.Fatalf("A's third conversation: %d %s, want 429 stating the limit", rec.Code, rec.Body)
+	}
+	if rec := quotaDo(h, "POST", "/api/agents/a1/conversations", b); rec.Code == http.StatusTooManyRequests {
+		t.Fatal("B limited by A's conversations")
+	}
+}
+
 // Redis unreachable: sending a message and creating a key answer 503; the
 // reads are served (fail open).
 func TestQuotasWithRedisDown(t *testing.T) {
