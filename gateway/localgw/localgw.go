@@ -181,11 +181,12 @@ const headerRequestID = "X-Request-Id"
 func traceRequest(r *http.Request) string {
 	id, ok := traceID(r.Header.Get("Traceparent"))
 	if !ok {
-		var tid, sid [16]byte
+		var tid [16]byte
+		var sid [8]byte
 		_, _ = rand.Read(tid[:])
-		_, _ = rand.Read(sid[:8])
+		_, _ = rand.Read(sid[:])
 		id = hex.EncodeToString(tid[:])
-		r.Header.Set("Traceparent", "00-"+id+"-"+hex.EncodeToString(sid[:8])+"-01")
+		r.Header.Set("Traceparent", "00-"+id+"-"+hex.EncodeToString(sid[:])+"-01")
 	}
 	return id
 }

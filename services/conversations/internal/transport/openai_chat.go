@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/endpoints"
-	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
@@ -51,13 +50,9 @@ type chatMessage struct {
 
 // parsedChat is a validated request.
 type parsedChat struct {
+	parsedAnswer
 	stream       bool
 	includeUsage bool
-	question     string
-	history      []conversations.Message
-	system       string
-	maxOut       int
-	format       *llm.ResponseFormat
 }
 
 // parseChat validates the request. The last non-system message is the
@@ -79,16 +74,7 @@ func parseChat(b chatRequest, key conversations.APIKey) (parsedChat, error) {
 		return p, badParam("functions", "unsupported_parameter", "Functions are not supported by the agent API.")
 	}
 	var err error
-	if p.maxOut, err = maxOutput(
-		struct {
-			name string
-			v    *int64
-		}{"max_tokens", b.MaxTokens},
-		struct {
-			name string
-			v    *int64
-		}{"max_completion_tokens", b.MaxCompletionTokens},
-	); err != nil {
+	if p.maxOut, err = maxOutput(outputBound{"max_tokens", b.MaxTokens}, outputBound{"max_completion_tokens", b.MaxCompletionTokens}); err != nil {
 		return p, err
 	}
 	if p.format, err = parseFormat(b.ResponseFormat, "response_format", false); err != nil {
@@ -236,17 +222,12 @@ func finishReason(m endpoints.MessageResponse) string {
 }
 
 func (a *agentAPI) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	received := time.Now()
-	key, ctx, ok := a.key(w, r)
+	var body chatRequest
+	c, ok := a.openCall(w, r, &body, chatParams)
 	if !ok {
 		return
 	}
-	var body chatRequest
-	fingerprint, err := readAPIBody(w, r, &body, chatParams)
-	if err != nil {
-		a.fail(ctx, w, err)
-		return
-	}
+	key, ctx, received := c.key, c.ctx, c.received
 	p, err := parseChat(body, key)
 	if err != nil {
 		a.fail(ctx, w, err)
@@ -256,10 +237,7 @@ func (a *agentAPI) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// the server's write timeout must not cut it, streamed or not.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	model := conversations.ModelID(key.AgentID)
-	req := endpoints.ChatCompletionRequest{Request: conversations.APIAnswerRequest{
-		Key: key, Content: p.question, History: p.history, System: p.system, MaxOutputTokens: p.maxOut,
-		IdempotencyKey: r.Header.Get("Idempotency-Key"), Received: received, Format: p.format, Fingerprint: fingerprint,
-	}}
+	req := endpoints.ChatCompletionRequest{Request: p.request(c, r)}
 	var sink *chunkSink
 	if p.stream {
 		sink = &chunkSink{sse: sse{w: w, rc: http.NewResponseController(w)}, created: received.Unix(), model: model, includeUsage: p.includeUsage}

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
@@ -252,11 +254,57 @@ func checkModel(model *string, key conversations.APIKey) error {
 	return nil
 }
 
-// maxOutput validates output bounds (the smallest one set wins; 0: none).
-func maxOutput(bounds ...struct {
+// apiCall is an agent API request whose key and body were accepted.
+type apiCall struct {
+	key         conversations.APIKey
+	ctx         context.Context
+	received    time.Time
+	fingerprint []byte
+}
+
+// openCall authenticates the key and reads the body into dst under policy;
+// on failure the error has been written.
+func (a *agentAPI) openCall(w http.ResponseWriter, r *http.Request, dst any, policy paramPolicy) (apiCall, bool) {
+	c := apiCall{received: time.Now()}
+	var ok bool
+	if c.key, c.ctx, ok = a.key(w, r); !ok {
+		return c, false
+	}
+	var err error
+	if c.fingerprint, err = readAPIBody(w, r, dst, policy); err != nil {
+		a.fail(c.ctx, w, err)
+		return c, false
+	}
+	return c, true
+}
+
+// parsedAnswer is what both APIs ask of an answer: the question, the
+// conversation before it, the caller's system text, the output bound and
+// the format.
+type parsedAnswer struct {
+	question string
+	history  []conversations.Message
+	system   string
+	maxOut   int
+	format   *llm.ResponseFormat
+}
+
+// request is the answer request of call (Idempotency-Key from r).
+func (p parsedAnswer) request(c apiCall, r *http.Request) conversations.APIAnswerRequest {
+	return conversations.APIAnswerRequest{
+		Key: c.key, Content: p.question, History: p.history, System: p.system, MaxOutputTokens: p.maxOut,
+		IdempotencyKey: r.Header.Get("Idempotency-Key"), Received: c.received, Format: p.format, Fingerprint: c.fingerprint,
+	}
+}
+
+// outputBound is an output bound parameter of a request and its value (nil: not set).
+type outputBound struct {
 	name string
 	v    *int64
-}) (int, error) {
+}
+
+// maxOutput validates output bounds (the smallest one set wins; 0: none).
+func maxOutput(bounds ...outputBound) (int, error) {
 	out := 0
 	for _, f := range bounds {
 		if f.v == nil {

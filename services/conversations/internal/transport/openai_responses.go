@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/endpoints"
-	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
@@ -53,17 +52,13 @@ const (
 
 // parsedResponse is a validated Responses API request.
 type parsedResponse struct {
+	parsedAnswer
 	stream       bool
 	store        bool
-	question     string
-	history      []conversations.Message
-	system       string
 	instructions *string
-	maxOut       int
 	maxOutSet    *int64
 	previous     string
 	metadata     map[string]string
-	format       *llm.ResponseFormat
 	formatJSON   json.RawMessage
 }
 
@@ -77,10 +72,7 @@ func parseResponses(b responsesRequest, key conversations.APIKey) (parsedRespons
 		return p, unsupportedParam("tools", "Tools are not supported by the agent API.")
 	}
 	var err error
-	if p.maxOut, err = maxOutput(struct {
-		name string
-		v    *int64
-	}{"max_output_tokens", b.MaxOutputTokens}); err != nil {
+	if p.maxOut, err = maxOutput(outputBound{"max_output_tokens", b.MaxOutputTokens}); err != nil {
 		return p, err
 	}
 	p.formatJSON = json.RawMessage(`{"type":"text"}`)
@@ -315,31 +307,23 @@ func (p parsedResponse) object(id, itemID, model string, created int64, m *endpo
 }
 
 func (a *agentAPI) createResponse(w http.ResponseWriter, r *http.Request) {
-	received := time.Now()
-	key, ctx, ok := a.key(w, r)
+	var body responsesRequest
+	c, ok := a.openCall(w, r, &body, responsesParams)
 	if !ok {
 		return
 	}
-	var body responsesRequest
-	fingerprint, err := readAPIBody(w, r, &body, responsesParams)
-	if err != nil {
-		a.fail(ctx, w, err)
-		return
-	}
+	key, ctx, received := c.key, c.ctx, c.received
 	p, err := parseResponses(body, key)
 	if err != nil {
 		a.fail(ctx, w, err)
 		return
 	}
-	// An answer takes as long as the model does (bounded by LLM_TIMEOUT).
+	// An answer takes as long as the model does (bounded by LLM_TIMEOUT):
+	// the server's write timeout must not cut it, streamed or not.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	model := conversations.ModelID(key.AgentID)
 	req := endpoints.RespondRequest{Request: conversations.APIResponseRequest{
-		APIAnswerRequest: conversations.APIAnswerRequest{
-			Key: key, Content: p.question, History: p.history, System: p.system, MaxOutputTokens: p.maxOut,
-			IdempotencyKey: r.Header.Get("Idempotency-Key"), Received: received, Format: p.format, Fingerprint: fingerprint,
-		},
-		PreviousResponseID: p.previous,
+		APIAnswerRequest: p.request(c, r), PreviousResponseID: p.previous,
 	}}
 	var sink *responseSink
 	if p.stream {

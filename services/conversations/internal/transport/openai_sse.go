@@ -7,9 +7,10 @@ import (
 	"net/http"
 )
 
-// sse writes the agent API's Server-Sent Events. The status and headers go
-// out with the first event, so that every refusal before it is still a
-// plain JSON error with its status.
+// sse writes Server-Sent Events: the chat's stream (sseSink) and the agent
+// API's. The status and headers go out with the first event, so that every
+// refusal before it is still a plain JSON error with its status. JSON has no
+// raw newlines, so one data line always holds the whole value.
 type sse struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController

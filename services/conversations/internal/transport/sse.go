@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -100,45 +98,13 @@ func (h *messageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sink.finish(m)
 }
 
-// sseSink writes the answer as Server-Sent Events, flushing every event so
-// that it reaches the browser at once (through the gateway, which does not
-// buffer this route).
-type sseSink struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	started bool
-}
+// sseSink writes the answer as Server-Sent Events (sse, openai_sse.go),
+// flushing every event so that it reaches the browser at once (through the
+// gateway, which does not buffer this route).
+type sseSink struct{ sse }
 
 func newSSESink(w http.ResponseWriter) *sseSink {
-	return &sseSink{w: w, rc: http.NewResponseController(w)}
-}
-
-// begin sends the stream's headers.
-func (s *sseSink) begin() {
-	if s.started {
-		return
-	}
-	s.started = true
-	h := s.w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	h.Set("X-Content-Type-Options", "nosniff")
-	s.w.WriteHeader(http.StatusOK)
-}
-
-// event writes one named event with a JSON data line and flushes it. JSON
-// has no raw newlines, so one data line always holds the whole value.
-func (s *sseSink) event(name string, v any) error {
-	s.begin()
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	return &sseSink{sse{w: w, rc: http.NewResponseController(w)}}
 }
 
 type startJSON struct {

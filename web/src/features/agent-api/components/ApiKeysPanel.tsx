@@ -70,6 +70,20 @@ function CodeBlock({ code, label, testId }: { code: string; label: string; testI
  * copy button, list the live keys (prefix, created, last used, this month's spend), revoke one, and paste-ready
  * examples for this agent: Chat Completions (curl, Python), the Responses API (JavaScript, curl) and the Vercel AI SDK.
  */
+/** The examples' tabs, in order: each snippet with its tab name and accessible label. */
+const EXAMPLES: {
+  key: string;
+  tab: string;
+  label: string;
+  code: (baseUrl: string, model: string, key?: string) => string;
+}[] = [
+  { key: 'curl', tab: 'curl', label: 'curl example', code: curlExample },
+  { key: 'python', tab: 'Python', label: 'Python example', code: pythonExample },
+  { key: 'responses', tab: 'Responses API', label: 'Responses API example (JavaScript)', code: responsesExample },
+  { key: 'responses-curl', tab: 'Responses API (curl)', label: 'Responses API example (curl)', code: responsesCurlExample },
+  { key: 'ai-sdk', tab: 'Vercel AI SDK', label: 'Vercel AI SDK example', code: aiSdkExample },
+];
+
 export default function ApiKeysPanel({ agentId, agentName, enabled = true }: ApiKeysPanelProps) {
   const keys = useApiKeys(agentId, enabled);
   const create = useCreateApiKey(agentId);
@@ -298,49 +312,11 @@ export default function ApiKeysPanel({ agentId, agentName, enabled = true }: Api
         <h4>Examples</h4>
         <Tabs
           size="small"
-          items={[
-            {
-              key: 'curl',
-              label: 'curl',
-              children: <CodeBlock code={curlExample(baseUrl, model, exampleKey)} label="curl example" testId="api-example-curl" />,
-            },
-            {
-              key: 'python',
-              label: 'Python',
-              children: (
-                <CodeBlock code={pythonExample(baseUrl, model, exampleKey)} label="Python example" testId="api-example-python" />
-              ),
-            },
-            {
-              key: 'responses',
-              label: 'Responses API',
-              children: (
-                <CodeBlock
-                  code={responsesExample(baseUrl, model, exampleKey)}
-                  label="Responses API example (JavaScript)"
-                  testId="api-example-responses"
-                />
-              ),
-            },
-            {
-              key: 'responses-curl',
-              label: 'Responses API (curl)',
-              children: (
-                <CodeBlock
-                  code={responsesCurlExample(baseUrl, model, exampleKey)}
-                  label="Responses API example (curl)"
-                  testId="api-example-responses-curl"
-                />
-              ),
-            },
-            {
-              key: 'ai-sdk',
-              label: 'Vercel AI SDK',
-              children: (
-                <CodeBlock code={aiSdkExample(baseUrl, model, exampleKey)} label="Vercel AI SDK example" testId="api-example-ai-sdk" />
-              ),
-            },
-          ]}
+          items={EXAMPLES.map((ex) => ({
+            key: ex.key,
+            label: ex.tab,
+            children: <CodeBlock code={ex.code(baseUrl, model, exampleKey)} label={ex.label} testId={`api-example-${ex.key}`} />,
+          }))}
         />
         <p className="agent-api__muted">
           Add <code>&quot;stream&quot;: true</code> for a streamed answer. Each answer&apos;s <code>usage.cost</code> is what it
