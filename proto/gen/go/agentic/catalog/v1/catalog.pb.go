@@ -444,9 +444,12 @@ type CheckAccessResponse struct {
 	// Whose wallet pays for usage: the owner's for private agents.
 	PayerUid string `protobuf:"bytes,3,opt,name=payer_uid,json=payerUid,proto3" json:"payer_uid,omitempty"`
 	// The agent (set when allowed).
-	Agent         *Agent `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Agent *Agent `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
+	// For a subscriber: the most the owner pays for this subscriber's answers
+	// per calendar month (UTC), in micro-dollars; 0 when there is no cap.
+	SubscriberCapMicros int64 `protobuf:"varint,5,opt,name=subscriber_cap_micros,json=subscriberCapMicros,proto3" json:"subscriber_cap_micros,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *CheckAccessResponse) Reset() {
@@ -507,6 +510,178 @@ func (x *CheckAccessResponse) GetAgent() *Agent {
 	return nil
 }
 
+func (x *CheckAccessResponse) GetSubscriberCapMicros() int64 {
+	if x != nil {
+		return x.SubscriberCapMicros
+	}
+	return 0
+}
+
+type AccessChangesSinceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The previous answer's now; unset on the first call (changes from now
+	// minus margin).
+	Since *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	// How far before since to look again, in milliseconds: a change committed
+	// by a transaction that started before since but committed after it is
+	// still found.
+	MarginMs      int64 `protobuf:"varint,2,opt,name=margin_ms,json=marginMs,proto3" json:"margin_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccessChangesSinceRequest) Reset() {
+	*x = AccessChangesSinceRequest{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccessChangesSinceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccessChangesSinceRequest) ProtoMessage() {}
+
+func (x *AccessChangesSinceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccessChangesSinceRequest.ProtoReflect.Descriptor instead.
+func (*AccessChangesSinceRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AccessChangesSinceRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *AccessChangesSinceRequest) GetMarginMs() int64 {
+	if x != nil {
+		return x.MarginMs
+	}
+	return 0
+}
+
+// AccessChange is one change that may end or alter access to an agent.
+type AccessChange struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The user whose access changed; empty when it is everyone's (the agent
+	// was deactivated or edited).
+	Uid           string `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccessChange) Reset() {
+	*x = AccessChange{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccessChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccessChange) ProtoMessage() {}
+
+func (x *AccessChange) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccessChange.ProtoReflect.Descriptor instead.
+func (*AccessChange) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AccessChange) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AccessChange) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+type AccessChangesSinceResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Changes []*AccessChange        `protobuf:"bytes,1,rep,name=changes,proto3" json:"changes,omitempty"`
+	// The catalog database's clock when the changes were read: the next since.
+	Now           *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=now,proto3" json:"now,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccessChangesSinceResponse) Reset() {
+	*x = AccessChangesSinceResponse{}
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccessChangesSinceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccessChangesSinceResponse) ProtoMessage() {}
+
+func (x *AccessChangesSinceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccessChangesSinceResponse.ProtoReflect.Descriptor instead.
+func (*AccessChangesSinceResponse) Descriptor() ([]byte, []int) {
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *AccessChangesSinceResponse) GetChanges() []*AccessChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *AccessChangesSinceResponse) GetNow() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Now
+	}
+	return nil
+}
+
 type FindAgentByEmailRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
@@ -516,7 +691,7 @@ type FindAgentByEmailRequest struct {
 
 func (x *FindAgentByEmailRequest) Reset() {
 	*x = FindAgentByEmailRequest{}
-	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +703,7 @@ func (x *FindAgentByEmailRequest) String() string {
 func (*FindAgentByEmailRequest) ProtoMessage() {}
 
 func (x *FindAgentByEmailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[7]
+	mi := &file_agentic_catalog_v1_catalog_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +716,7 @@ func (x *FindAgentByEmailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindAgentByEmailRequest.ProtoReflect.Descriptor instead.
 func (*FindAgentByEmailRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{7}
+	return file_agentic_catalog_v1_catalog_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FindAgentByEmailRequest) GetEmail() string {
@@ -589,19 +764,30 @@ const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
 	"\x06exists\x18\x02 \x01(\bR\x06exists\"A\n" +
 	"\x12CheckAccessRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x10\n" +
-	"\x03uid\x18\x02 \x01(\tR\x03uid\"\x91\x01\n" +
+	"\x03uid\x18\x02 \x01(\tR\x03uid\"\xc5\x01\n" +
 	"\x13CheckAccessResponse\x12\x18\n" +
 	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x1b\n" +
 	"\tpayer_uid\x18\x03 \x01(\tR\bpayerUid\x12/\n" +
-	"\x05agent\x18\x04 \x01(\v2\x19.agentic.catalog.v1.AgentR\x05agent\"/\n" +
+	"\x05agent\x18\x04 \x01(\v2\x19.agentic.catalog.v1.AgentR\x05agent\x122\n" +
+	"\x15subscriber_cap_micros\x18\x05 \x01(\x03R\x13subscriberCapMicros\"j\n" +
+	"\x19AccessChangesSinceRequest\x120\n" +
+	"\x05since\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12\x1b\n" +
+	"\tmargin_ms\x18\x02 \x01(\x03R\bmarginMs\";\n" +
+	"\fAccessChange\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x10\n" +
+	"\x03uid\x18\x02 \x01(\tR\x03uid\"\x86\x01\n" +
+	"\x1aAccessChangesSinceResponse\x12:\n" +
+	"\achanges\x18\x01 \x03(\v2 .agentic.catalog.v1.AccessChangeR\achanges\x12,\n" +
+	"\x03now\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03now\"/\n" +
 	"\x17FindAgentByEmailRequest\x12\x14\n" +
-	"\x05email\x18\x01 \x01(\tR\x05email2\x97\x03\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email2\x8c\x04\n" +
 	"\x0eCatalogService\x12U\n" +
 	"\bGetAgent\x12#.agentic.catalog.v1.GetAgentRequest\x1a$.agentic.catalog.v1.GetAgentResponse\x12g\n" +
 	"\x0eCheckOwnership\x12).agentic.catalog.v1.CheckOwnershipRequest\x1a*.agentic.catalog.v1.CheckOwnershipResponse\x12^\n" +
 	"\vCheckAccess\x12&.agentic.catalog.v1.CheckAccessRequest\x1a'.agentic.catalog.v1.CheckAccessResponse\x12e\n" +
-	"\x10FindAgentByEmail\x12+.agentic.catalog.v1.FindAgentByEmailRequest\x1a$.agentic.catalog.v1.GetAgentResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
+	"\x10FindAgentByEmail\x12+.agentic.catalog.v1.FindAgentByEmailRequest\x1a$.agentic.catalog.v1.GetAgentResponse\x12s\n" +
+	"\x12AccessChangesSince\x12-.agentic.catalog.v1.AccessChangesSinceRequest\x1a..agentic.catalog.v1.AccessChangesSinceResponseBJZHgithub.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1;catalogv1b\x06proto3"
 
 var (
 	file_agentic_catalog_v1_catalog_proto_rawDescOnce sync.Once
@@ -615,36 +801,44 @@ func file_agentic_catalog_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_agentic_catalog_v1_catalog_proto_rawDescData
 }
 
-var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_agentic_catalog_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_agentic_catalog_v1_catalog_proto_goTypes = []any{
-	(*Agent)(nil),                   // 0: agentic.catalog.v1.Agent
-	(*GetAgentRequest)(nil),         // 1: agentic.catalog.v1.GetAgentRequest
-	(*GetAgentResponse)(nil),        // 2: agentic.catalog.v1.GetAgentResponse
-	(*CheckOwnershipRequest)(nil),   // 3: agentic.catalog.v1.CheckOwnershipRequest
-	(*CheckOwnershipResponse)(nil),  // 4: agentic.catalog.v1.CheckOwnershipResponse
-	(*CheckAccessRequest)(nil),      // 5: agentic.catalog.v1.CheckAccessRequest
-	(*CheckAccessResponse)(nil),     // 6: agentic.catalog.v1.CheckAccessResponse
-	(*FindAgentByEmailRequest)(nil), // 7: agentic.catalog.v1.FindAgentByEmailRequest
-	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
+	(*Agent)(nil),                      // 0: agentic.catalog.v1.Agent
+	(*GetAgentRequest)(nil),            // 1: agentic.catalog.v1.GetAgentRequest
+	(*GetAgentResponse)(nil),           // 2: agentic.catalog.v1.GetAgentResponse
+	(*CheckOwnershipRequest)(nil),      // 3: agentic.catalog.v1.CheckOwnershipRequest
+	(*CheckOwnershipResponse)(nil),     // 4: agentic.catalog.v1.CheckOwnershipResponse
+	(*CheckAccessRequest)(nil),         // 5: agentic.catalog.v1.CheckAccessRequest
+	(*CheckAccessResponse)(nil),        // 6: agentic.catalog.v1.CheckAccessResponse
+	(*AccessChangesSinceRequest)(nil),  // 7: agentic.catalog.v1.AccessChangesSinceRequest
+	(*AccessChange)(nil),               // 8: agentic.catalog.v1.AccessChange
+	(*AccessChangesSinceResponse)(nil), // 9: agentic.catalog.v1.AccessChangesSinceResponse
+	(*FindAgentByEmailRequest)(nil),    // 10: agentic.catalog.v1.FindAgentByEmailRequest
+	(*timestamppb.Timestamp)(nil),      // 11: google.protobuf.Timestamp
 }
 var file_agentic_catalog_v1_catalog_proto_depIdxs = []int32{
-	8, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
-	8, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 2: agentic.catalog.v1.GetAgentResponse.agent:type_name -> agentic.catalog.v1.Agent
-	0, // 3: agentic.catalog.v1.CheckAccessResponse.agent:type_name -> agentic.catalog.v1.Agent
-	1, // 4: agentic.catalog.v1.CatalogService.GetAgent:input_type -> agentic.catalog.v1.GetAgentRequest
-	3, // 5: agentic.catalog.v1.CatalogService.CheckOwnership:input_type -> agentic.catalog.v1.CheckOwnershipRequest
-	5, // 6: agentic.catalog.v1.CatalogService.CheckAccess:input_type -> agentic.catalog.v1.CheckAccessRequest
-	7, // 7: agentic.catalog.v1.CatalogService.FindAgentByEmail:input_type -> agentic.catalog.v1.FindAgentByEmailRequest
-	2, // 8: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
-	4, // 9: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
-	6, // 10: agentic.catalog.v1.CatalogService.CheckAccess:output_type -> agentic.catalog.v1.CheckAccessResponse
-	2, // 11: agentic.catalog.v1.CatalogService.FindAgentByEmail:output_type -> agentic.catalog.v1.GetAgentResponse
-	8, // [8:12] is the sub-list for method output_type
-	4, // [4:8] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	11, // 0: agentic.catalog.v1.Agent.created_at:type_name -> google.protobuf.Timestamp
+	11, // 1: agentic.catalog.v1.Agent.updated_at:type_name -> google.protobuf.Timestamp
+	0,  // 2: agentic.catalog.v1.GetAgentResponse.agent:type_name -> agentic.catalog.v1.Agent
+	0,  // 3: agentic.catalog.v1.CheckAccessResponse.agent:type_name -> agentic.catalog.v1.Agent
+	11, // 4: agentic.catalog.v1.AccessChangesSinceRequest.since:type_name -> google.protobuf.Timestamp
+	8,  // 5: agentic.catalog.v1.AccessChangesSinceResponse.changes:type_name -> agentic.catalog.v1.AccessChange
+	11, // 6: agentic.catalog.v1.AccessChangesSinceResponse.now:type_name -> google.protobuf.Timestamp
+	1,  // 7: agentic.catalog.v1.CatalogService.GetAgent:input_type -> agentic.catalog.v1.GetAgentRequest
+	3,  // 8: agentic.catalog.v1.CatalogService.CheckOwnership:input_type -> agentic.catalog.v1.CheckOwnershipRequest
+	5,  // 9: agentic.catalog.v1.CatalogService.CheckAccess:input_type -> agentic.catalog.v1.CheckAccessRequest
+	10, // 10: agentic.catalog.v1.CatalogService.FindAgentByEmail:input_type -> agentic.catalog.v1.FindAgentByEmailRequest
+	7,  // 11: agentic.catalog.v1.CatalogService.AccessChangesSince:input_type -> agentic.catalog.v1.AccessChangesSinceRequest
+	2,  // 12: agentic.catalog.v1.CatalogService.GetAgent:output_type -> agentic.catalog.v1.GetAgentResponse
+	4,  // 13: agentic.catalog.v1.CatalogService.CheckOwnership:output_type -> agentic.catalog.v1.CheckOwnershipResponse
+	6,  // 14: agentic.catalog.v1.CatalogService.CheckAccess:output_type -> agentic.catalog.v1.CheckAccessResponse
+	2,  // 15: agentic.catalog.v1.CatalogService.FindAgentByEmail:output_type -> agentic.catalog.v1.GetAgentResponse
+	9,  // 16: agentic.catalog.v1.CatalogService.AccessChangesSince:output_type -> agentic.catalog.v1.AccessChangesSinceResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_agentic_catalog_v1_catalog_proto_init() }
@@ -658,7 +852,7 @@ func file_agentic_catalog_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_catalog_v1_catalog_proto_rawDesc), len(file_agentic_catalog_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

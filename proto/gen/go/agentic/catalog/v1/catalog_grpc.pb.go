@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CatalogService_GetAgent_FullMethodName         = "/agentic.catalog.v1.CatalogService/GetAgent"
-	CatalogService_CheckOwnership_FullMethodName   = "/agentic.catalog.v1.CatalogService/CheckOwnership"
-	CatalogService_CheckAccess_FullMethodName      = "/agentic.catalog.v1.CatalogService/CheckAccess"
-	CatalogService_FindAgentByEmail_FullMethodName = "/agentic.catalog.v1.CatalogService/FindAgentByEmail"
+	CatalogService_GetAgent_FullMethodName           = "/agentic.catalog.v1.CatalogService/GetAgent"
+	CatalogService_CheckOwnership_FullMethodName     = "/agentic.catalog.v1.CatalogService/CheckOwnership"
+	CatalogService_CheckAccess_FullMethodName        = "/agentic.catalog.v1.CatalogService/CheckAccess"
+	CatalogService_FindAgentByEmail_FullMethodName   = "/agentic.catalog.v1.CatalogService/FindAgentByEmail"
+	CatalogService_AccessChangesSince_FullMethodName = "/agentic.catalog.v1.CatalogService/AccessChangesSince"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -51,6 +52,11 @@ type CatalogServiceClient interface {
 	// (case-insensitive); NOT_FOUND when no agent has it, INVALID_ARGUMENT when
 	// it is empty. The mail service routes inbound mail with it.
 	FindAgentByEmail(ctx context.Context, in *FindAgentByEmailRequest, opts ...grpc.CallOption) (*GetAgentResponse, error)
+	// AccessChangesSince lists the access changes committed since a moment (a
+	// subscriber removed, an agent deactivated or edited, a spending cap
+	// changed), so that the callers' CheckAccess caches drop them within a
+	// second on every replica (conversations polls it; issue 30 item 5).
+	AccessChangesSince(ctx context.Context, in *AccessChangesSinceRequest, opts ...grpc.CallOption) (*AccessChangesSinceResponse, error)
 }
 
 type catalogServiceClient struct {
@@ -101,6 +107,16 @@ func (c *catalogServiceClient) FindAgentByEmail(ctx context.Context, in *FindAge
 	return out, nil
 }
 
+func (c *catalogServiceClient) AccessChangesSince(ctx context.Context, in *AccessChangesSinceRequest, opts ...grpc.CallOption) (*AccessChangesSinceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AccessChangesSinceResponse)
+	err := c.cc.Invoke(ctx, CatalogService_AccessChangesSince_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -127,6 +143,11 @@ type CatalogServiceServer interface {
 	// (case-insensitive); NOT_FOUND when no agent has it, INVALID_ARGUMENT when
 	// it is empty. The mail service routes inbound mail with it.
 	FindAgentByEmail(context.Context, *FindAgentByEmailRequest) (*GetAgentResponse, error)
+	// AccessChangesSince lists the access changes committed since a moment (a
+	// subscriber removed, an agent deactivated or edited, a spending cap
+	// changed), so that the callers' CheckAccess caches drop them within a
+	// second on every replica (conversations polls it; issue 30 item 5).
+	AccessChangesSince(context.Context, *AccessChangesSinceRequest) (*AccessChangesSinceResponse, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -148,6 +169,9 @@ func (UnimplementedCatalogServiceServer) CheckAccess(context.Context, *CheckAcce
 }
 func (UnimplementedCatalogServiceServer) FindAgentByEmail(context.Context, *FindAgentByEmailRequest) (*GetAgentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FindAgentByEmail not implemented")
+}
+func (UnimplementedCatalogServiceServer) AccessChangesSince(context.Context, *AccessChangesSinceRequest) (*AccessChangesSinceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AccessChangesSince not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -242,6 +266,24 @@ func _CatalogService_FindAgentByEmail_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_AccessChangesSince_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AccessChangesSinceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).AccessChangesSince(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_AccessChangesSince_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).AccessChangesSince(ctx, req.(*AccessChangesSinceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -264,6 +306,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FindAgentByEmail",
 			Handler:    _CatalogService_FindAgentByEmail_Handler,
+		},
+		{
+			MethodName: "AccessChangesSince",
+			Handler:    _CatalogService_AccessChangesSince_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -211,6 +211,114 @@ func (x *InteractionRecorded) GetTransferId() string {
 	return ""
 }
 
+// SubscriberCapReached: agentic.usage.subscriber_cap.reached.v1, a
+// subscriber's answer was refused because the owner's monthly cap for that
+// subscriber is spent (issue 30 item 6). Emitted at most once per agent,
+// subscriber and calendar month (UTC); the mail service e-mails the owner.
+type SubscriberCapReached struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AgentId   string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid  string                 `protobuf:"bytes,2,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	AgentName string                 `protobuf:"bytes,3,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	// The subscriber who was refused.
+	SubscriberUid string `protobuf:"bytes,4,opt,name=subscriber_uid,json=subscriberUid,proto3" json:"subscriber_uid,omitempty"`
+	// The cap and what the subscriber's answers cost the owner this month
+	// (captured plus held), in micro-dollars.
+	CapMicros   int64 `protobuf:"varint,5,opt,name=cap_micros,json=capMicros,proto3" json:"cap_micros,omitempty"`
+	SpentMicros int64 `protobuf:"varint,6,opt,name=spent_micros,json=spentMicros,proto3" json:"spent_micros,omitempty"`
+	// The month the cap applies to, "YYYY-MM" (UTC).
+	Period        string                 `protobuf:"bytes,7,opt,name=period,proto3" json:"period,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscriberCapReached) Reset() {
+	*x = SubscriberCapReached{}
+	mi := &file_agentic_events_v1_usage_events_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscriberCapReached) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscriberCapReached) ProtoMessage() {}
+
+func (x *SubscriberCapReached) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_usage_events_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscriberCapReached.ProtoReflect.Descriptor instead.
+func (*SubscriberCapReached) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_usage_events_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SubscriberCapReached) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *SubscriberCapReached) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *SubscriberCapReached) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *SubscriberCapReached) GetSubscriberUid() string {
+	if x != nil {
+		return x.SubscriberUid
+	}
+	return ""
+}
+
+func (x *SubscriberCapReached) GetCapMicros() int64 {
+	if x != nil {
+		return x.CapMicros
+	}
+	return 0
+}
+
+func (x *SubscriberCapReached) GetSpentMicros() int64 {
+	if x != nil {
+		return x.SpentMicros
+	}
+	return 0
+}
+
+func (x *SubscriberCapReached) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *SubscriberCapReached) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_usage_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_usage_events_proto_rawDesc = "" +
@@ -241,7 +349,19 @@ const file_agentic_events_v1_usage_events_proto_rawDesc = "" +
 	"fee_micros\x18\x10 \x01(\x03R\tfeeMicros\x12!\n" +
 	"\ftotal_micros\x18\x11 \x01(\x03R\vtotalMicros\x12\x1f\n" +
 	"\vtransfer_id\x18\x12 \x01(\tR\n" +
-	"transferIdBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
+	"transferId\"\xab\x02\n" +
+	"\x14SubscriberCapReached\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x03 \x01(\tR\tagentName\x12%\n" +
+	"\x0esubscriber_uid\x18\x04 \x01(\tR\rsubscriberUid\x12\x1d\n" +
+	"\n" +
+	"cap_micros\x18\x05 \x01(\x03R\tcapMicros\x12!\n" +
+	"\fspent_micros\x18\x06 \x01(\x03R\vspentMicros\x12\x16\n" +
+	"\x06period\x18\a \x01(\tR\x06period\x12;\n" +
+	"\voccurred_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_agentic_events_v1_usage_events_proto_rawDescOnce sync.Once
@@ -255,18 +375,20 @@ func file_agentic_events_v1_usage_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_usage_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_usage_events_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_agentic_events_v1_usage_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_agentic_events_v1_usage_events_proto_goTypes = []any{
 	(*InteractionRecorded)(nil),   // 0: agentic.events.v1.InteractionRecorded
-	(*timestamppb.Timestamp)(nil), // 1: google.protobuf.Timestamp
+	(*SubscriberCapReached)(nil),  // 1: agentic.events.v1.SubscriberCapReached
+	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_usage_events_proto_depIdxs = []int32{
-	1, // 0: agentic.events.v1.InteractionRecorded.occurred_at:type_name -> google.protobuf.Timestamp
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 0: agentic.events.v1.InteractionRecorded.occurred_at:type_name -> google.protobuf.Timestamp
+	2, // 1: agentic.events.v1.SubscriberCapReached.occurred_at:type_name -> google.protobuf.Timestamp
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_usage_events_proto_init() }
@@ -280,7 +402,7 @@ func file_agentic_events_v1_usage_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_usage_events_proto_rawDesc), len(file_agentic_events_v1_usage_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
