@@ -33,17 +33,18 @@ const (
 	CodeInvalidSignature = "invalid_signature" // Stripe webhook signature
 	CodePromptTooLong    = "prompt_too_long"
 	CodeNoSavedCard      = "no_saved_card"
+	CodeLimitReached     = "limit_reached"           // a count quota: agents per user, documents per agent, API keys per agent
 	CodeInvalidIdemKey   = "invalid_idempotency_key" // Idempotency-Key header too long (agent API)
 
-	// 401, 402, 404, 405, 409, 413, 429.
+	// 401, 402, 403, 404, 405, 409, 413, 429.
 	CodeUnauthenticated   = "unauthenticated" // no bearer token
 	CodeInvalidToken      = "invalid_token"   // bad, expired or revoked token
 	CodeInsufficientFunds = "insufficient_funds"
-	CodeNotFound          = "not_found" // unknown, or not the caller's
+	CodeAgentUnavailable  = "agent_unavailable" // the agent may not answer this user now (a subscriber's monthly cap is spent)
+	CodeNotFound          = "not_found"         // unknown, or not the caller's
 	CodeMethodNotAllowed  = "method_not_allowed"
-	CodeConflict          = "conflict"      // the resource exists or changed (already invited, name taken)
-	CodeInProgress        = "in_progress"   // the same operation is still running
-	CodeTooManyKeys       = "too_many_keys" // per-agent API key limit
+	CodeConflict          = "conflict"    // the resource exists or changed (already invited, name taken)
+	CodeInProgress        = "in_progress" // the same operation is still running
 	CodeBodyTooLarge      = "body_too_large"
 	CodeRateLimited       = "rate_limited"
 	// 499: written for logs and metrics only; the client that sent the request is gone.
@@ -88,15 +89,16 @@ var Codes = []CodeInfo{
 	{CodeInvalidSignature, http.StatusBadRequest, "A Stripe webhook's signature does not verify."},
 	{CodePromptTooLong, http.StatusBadRequest, "The prompt does not fit the model's context window."},
 	{CodeNoSavedCard, http.StatusBadRequest, "Automatic recharge needs a saved card."},
+	{CodeLimitReached, http.StatusBadRequest, "A count quota is reached (agents per user, documents per agent, API keys per agent); the message states the limit."},
 	{CodeInvalidIdemKey, http.StatusBadRequest, "An Idempotency-Key header is longer than 255 characters."},
 	{CodeUnauthenticated, http.StatusUnauthorized, "No bearer token: 'Authentication token not available. User must be logged in.'"},
 	{CodeInvalidToken, http.StatusUnauthorized, "The token is invalid, expired or revoked: 'Invalid or expired authentication token.'"},
 	{CodeInsufficientFunds, http.StatusPaymentRequired, "The wallet that pays cannot cover the cost."},
+	{CodeAgentUnavailable, http.StatusForbidden, "The agent cannot answer this user right now (the owner's monthly cap for this subscriber is spent): 'This agent is unavailable right now.'"},
 	{CodeNotFound, http.StatusNotFound, "No such route or resource, or it is not the caller's."},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "The path exists but not with this method; Allow lists the methods."},
 	{CodeConflict, http.StatusConflict, "The resource already exists or conflicts with another (already invited, name taken)."},
 	{CodeInProgress, http.StatusConflict, "The same operation is still running."},
-	{CodeTooManyKeys, http.StatusConflict, "The agent has as many API keys as allowed."},
 	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, "The body is larger than 1 MiB."},
 	{CodeRateLimited, http.StatusTooManyRequests, "Too many requests; Retry-After says when to retry."},
 	{CodeClientClosedRequest, StatusClientClosedRequest, "The client closed the connection before the answer (a navigation, a Stop); nobody reads it, the request log and metrics record it."},

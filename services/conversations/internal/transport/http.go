@@ -261,7 +261,7 @@ var (
 	ErrTooLong              = &server.Error{Status: http.StatusBadRequest, Code: "prompt_too_long", Message: conversations.MsgTooLong}
 	ErrInterrupted          = &server.Error{Status: http.StatusBadGateway, Code: "answer_interrupted", Message: conversations.MsgInterrupted}
 	ErrAPIKeyNotFound       = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: conversations.MsgAPIKeyNotFound}
-	ErrTooManyKeys          = &server.Error{Status: http.StatusConflict, Code: "too_many_keys", Message: conversations.MsgTooManyKeys}
+	ErrTooManyKeys          = &server.Error{Status: http.StatusBadRequest, Code: server.CodeLimitReached, Message: conversations.MsgTooManyKeys}
 )
 
 // httpError maps a service error to its API error, or nil for an

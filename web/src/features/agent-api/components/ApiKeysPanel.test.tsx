@@ -43,7 +43,7 @@ const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => 
   if (url === KEYS && method === 'POST') {
     const body = JSON.parse(String(init?.body)) as { name: string; expiresAt?: string; monthlyLimit?: number };
     if (body.name === 'boom') {
-      const refusal = { error: 'too_many_keys', message: 'This agent already has the maximum number of API keys (25).' };
+      const refusal = { error: 'limit_reached', message: 'This agent already has the maximum number of API keys (25).' };
       return json(refusal, 409, { 'X-Request-Id': 'req-boom-1' });
     }
     const created: CreatedApiKey = {
