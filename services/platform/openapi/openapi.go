@@ -42,6 +42,22 @@ type Operation struct {
 	Method  string // GET, POST, ...
 	Path    string // as written in the document, e.g. /api/agents/{agentId}
 	Service string // x-service
+	// Quotas are the operation's x-quotas: the limits a caller can reach
+	// on it (docs/reliability.md, "Rate limits and quotas").
+	Quotas []Quota
+}
+
+// Quota is one documented limit of an operation (x-quotas).
+type Quota struct {
+	// Kind is "rate" (429 rate_limited with Retry-After) or "count" (400
+	// limit_reached: a number of things that may exist).
+	Kind string `json:"kind"`
+	// Env is the variable that configures it; Default its value when unset
+	// ("60/1m" for a rate, "100" for a count).
+	Env     string `json:"env"`
+	Default string `json:"default"`
+	// Per is what is counted against: "user", "agent", "key" or "owner".
+	Per string `json:"per"`
 }
 
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -66,12 +82,13 @@ func Operations() ([]Operation, error) {
 				continue
 			}
 			var o struct {
-				Service string `json:"x-service"`
+				Service string  `json:"x-service"`
+				Quotas  []Quota `json:"x-quotas"`
 			}
 			if err := json.Unmarshal(raw, &o); err != nil {
 				return nil, fmt.Errorf("openapi.json: %s %s: %w", m, path, err)
 			}
-			ops = append(ops, Operation{Method: strings.ToUpper(m), Path: path, Service: o.Service})
+			ops = append(ops, Operation{Method: strings.ToUpper(m), Path: path, Service: o.Service, Quotas: o.Quotas})
 		}
 	}
 	sort.Slice(ops, func(i, j int) bool {
@@ -128,5 +145,49 @@ func Check(service string, mux *http.ServeMux) []string {
 			problems = append(problems, fmt.Sprintf("%s is registered by %s but not documented in services/platform/openapi/openapi.json", r, service))
 		}
 	}
+	return problems
+}
+
+// CheckRates compares the rate quotas documented for service (x-quotas of
+// kind "rate") with the ones it applies: rates maps each applied rule's
+// route ("POST /api/conversations/{id}/messages", as its mux pattern) to
+// the variable that configures it. It returns the problems, none when the
+// document and the service agree; a service's quota test calls it so that
+// a limit nobody documented, or documentation of a limit that is gone,
+// fails that service's tests.
+func CheckRates(service string, rates map[string]string) []string {
+	ops, err := Operations()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	applied := map[string]string{}
+	for route, env := range rates {
+		method, p, _ := strings.Cut(route, " ")
+		applied[method+" "+Shape(p)] = env
+	}
+	var problems []string
+	seen := map[string]bool{}
+	for _, o := range ops {
+		if o.Service != service {
+			continue
+		}
+		key := o.Method + " " + Shape(o.Path)
+		for _, q := range o.Quotas {
+			if q.Kind != "rate" {
+				continue
+			}
+			seen[key+" "+q.Env] = true
+			if env, ok := applied[key]; !ok || env != q.Env {
+				problems = append(problems, fmt.Sprintf("%s %s documents the rate %s but %s applies %q there", o.Method, o.Path, q.Env, service, env))
+			}
+		}
+	}
+	for route, env := range rates {
+		method, p, _ := strings.Cut(route, " ")
+		if !seen[method+" "+Shape(p)+" "+env] {
+			problems = append(problems, fmt.Sprintf("%s applies %s on %s, which services/platform/openapi/openapi.json does not list in x-quotas", service, env, route))
+		}
+	}
+	sort.Strings(problems)
 	return problems
 }

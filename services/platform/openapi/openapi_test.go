@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
@@ -157,4 +158,109 @@ func TestCheckFindsBothKindsOfDrift(t *testing.T) {
 	if p := Check("analytics", missing); len(p) != 1 || !strings.Contains(p[0], "GET /api/dashboard/stats is documented") {
 		t.Fatalf("missing handler: %v", p)
 	}
+}
+
+// TestQuotasAreWellFormed: every documented limit names its kind, variable,
+// default and what it counts against, and the operation documents the
+// answer the limit gives (429 for a rate, 400 for a count).
+func TestQuotasAreWellFormed(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range ops {
+		for _, q := range o.Quotas {
+			n++
+			name := o.Method + " " + o.Path + " " + q.Env
+			if q.Env == "" || q.Default == "" {
+				t.Errorf("%s: env and default are required: %+v", name, q)
+			}
+			switch q.Per {
+			case "user", "agent", "key", "owner":
+			default:
+				t.Errorf("%s: per = %q", name, q.Per)
+			}
+			status := ""
+			switch q.Kind {
+			case "rate":
+				status = "429"
+				if _, _, err := ratelimit.ParseRate(q.Default); err != nil {
+					t.Errorf("%s: default %q: %v", name, q.Default, err)
+				}
+			case "count":
+				status = "400"
+				if !isDigits(q.Default) {
+					t.Errorf("%s: default %q is not a number", name, q.Default)
+				}
+			default:
+				t.Errorf("%s: kind = %q", name, q.Kind)
+				continue
+			}
+			if _, ok := doc.Paths[o.Path][strings.ToLower(o.Method)].Responses[status]; !ok {
+				t.Errorf("%s: a %s quota but no %s response documented", name, q.Kind, status)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no x-quotas in the document")
+	}
+}
+
+func TestCheckRatesFindsBothKindsOfDrift(t *testing.T) {
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The conversations service's documented rates, as it would apply them.
+	rates := map[string]string{}
+	for _, o := range ops {
+		for _, q := range o.Quotas {
+			if o.Service == "conversations" && q.Kind == "rate" {
+				rates[o.Method+" "+o.Path] = q.Env
+			}
+		}
+	}
+	if len(rates) == 0 {
+		t.Fatal("conversations documents no rates")
+	}
+	if p := CheckRates("conversations", rates); len(p) != 0 {
+		t.Fatalf("agreeing rates: %v", p)
+	}
+	extra := map[string]string{"POST /api/conversations/{id}/title": "RATE_LIMIT_TITLES"}
+	for k, v := range rates {
+		extra[k] = v
+	}
+	if p := CheckRates("conversations", extra); len(p) != 1 || !strings.Contains(p[0], "RATE_LIMIT_TITLES") {
+		t.Fatalf("undocumented rate: %v", p)
+	}
+	var dropped string
+	fewer := map[string]string{}
+	for k, v := range rates {
+		if dropped == "" {
+			dropped = k
+			continue
+		}
+		fewer[k] = v
+	}
+	if p := CheckRates("conversations", fewer); len(p) != 1 || !strings.Contains(p[0], "documents the rate") {
+		t.Fatalf("rate documented but not applied (%s): %v", dropped, p)
+	}
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -70,6 +70,10 @@ type Rule struct {
 	Limit  int
 	Window time.Duration
 	Mode   Mode
+	// Env is the variable that configured it (RuleFromEnv), so that the
+	// rules a service applies can be checked against the limits its API
+	// document lists (Rules.Envs, openapi.CheckRates).
+	Env string
 }
 
 // Disabled reports whether the rule lets everything through (Limit <= 0).
@@ -124,7 +128,7 @@ func RuleFromEnv(name, def string, mode Mode) (Rule, error) {
 	if err != nil {
 		return Rule{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return Rule{Limit: limit, Window: window, Mode: mode}, nil
+	return Rule{Limit: limit, Window: window, Mode: mode, Env: name}, nil
 }
 
 // For returns the rule with its class set.
@@ -323,6 +327,16 @@ func retryAfter(limit, w, elapsed, cur, prev int64) time.Duration {
 // /api/stripe/create-checkout-session", "GET /api/conversations/{id}"), to
 // its quota.
 type Rules map[string]Rule
+
+// Envs maps each rule's route to the variable that configures it (the
+// argument of openapi.CheckRates).
+func (rs Rules) Envs() map[string]string {
+	out := make(map[string]string, len(rs))
+	for route, r := range rs {
+		out[route] = r.Env
+	}
+	return out
+}
 
 // UserFunc returns the caller's user id, or false when the request carries
 // no (valid) identity: such requests are not counted here and the route's

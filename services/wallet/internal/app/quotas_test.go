@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/auth/authtest"
+	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
 	"github.com/agentic-app/agentic/services/wallet/internal/transport"
@@ -166,5 +167,18 @@ func TestQuotasFailClosedInTheApp(t *testing.T) {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// The rates the service applies are the ones the OpenAPI document lists
+// (x-quotas), on the routes they are applied to, with the variables that
+// configure them.
+func TestRatesAreDocumented(t *testing.T) {
+	rules, err := quotaRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range openapi.CheckRates(ServiceName, rules.Envs()) {
+		t.Error(p)
 	}
 }
