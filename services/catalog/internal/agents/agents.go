@@ -7,6 +7,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -51,6 +52,25 @@ const (
 	MaxTags         = 20
 	MaxTag          = 40
 	MaxEmail        = 254
+
+	// MinCapCents and MaxCapCents bound a monthly cap per subscriber
+	// ($0.01 to $100,000.00).
+	MinCapCents = 1
+	MaxCapCents = 10_000_000
+	// MicrosPerCent converts a cap in cents to micro-dollars (gRPC).
+	MicrosPerCent = 10_000
+	// DefaultMaxAgentsPerUser is MAX_AGENTS_PER_USER's default.
+	DefaultMaxAgentsPerUser = 100
+	// AccessChangeRetention is how long access changes are kept (and the
+	// largest margin AccessChangesSince accepts).
+	AccessChangeRetention = time.Hour
+)
+
+// Subscriber cap modes.
+const (
+	CapDefault = "default" // the agent's default cap (subscriberMonthlyCapCents)
+	CapNone    = "none"    // no cap
+	CapCustom  = "custom"  // the subscriber's own amount
 )
 
 // Validation messages (the spec's texts where it has them).
@@ -73,7 +93,17 @@ const (
 	MsgAlreadyInvited    = "This person has already been invited."
 	MsgAgentNotFound     = "Agent not found"
 	MsgSubscriberMissing = "Subscriber not found"
+	MsgCapCents          = "Enter a monthly cap between $0.01 and $100,000.00, or leave it empty for no cap."
+	MsgCapMode           = "Choose default, none or custom."
 )
+
+// MsgMaxAgents is the message of the agents-per-user limit.
+func MsgMaxAgents(limit int) string {
+	if limit == 1 {
+		return "You can have at most 1 agent."
+	}
+	return fmt.Sprintf("You can have at most %d agents.", limit)
+}
 
 // Agent is an agent.
 type Agent struct {
@@ -93,6 +123,9 @@ type Agent struct {
 	Email             string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// SubscriberMonthlyCapCents is the default monthly cap per subscriber
+	// (cents); nil = no cap.
+	SubscriberMonthlyCapCents *int64
 }
 
 // Subscriber is a person an owner shared an agent with.
@@ -106,6 +139,26 @@ type Subscriber struct {
 	Interactions int64
 	InvitedAt    time.Time
 	ActivatedAt  time.Time // zero while invited
+	// CapMode is CapDefault, CapNone or CapCustom; MonthlyCapCents is the
+	// custom amount (nil unless CapCustom).
+	CapMode         string
+	MonthlyCapCents *int64
+	// EffectiveCapCents is the cap that applies (nil = none): the agent's
+	// default, none, or the custom amount. The store sets it.
+	EffectiveCapCents *int64
+}
+
+// EffectiveCap is the cap that applies to a subscriber with this mode and
+// custom amount on an agent whose default is agentDefault (nil = no cap).
+func EffectiveCap(mode string, custom, agentDefault *int64) *int64 {
+	switch mode {
+	case CapNone:
+		return nil
+	case CapCustom:
+		return custom
+	default:
+		return agentDefault
+	}
 }
 
 // JoinedDate is the activation time of an active subscriber, else the invitation time.
@@ -140,6 +193,18 @@ type Access struct {
 	// deducted from the creator's wallet).
 	PayerUID string
 	Agent    Agent // set when allowed
+	// SubscriberCapMicros is, for a subscriber, the most the owner pays for
+	// their answers per calendar month (UTC), in micro-dollars (the effective
+	// cap × MicrosPerCent); 0 = no cap, and always 0 for the owner.
+	SubscriberCapMicros int64
+}
+
+// AccessChange is one change that may end or alter access to an agent: UID
+// "" means every user of the agent (it was edited, deactivated, or its
+// default cap changed).
+type AccessChange struct {
+	AgentID string
+	UID     string
 }
 
 // SharedAgent is an agent as one of its active subscribers sees it.
@@ -160,11 +225,15 @@ type SharedAgent struct {
 // would be answered at the owner's expense) and the owner's business figures
 // (how many people the agent is shared with, how much it is used). The
 // fields stay in the JSON with empty values so the shape matches GET /api/agents.
+// The owner's uid and the owner's cap settings are withheld too (the
+// transport shows the owner's name instead of the uid).
 func ForSubscriber(a Agent) Agent {
+	a.OwnerUID = ""
 	a.Instructions = ""
 	a.Email = ""
 	a.Subscribers = 0
 	a.TotalInteractions = 0
+	a.SubscriberMonthlyCapCents = nil
 	return a
 }
 
@@ -199,6 +268,12 @@ var (
 	ErrSubscriberNotFound = errors.New("subscriber not found")
 	ErrAlreadyInvited     = errors.New("already invited")
 )
+
+// LimitError is a count quota reached (400 limit_reached); Message states
+// the limit.
+type LimitError struct{ Message string }
+
+func (e *LimitError) Error() string { return e.Message }
 
 // FieldError is one invalid field.
 type FieldError struct {
@@ -250,6 +325,37 @@ type UpdateInput struct {
 	IsPublic     *bool
 	Tags         *[]string
 	Description  *string
+	// SubscriberMonthlyCapCents: nil = not given; given as null = no cap.
+	SubscriberMonthlyCapCents *CapCents
+}
+
+// CapCents is a monthly cap in cents as a request gives it.
+type CapCents struct {
+	// None is an explicit null: no cap.
+	None bool
+	// Cents is the amount (when not None and not Invalid).
+	Cents int64
+	// Invalid is a number that is not a whole number of cents.
+	Invalid bool
+}
+
+// value returns the cap (nil = none) and whether it is valid.
+func (c CapCents) value() (*int64, bool) {
+	if c.None {
+		return nil, true
+	}
+	if c.Invalid || c.Cents < MinCapCents || c.Cents > MaxCapCents {
+		return nil, false
+	}
+	v := c.Cents
+	return &v, true
+}
+
+// SubscriberCapInput is a PATCH of a subscriber's cap: Mode CapDefault,
+// CapNone or CapCustom; Cents (required for CapCustom only, else ignored).
+type SubscriberCapInput struct {
+	Mode  string
+	Cents *CapCents
 }
 
 func checkName(v *validator, name string) {
@@ -370,7 +476,34 @@ func ValidateUpdate(in UpdateInput) (UpdateInput, error) {
 		t := NormalizeTags(&v, *in.Tags)
 		in.Tags = &t
 	}
+	if in.SubscriberMonthlyCapCents != nil {
+		if _, ok := in.SubscriberMonthlyCapCents.value(); !ok {
+			v.add("subscriberMonthlyCapCents", MsgCapCents)
+		}
+	}
 	return in, v.err()
+}
+
+// ValidateSubscriberCap validates a subscriber cap change and returns the
+// mode (trimmed, lower-cased) and the custom amount (nil unless custom).
+func ValidateSubscriberCap(in SubscriberCapInput) (string, *int64, error) {
+	var v validator
+	mode := strings.ToLower(strings.TrimSpace(in.Mode))
+	var cents *int64
+	switch mode {
+	case CapDefault, CapNone:
+	case CapCustom:
+		var ok bool
+		if in.Cents != nil {
+			cents, ok = in.Cents.value()
+		}
+		if !ok || cents == nil {
+			v.add("monthlyCapCents", MsgCapCents)
+		}
+	default:
+		v.add("capMode", MsgCapMode)
+	}
+	return mode, cents, v.err()
 }
 
 // emailRE is a pragmatic address check: the usual local-part characters and a
@@ -392,15 +525,18 @@ func NormalizeEmail(s string) (string, error) {
 type Store interface {
 	List(ctx context.Context, owner string) ([]Agent, error)
 	// Create inserts a, taking its e-mail address from newEmail (called again
-	// when an address was ever issued before).
-	Create(ctx context.Context, a Agent, newEmail func() string) (Agent, error)
+	// when an address was ever issued before). When maxPerOwner > 0 and the
+	// owner already has that many agents it returns a *LimitError; the count
+	// is taken under a per-owner lock, so concurrent creates cannot exceed it.
+	Create(ctx context.Context, a Agent, newEmail func() string, maxPerOwner int) (Agent, error)
 	// Get returns the agent; owner "" means any owner. ErrNotFound otherwise.
 	Get(ctx context.Context, owner, id string) (Agent, error)
 	// GetByEmail returns the agent whose own address is email (compared in
 	// lower case, as addresses are stored); ErrNotFound otherwise.
 	GetByEmail(ctx context.Context, email string) (Agent, error)
 	// Update locks the owner's agent, applies fn and saves the result (and
-	// fn's events) when fn reports a change.
+	// fn's events, and an access change for every user of the agent) when fn
+	// reports a change.
 	Update(ctx context.Context, owner, id string, fn func(cur Agent) (next Agent, changed []string, err error)) (Agent, error)
 	ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error)
 	// AddSubscriber adds email to the owner's agent: active for user when
@@ -413,10 +549,22 @@ type Store interface {
 	// proved the address is theirs (a verified ID token); it returns how
 	// many it activated. Cheap when there is none (one indexed lookup).
 	ActivateVerified(ctx context.Context, u User, at time.Time) (int, error)
+	// RemoveSubscriber deletes the subscriber and, when it had a uid,
+	// records an access change for that uid.
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error
-	// Access returns the agent and uid's role on it ("" when none) in one
+	// SetSubscriberCap sets a subscriber's cap mode and custom amount (nil
+	// unless CapCustom) and, when that changed and the subscriber has a uid,
+	// records an access change for that uid. ErrNotFound /
+	// ErrSubscriberNotFound otherwise.
+	SetSubscriberCap(ctx context.Context, owner, agentID, subscriberID, mode string, cents *int64) (Subscriber, error)
+	// Access returns the agent, uid's role on it ("" when none) and, for a
+	// subscriber, the effective monthly cap in cents (nil = none) in one
 	// indexed query; ErrNotFound for an unknown agent.
-	Access(ctx context.Context, agentID, uid string) (Agent, string, error)
+	Access(ctx context.Context, agentID, uid string) (Agent, string, *int64, error)
+	// AccessChangesSince returns the access changes recorded at or after
+	// (since, or the database's now() when since is zero) minus margin, each
+	// (agent, uid) once, and the database's now().
+	AccessChangesSince(ctx context.Context, since time.Time, margin time.Duration) ([]AccessChange, time.Time, error)
 	// ListShared returns the agents uid is an active subscriber of (not
 	// redacted), newest subscription first, each agent once.
 	ListShared(ctx context.Context, uid string) ([]SharedAgent, error)
@@ -433,6 +581,9 @@ type Service interface {
 	// own address (from the token) which cannot be invited.
 	InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error)
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error
+	// SetSubscriberCap changes a subscriber's monthly cap (the owner's agent
+	// only: another user's agent is ErrNotFound whatever the input).
+	SetSubscriberCap(ctx context.Context, owner, agentID, subscriberID string, in SubscriberCapInput) (Subscriber, error)
 	// ClaimInvitations activates the caller's pending invitations (to any
 	// owner's agents) when, and only when, the caller's ID token says their
 	// e-mail address is verified (Firebase email_verified; Google sign-ins
@@ -448,9 +599,14 @@ type Service interface {
 	// CheckOwnership reports whether the agent exists and whether uid owns it.
 	CheckOwnership(ctx context.Context, agentID, uid string) (owned, exists bool, err error)
 	// CheckAccess reports whether uid may use the agent (owner, or active
-	// subscriber) and who pays. No access and unknown agents are
-	// Access{Allowed: false}, not errors; empty arguments are a ValidationError.
+	// subscriber), who pays and, for a subscriber, their monthly cap. No
+	// access and unknown agents are Access{Allowed: false}, not errors; empty
+	// arguments are a ValidationError.
 	CheckAccess(ctx context.Context, agentID, uid string) (Access, error)
+	// AccessChangesSince lists the access changes (internal gRPC) recorded
+	// since since (zero: the database's now) minus margin (clamped to 0 ..
+	// AccessChangeRetention), and the database's now, the next since.
+	AccessChangesSince(ctx context.Context, since time.Time, margin time.Duration) ([]AccessChange, time.Time, error)
 	// ListSharedAgents returns the agents uid is an active subscriber of,
 	// newest subscription first, with the owner-only fields withheld.
 	ListSharedAgents(ctx context.Context, uid string) ([]SharedAgent, error)
@@ -464,6 +620,9 @@ type Config struct {
 	Directory Directory
 	// DirectoryTimeout bounds one lookup (default 2s).
 	DirectoryTimeout time.Duration
+	// MaxAgentsPerUser bounds each owner's agents (0:
+	// DefaultMaxAgentsPerUser; negative: no limit).
+	MaxAgentsPerUser int
 	Logger           *slog.Logger
 }
 
@@ -481,6 +640,9 @@ func NewService(store Store, cfg Config) Service {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxAgentsPerUser == 0 {
+		cfg.MaxAgentsPerUser = DefaultMaxAgentsPerUser
 	}
 	return &service{store: store, cfg: cfg, now: time.Now, logger: cfg.Logger}
 }
@@ -513,7 +675,8 @@ func (s *service) CreateAgent(ctx context.Context, owner string, in CreateInput)
 		Status: StatusActive, IsPublic: false, IconName: in.IconName, IconColor: in.IconColor,
 		Instructions: in.Instructions, Tags: in.Tags, CreatedAt: now, UpdatedAt: now,
 	}
-	return s.store.Create(ctx, a, func() string { return NewEmailAddress(in.Name, s.cfg.EmailDomain) })
+	limit := max(s.cfg.MaxAgentsPerUser, 0)
+	return s.store.Create(ctx, a, func() string { return NewEmailAddress(in.Name, s.cfg.EmailDomain) }, limit)
 }
 
 func (s *service) GetAgent(ctx context.Context, owner, id string) (Agent, error) {
@@ -570,7 +733,24 @@ func applyUpdate(cur Agent, in UpdateInput) (Agent, []string) {
 		next.Status = *in.Status
 		changed = append(changed, "status")
 	}
+	if in.SubscriberMonthlyCapCents != nil {
+		if v, ok := in.SubscriberMonthlyCapCents.value(); ok && !equalCents(v, cur.SubscriberMonthlyCapCents) {
+			next.SubscriberMonthlyCapCents = v
+			changed = append(changed, FieldSubscriberCap)
+		}
+	}
 	return next, changed
+}
+
+// FieldSubscriberCap is the changed-field name of the default cap. It is
+// not part of AgentUpdated (the event has no such field).
+const FieldSubscriberCap = "subscriberMonthlyCapCents"
+
+func equalCents(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func equalStrings(a, b []string) bool {
@@ -651,6 +831,24 @@ func (s *service) RemoveSubscriber(ctx context.Context, owner, agentID, subscrib
 	return s.store.RemoveSubscriber(ctx, owner, agentID, subscriberID, s.now().UTC())
 }
 
+func (s *service) SetSubscriberCap(ctx context.Context, owner, agentID, subscriberID string, in SubscriberCapInput) (Subscriber, error) {
+	if !validID(agentID) || owner == "" {
+		return Subscriber{}, ErrNotFound
+	}
+	// Ownership before validation: another user's agent is 404 whatever the body.
+	if _, err := s.store.Get(ctx, owner, agentID); err != nil {
+		return Subscriber{}, err
+	}
+	if !validID(subscriberID) {
+		return Subscriber{}, ErrSubscriberNotFound
+	}
+	mode, cents, err := ValidateSubscriberCap(in)
+	if err != nil {
+		return Subscriber{}, err
+	}
+	return s.store.SetSubscriberCap(ctx, owner, agentID, subscriberID, mode, cents)
+}
+
 func (s *service) FindAgent(ctx context.Context, id string) (Agent, error) {
 	if strings.TrimSpace(id) == "" {
 		return Agent{}, &ValidationError{Fields: []FieldError{{"agentId", "agent_id is required"}}}
@@ -696,14 +894,23 @@ func (s *service) CheckAccess(ctx context.Context, agentID, uid string) (Access,
 	if !validID(agentID) {
 		return Access{}, nil
 	}
-	a, role, err := s.store.Access(ctx, agentID, uid)
+	a, role, capCents, err := s.store.Access(ctx, agentID, uid)
 	if errors.Is(err, ErrNotFound) || (err == nil && role == "") {
 		return Access{}, nil
 	}
 	if err != nil {
 		return Access{}, err
 	}
-	return Access{Allowed: true, Role: role, PayerUID: a.OwnerUID, Agent: a}, nil
+	acc := Access{Allowed: true, Role: role, PayerUID: a.OwnerUID, Agent: a}
+	if role == RoleSubscriber && capCents != nil {
+		acc.SubscriberCapMicros = *capCents * MicrosPerCent
+	}
+	return acc, nil
+}
+
+func (s *service) AccessChangesSince(ctx context.Context, since time.Time, margin time.Duration) ([]AccessChange, time.Time, error) {
+	margin = min(max(margin, 0), AccessChangeRetention)
+	return s.store.AccessChangesSince(ctx, since, margin)
 }
 
 func (s *service) ListSharedAgents(ctx context.Context, uid string) ([]SharedAgent, error) {

@@ -138,3 +138,59 @@ func TestApplyUpdateListsOnlyRealChanges(t *testing.T) {
 		t.Fatalf("events %+v", evs)
 	}
 }
+
+func TestCapValidation(t *testing.T) {
+	for _, c := range []struct {
+		in *CapCents
+		ok bool
+	}{
+		{nil, true}, {&CapCents{None: true}, true}, {&CapCents{Cents: 1}, true}, {&CapCents{Cents: 10_000_000}, true},
+		{&CapCents{Cents: 0}, false}, {&CapCents{Cents: -5}, false}, {&CapCents{Cents: 10_000_001}, false}, {&CapCents{Invalid: true}, false},
+	} {
+		_, err := ValidateUpdate(UpdateInput{SubscriberMonthlyCapCents: c.in})
+		var ve *ValidationError
+		if c.ok != (err == nil) || (err != nil && (!errors.As(err, &ve) || ve.Fields[0].Field != "subscriberMonthlyCapCents" || ve.Message() != MsgCapCents)) {
+			t.Errorf("default cap %+v: %v", c.in, err)
+		}
+	}
+	for _, c := range []struct {
+		in          SubscriberCapInput
+		mode, field string
+		wantCents   int64
+	}{
+		{SubscriberCapInput{Mode: "default", Cents: &CapCents{Cents: 5}}, "default", "", 0},
+		{SubscriberCapInput{Mode: " NONE "}, "none", "", 0},
+		{SubscriberCapInput{Mode: "custom", Cents: &CapCents{Cents: 250}}, "custom", "", 250},
+		{SubscriberCapInput{Mode: "custom"}, "", "monthlyCapCents", 0},
+		{SubscriberCapInput{Mode: "custom", Cents: &CapCents{None: true}}, "", "monthlyCapCents", 0},
+		{SubscriberCapInput{Mode: "custom", Cents: &CapCents{Cents: 0}}, "", "monthlyCapCents", 0},
+		{SubscriberCapInput{Mode: ""}, "", "capMode", 0},
+		{SubscriberCapInput{Mode: "monthly"}, "", "capMode", 0},
+	} {
+		mode, cents, err := ValidateSubscriberCap(c.in)
+		if c.field != "" {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Fields[0].Field != c.field {
+				t.Errorf("%+v: %v, want %s refused", c.in, err, c.field)
+			}
+			continue
+		}
+		if err != nil || mode != c.mode || (c.wantCents == 0) != (cents == nil) || (cents != nil && *cents != c.wantCents) {
+			t.Errorf("%+v: %q %v %v", c.in, mode, cents, err)
+		}
+	}
+	if got := EffectiveCap(CapDefault, nil, ptr(500)); got == nil || *got != 500 {
+		t.Errorf("default: %v", got)
+	}
+	if got := EffectiveCap(CapNone, nil, ptr(500)); got != nil {
+		t.Errorf("none: %v", got)
+	}
+	if got := EffectiveCap(CapCustom, ptr(7), ptr(500)); got == nil || *got != 7 {
+		t.Errorf("custom: %v", got)
+	}
+	if MsgMaxAgents(100) != "You can have at most 100 agents." || MsgMaxAgents(1) != "You can have at most 1 agent." {
+		t.Errorf("%q %q", MsgMaxAgents(100), MsgMaxAgents(1))
+	}
+}
+
+func ptr(v int64) *int64 { return &v }

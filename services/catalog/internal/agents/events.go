@@ -43,12 +43,13 @@ func createdEvent(a Agent) events.Event {
 }
 
 // updateEvents returns AgentUpdated for the changed fields other than status
-// and AgentStatusChanged when status changed.
+// and the default subscriber cap (the event has no field for it, and the
+// activity feed need not show it), and AgentStatusChanged when status changed.
 func updateEvents(prev, next Agent, changed []string) []events.Event {
 	var out []events.Event
 	var others []string
 	for _, f := range changed {
-		if f != "status" {
+		if f != "status" && f != FieldSubscriberCap {
 			others = append(others, f)
 		}
 	}

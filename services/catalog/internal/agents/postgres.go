@@ -30,14 +30,14 @@ func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
 const maxEmailAttempts = 20
 
 const agentColumns = `id::text, owner_uid, name, description, category, status, is_public, icon_name, icon_color,
-	instructions, tags, subscribers, total_interactions, email, created_at, updated_at`
+	instructions, tags, subscribers, total_interactions, email, created_at, updated_at, subscriber_monthly_cap_cents`
 
 // scanAgent scans agentColumns, then extra (columns selected after them).
 func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
 	var a Agent
 	dest := append([]any{&a.ID, &a.OwnerUID, &a.Name, &a.Description, &a.Category, &a.Status, &a.IsPublic,
 		&a.IconName, &a.IconColor, &a.Instructions, &a.Tags, &a.Subscribers, &a.TotalInteractions, &a.Email,
-		&a.CreatedAt, &a.UpdatedAt}, extra...)
+		&a.CreatedAt, &a.UpdatedAt, &a.SubscriberMonthlyCapCents}, extra...)
 	err := row.Scan(dest...)
 	if a.Tags == nil {
 		a.Tags = []string{}
@@ -46,15 +46,39 @@ func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
 }
 
 const subscriberColumns = `id::text, agent_id::text, email, status, COALESCE(uid, ''), name, interactions,
-	invited_at, COALESCE(activated_at, '0001-01-01Z'::timestamptz)`
+	invited_at, COALESCE(activated_at, '0001-01-01Z'::timestamptz), cap_mode, monthly_cap_cents`
 
-func scanSubscriber(row pgx.Row) (Subscriber, error) {
+// scanSubscriber scans subscriberColumns; agentDefault is the agent's
+// default cap, for EffectiveCapCents.
+func scanSubscriber(row pgx.Row, agentDefault *int64) (Subscriber, error) {
 	var s Subscriber
-	err := row.Scan(&s.ID, &s.AgentID, &s.Email, &s.Status, &s.UID, &s.Name, &s.Interactions, &s.InvitedAt, &s.ActivatedAt)
+	err := row.Scan(&s.ID, &s.AgentID, &s.Email, &s.Status, &s.UID, &s.Name, &s.Interactions, &s.InvitedAt, &s.ActivatedAt,
+		&s.CapMode, &s.MonthlyCapCents)
 	if s.ActivatedAt.Year() <= 1 {
 		s.ActivatedAt = time.Time{}
 	}
+	s.EffectiveCapCents = EffectiveCap(s.CapMode, s.MonthlyCapCents, agentDefault)
 	return s, err
+}
+
+// recordAccessChange records, within tx, a change that may end or alter
+// uid's access to agentID ("" = every user of the agent), at
+// clock_timestamp(): callers make it their transaction's last statement, so
+// the time is close to the commit (AccessChangesSince's margin covers the
+// rest). The same statement purges a few rows older than
+// AccessChangeRetention, skipping rows another transaction is purging.
+func recordAccessChange(ctx context.Context, tx pgx.Tx, agentID, uid string) error {
+	_, err := tx.Exec(ctx, `
+		WITH purged AS (
+			DELETE FROM access_changes WHERE id IN (
+				SELECT id FROM access_changes WHERE at < clock_timestamp() - make_interval(secs => $3)
+				ORDER BY at LIMIT 100 FOR UPDATE SKIP LOCKED))
+		INSERT INTO access_changes (agent_id, uid, at) VALUES ($1, NULLIF($2, ''), clock_timestamp())`,
+		agentID, uid, AccessChangeRetention.Seconds())
+	if err != nil {
+		return fmt.Errorf("record access change: %w", err)
+	}
+	return nil
 }
 
 func (s *PostgresStore) enqueue(ctx context.Context, tx pgx.Tx, evs ...events.Event) error {
@@ -85,9 +109,23 @@ func (s *PostgresStore) List(ctx context.Context, owner string) ([]Agent, error)
 }
 
 // Create implements Store.
-func (s *PostgresStore) Create(ctx context.Context, a Agent, newEmail func() string) (Agent, error) {
+func (s *PostgresStore) Create(ctx context.Context, a Agent, newEmail func() string, maxPerOwner int) (Agent, error) {
 	var out Agent
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if maxPerOwner > 0 {
+			// One owner's creates queue here, so the count below cannot be
+			// read by two of them before either inserts.
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7302, hashtext($1))`, a.OwnerUID); err != nil {
+				return fmt.Errorf("lock owner: %w", err)
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE owner_uid = $1`, a.OwnerUID).Scan(&n); err != nil {
+				return fmt.Errorf("count agents: %w", err)
+			}
+			if n >= maxPerOwner {
+				return &LimitError{Message: MsgMaxAgents(maxPerOwner)}
+			}
+		}
 		a.Email = ""
 		for attempt := 0; attempt < maxEmailAttempts && a.Email == ""; attempt++ {
 			email := strings.ToLower(newEmail())
@@ -170,14 +208,21 @@ func (s *PostgresStore) Update(ctx context.Context, owner, id string, fn func(Ag
 			return nil
 		}
 		out, err = scanAgent(tx.QueryRow(ctx, `
-			UPDATE agents SET description = $2, instructions = $3, tags = $4, is_public = $5, status = $6, updated_at = $7
+			UPDATE agents SET description = $2, instructions = $3, tags = $4, is_public = $5, status = $6, updated_at = $7,
+				subscriber_monthly_cap_cents = $8
 			WHERE id = $1
 			RETURNING `+agentColumns,
-			id, next.Description, next.Instructions, next.Tags, next.IsPublic, next.Status, next.UpdatedAt))
+			id, next.Description, next.Instructions, next.Tags, next.IsPublic, next.Status, next.UpdatedAt,
+			next.SubscriberMonthlyCapCents))
 		if err != nil {
 			return fmt.Errorf("update agent: %w", err)
 		}
-		return s.enqueue(ctx, tx, updateEvents(cur, out, changed)...)
+		if err := s.enqueue(ctx, tx, updateEvents(cur, out, changed)...); err != nil {
+			return err
+		}
+		// Whatever changed (status, instructions, the default cap), every
+		// user's cached access to the agent is stale.
+		return recordAccessChange(ctx, tx, id, "")
 	})
 	if err != nil {
 		return Agent{}, err
@@ -187,7 +232,8 @@ func (s *PostgresStore) Update(ctx context.Context, owner, id string, fn func(Ag
 
 // ListSubscribers implements Store: newest first.
 func (s *PostgresStore) ListSubscribers(ctx context.Context, owner, agentID string) ([]Subscriber, error) {
-	if _, err := s.Get(ctx, owner, agentID); err != nil {
+	a, err := s.Get(ctx, owner, agentID)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+subscriberColumns+` FROM subscribers WHERE agent_id = $1
@@ -198,7 +244,7 @@ func (s *PostgresStore) ListSubscribers(ctx context.Context, owner, agentID stri
 	defer rows.Close()
 	out := []Subscriber{}
 	for rows.Next() {
-		sub, err := scanSubscriber(rows)
+		sub, err := scanSubscriber(rows, a.SubscriberMonthlyCapCents)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +277,8 @@ func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email
 		if err := lockEmail(ctx, tx, email); err != nil {
 			return err
 		}
-		if _, err := getAgent(ctx, tx, owner, agentID, true); err != nil {
+		agent, err := getAgent(ctx, tx, owner, agentID, true)
+		if err != nil {
 			return err
 		}
 		if user != nil && user.UID == owner {
@@ -264,7 +311,7 @@ func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email
 			VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8)
 			ON CONFLICT (agent_id, email) DO NOTHING
 			RETURNING `+subscriberColumns,
-			sub.ID, agentID, email, sub.Status, sub.UID, sub.Name, sub.InvitedAt, activated))
+			sub.ID, agentID, email, sub.Status, sub.UID, sub.Name, sub.InvitedAt, activated), agent.SubscriberMonthlyCapCents)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrAlreadyInvited
 		}
@@ -286,11 +333,12 @@ func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email
 // RemoveSubscriber implements Store.
 func (s *PostgresStore) RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string, at time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := getAgent(ctx, tx, owner, agentID, true); err != nil {
+		agent, err := getAgent(ctx, tx, owner, agentID, true)
+		if err != nil {
 			return err
 		}
 		sub, err := scanSubscriber(tx.QueryRow(ctx, `DELETE FROM subscribers WHERE id = $1 AND agent_id = $2 RETURNING `+subscriberColumns,
-			subscriberID, agentID))
+			subscriberID, agentID), agent.SubscriberMonthlyCapCents)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrSubscriberNotFound
 		}
@@ -301,8 +349,52 @@ func (s *PostgresStore) RemoveSubscriber(ctx context.Context, owner, agentID, su
 		if err != nil {
 			return fmt.Errorf("recount: %w", err)
 		}
-		return s.enqueue(ctx, tx, subscriberRemovedEvent(a, sub, at))
+		if err := s.enqueue(ctx, tx, subscriberRemovedEvent(a, sub, at)); err != nil {
+			return err
+		}
+		if sub.UID == "" {
+			return nil // invited only: no access to take away
+		}
+		return recordAccessChange(ctx, tx, agentID, sub.UID)
 	})
+}
+
+// SetSubscriberCap implements Store. Lock order as everywhere: the agent
+// row, then the subscriber row.
+func (s *PostgresStore) SetSubscriberCap(ctx context.Context, owner, agentID, subscriberID, mode string, cents *int64) (Subscriber, error) {
+	var out Subscriber
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		agent, err := getAgent(ctx, tx, owner, agentID, true)
+		if err != nil {
+			return err
+		}
+		cur, err := scanSubscriber(tx.QueryRow(ctx, `SELECT `+subscriberColumns+` FROM subscribers WHERE id = $1 AND agent_id = $2 FOR UPDATE`,
+			subscriberID, agentID), agent.SubscriberMonthlyCapCents)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrSubscriberNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("subscriber: %w", err)
+		}
+		if cur.CapMode == mode && equalCents(cur.MonthlyCapCents, cents) {
+			out = cur
+			return nil
+		}
+		out, err = scanSubscriber(tx.QueryRow(ctx, `UPDATE subscribers SET cap_mode = $3, monthly_cap_cents = $4
+			WHERE id = $1 AND agent_id = $2 RETURNING `+subscriberColumns,
+			subscriberID, agentID, mode, cents), agent.SubscriberMonthlyCapCents)
+		if err != nil {
+			return fmt.Errorf("set subscriber cap: %w", err)
+		}
+		if out.UID == "" {
+			return nil // invited only: nothing cached for them yet
+		}
+		return recordAccessChange(ctx, tx, agentID, out.UID)
+	})
+	if err != nil {
+		return Subscriber{}, err
+	}
+	return out, nil
 }
 
 // RecordUser records (or refreshes) a user the identity service reported,
@@ -395,7 +487,7 @@ func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at 
 	}
 	var subs []Subscriber
 	for rows.Next() {
-		sub, err := scanSubscriber(rows)
+		sub, err := scanSubscriber(rows, nil) // (the effective cap is not used here)
 		if err != nil {
 			rows.Close()
 			return 0, err
@@ -428,24 +520,64 @@ func agentColumnsAs(alias string) string {
 	return strings.Join(cols, ", ")
 }
 
-// Access implements Store. One query on the agents primary key plus an
-// EXISTS probe of subscribers_active_uid_idx: it runs on every chat message.
-func (s *PostgresStore) Access(ctx context.Context, agentID, uid string) (Agent, string, error) {
-	var role string
+// Access implements Store. One query on the agents primary key plus a probe
+// of subscribers_active_uid_idx: it runs on every chat message. A user with
+// two active subscriptions of one agent (two addresses that resolved to
+// their uid) gets the newest one's cap, the row RecordInteraction counts on.
+func (s *PostgresStore) Access(ctx context.Context, agentID, uid string) (Agent, string, *int64, error) {
+	var (
+		role     string
+		capCents *int64
+	)
 	a, err := scanAgent(s.pool.QueryRow(ctx, `
-		SELECT `+agentColumns+`,
-			CASE WHEN owner_uid = $2 THEN 'owner'
-				WHEN EXISTS (SELECT 1 FROM subscribers s WHERE s.uid = $2 AND s.agent_id = agents.id AND s.status = 'active')
-				THEN 'subscriber'
-				ELSE '' END
-		FROM agents WHERE id = $1`, agentID, uid), &role)
+		SELECT `+agentColumnsAs("agents")+`,
+			CASE WHEN agents.owner_uid = $2 THEN 'owner' WHEN sub.cap_mode IS NOT NULL THEN 'subscriber' ELSE '' END,
+			CASE sub.cap_mode WHEN 'none' THEN NULL WHEN 'custom' THEN sub.monthly_cap_cents
+				ELSE agents.subscriber_monthly_cap_cents END
+		FROM agents
+		LEFT JOIN LATERAL (
+			SELECT s.cap_mode, s.monthly_cap_cents FROM subscribers s
+			WHERE s.uid = $2 AND s.agent_id = agents.id AND s.status = 'active'
+			ORDER BY s.activated_at DESC, s.id DESC LIMIT 1) sub ON true
+		WHERE agents.id = $1`, agentID, uid), &role, &capCents)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Agent{}, "", ErrNotFound
+		return Agent{}, "", nil, ErrNotFound
 	}
 	if err != nil {
-		return Agent{}, "", err
+		return Agent{}, "", nil, err
 	}
-	return a, role, nil
+	if role != RoleSubscriber {
+		capCents = nil
+	}
+	return a, role, capCents, nil
+}
+
+// AccessChangesSince implements Store: one round trip, the database's now()
+// and the changes at or after COALESCE(since, now()) - margin, like
+// conversations' RevokedAPIKeysSince. Each (agent, uid) comes once, as
+// "<agent id>/<uid>" (a UUID has no "/", so the first one separates them).
+func (s *PostgresStore) AccessChangesSince(ctx context.Context, since time.Time, margin time.Duration) ([]AccessChange, time.Time, error) {
+	var (
+		from *time.Time
+		keys []string
+		now  time.Time
+	)
+	if !since.IsZero() {
+		from = &since
+	}
+	err := s.pool.QueryRow(ctx, `SELECT now(), ARRAY(
+			SELECT DISTINCT agent_id::text || '/' || COALESCE(uid, '') FROM access_changes
+			WHERE at >= COALESCE($1, now()) - make_interval(secs => $2))`,
+		from, margin.Seconds()).Scan(&now, &keys)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	out := make([]AccessChange, 0, len(keys))
+	for _, k := range keys {
+		agentID, uid, _ := strings.Cut(k, "/")
+		out = append(out, AccessChange{AgentID: agentID, UID: uid})
+	}
+	return out, now, nil
 }
 
 // ListShared implements Store: the caller's active subscriptions (by uid,

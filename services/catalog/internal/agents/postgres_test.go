@@ -3,6 +3,8 @@ package agents
 import (
 	"context"
 	"errors"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func agentFor(owner, id string) Agent {
 func TestCreateNeverReusesAnIssuedAddress(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	first, err := s.Create(ctx, agentFor("u1", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-aaaaaa@x.test" })
+	first, err := s.Create(ctx, agentFor("u1", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-aaaaaa@x.test" }, 0)
 	if err != nil || first.Email != "bot-aaaaaa@x.test" {
 		t.Fatalf("%v %v", first.Email, err)
 	}
@@ -48,12 +50,12 @@ func TestCreateNeverReusesAnIssuedAddress(t *testing.T) {
 			return "BOT-aaaaaa@x.test"
 		}
 		return "bot-bbbbbb@x.test"
-	})
+	}, 0)
 	if err != nil || second.Email != "bot-bbbbbb@x.test" || calls != 3 {
 		t.Fatalf("%v %v calls=%d", second.Email, err, calls)
 	}
 	// Only issued addresses forever: a generator stuck on them fails cleanly.
-	_, err = s.Create(ctx, agentFor("u3", "00000000-0000-7000-8000-000000000003"), func() string { return "bot-aaaaaa@x.test" })
+	_, err = s.Create(ctx, agentFor("u3", "00000000-0000-7000-8000-000000000003"), func() string { return "bot-aaaaaa@x.test" }, 0)
 	if err == nil || !strings.Contains(err.Error(), "no free address") {
 		t.Fatalf("err = %v", err)
 	}
@@ -66,7 +68,7 @@ func TestCreateNeverReusesAnIssuedAddress(t *testing.T) {
 func TestActivateUserIsIdempotent(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-cccccc@x.test" })
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-cccccc@x.test" }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestActivateUserIsIdempotent(t *testing.T) {
 func TestAccessAndRecordInteraction(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-dddddd@x.test" })
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000001"), func() string { return "bot-dddddd@x.test" }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +134,12 @@ func TestAccessAndRecordInteraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	for uid, want := range map[string]string{"owner": RoleOwner, "sam": RoleSubscriber, "ivy": "", "": ""} {
-		got, role, err := s.Access(ctx, a.ID, uid)
+		got, role, _, err := s.Access(ctx, a.ID, uid)
 		if err != nil || role != want || got.ID != a.ID {
 			t.Errorf("Access(%q) = %q %v %v", uid, role, got.ID, err)
 		}
 	}
-	if _, _, err := s.Access(ctx, "00000000-0000-7000-8000-000000000009", "owner"); err != ErrNotFound {
+	if _, _, _, err := s.Access(ctx, "00000000-0000-7000-8000-000000000009", "owner"); err != ErrNotFound {
 		t.Errorf("unknown agent: %v", err)
 	}
 
@@ -202,7 +204,7 @@ func TestAccessAndRecordInteraction(t *testing.T) {
 func TestInviteNeverActivatesKnownUsers(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000002"), func() string { return "bot-dddddd@x.test" })
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000002"), func() string { return "bot-dddddd@x.test" }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +240,176 @@ func TestInviteNeverActivatesKnownUsers(t *testing.T) {
 	subs, err := s.ListSubscribers(ctx, "owner", a.ID)
 	if err != nil || len(subs) != 1 || subs[0].Status != SubscriberActive || subs[0].UID != "kim" || subs[0].Name != "Kim" {
 		t.Fatalf("after activation: %+v %v", subs, err)
+	}
+}
+
+// Item 5: access changes are written in the transaction of the change, at
+// clock_timestamp() (not the transaction's start), with the uid of a removed
+// active subscriber and none for an invited one; rows older than an hour are
+// purged by later writes; AccessChangesSince looks back margin from since.
+func TestAccessChangesAreLoggedAndPurged(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000003"), func() string { return "bot-eeeeee@x.test" }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	sam, err := s.AddSubscriber(ctx, "owner", a.ID, "sam@example.org", &User{UID: "sam", Email: "sam@example.org"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivy, err := s.AddSubscriber(ctx, "owner", a.ID, "ivy@example.org", nil, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO access_changes (agent_id, uid, at) VALUES ($1, 'old', now() - interval '61 minutes')`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveSubscriber(ctx, "owner", a.ID, ivy.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveSubscriber(ctx, "owner", a.ID, sam.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() []string {
+		t.Helper()
+		var out []string
+		if err := s.pool.QueryRow(ctx, `SELECT ARRAY(SELECT COALESCE(uid, '-') FROM access_changes ORDER BY id)`).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := rows(); strings.Join(got, ",") != "sam" {
+		t.Fatalf("access changes %v, want [sam] (ivy was only invited; the old row purged)", got)
+	}
+
+	// clock_timestamp(): a change recorded 300 ms into its transaction is
+	// dated then, not at the transaction's start.
+	var started, recorded time.Time
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT now() FROM pg_sleep(0.3)`).Scan(&started); err != nil {
+			return err
+		}
+		return recordAccessChange(ctx, tx, a.ID, "")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT at FROM access_changes WHERE uid IS NULL`).Scan(&recorded); err != nil {
+		t.Fatal(err)
+	}
+	if d := recorded.Sub(started); d < 300*time.Millisecond {
+		t.Fatalf("recorded %v after its transaction started, want >= 300ms", d)
+	}
+
+	// since/margin: the change at `recorded` is found from since up to
+	// margin later, not beyond; without since, from the database's now.
+	for _, c := range []struct {
+		since  time.Time
+		margin time.Duration
+		want   string
+	}{
+		{recorded, 0, "/"},
+		{recorded.Add(time.Millisecond), 0, ""},
+		{recorded.Add(500 * time.Millisecond), 600 * time.Millisecond, "/"}, // (sam's change is >= 300 ms older)
+		{recorded.Add(500 * time.Millisecond), 100 * time.Millisecond, ""},
+		{time.Time{}, time.Minute, "/,/sam"},
+		{time.Time{}, 0, ""},
+	} {
+		changes, now, err := s.AccessChangesSince(ctx, c.since, c.margin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ch := range changes {
+			if ch.AgentID != a.ID {
+				t.Errorf("agent %q", ch.AgentID)
+			}
+			got = append(got, "/"+ch.UID)
+		}
+		sort.Strings(got)
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("since %v margin %v: %v, want %q", c.since, c.margin, got, c.want)
+		}
+		if time.Since(now) > 5*time.Second || time.Until(now) > 5*time.Second {
+			t.Errorf("now = %v", now)
+		}
+	}
+}
+
+// Item 6: the effective cap in Access (default, none, custom), for
+// subscribers only; SetSubscriberCap records an access change only for a
+// subscriber with a uid whose cap changed.
+func TestSubscriberCapInAccess(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	a, err := s.Create(ctx, agentFor("owner", "00000000-0000-7000-8000-000000000004"), func() string { return "bot-ffffff@x.test" }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	sam, err := s.AddSubscriber(ctx, "owner", a.ID, "sam@example.org", &User{UID: "sam", Email: "sam@example.org"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capOf := func(uid string) string {
+		t.Helper()
+		_, role, c, err := s.Access(ctx, a.ID, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == nil {
+			return role + ":none"
+		}
+		return role + ":" + strconv.FormatInt(*c, 10)
+	}
+	setDefault := func(v *int64) {
+		t.Helper()
+		if _, err := s.Update(ctx, "owner", a.ID, func(cur Agent) (Agent, []string, error) {
+			cur.SubscriberMonthlyCapCents = v
+			return cur, []string{FieldSubscriberCap}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	five := int64(500)
+	two := int64(200)
+	setDefault(&five)
+	if got := capOf("sam") + " " + capOf("owner") + " " + capOf("stranger"); got != "subscriber:500 owner:none :none" {
+		t.Errorf("default: %s", got)
+	}
+	sub, err := s.SetSubscriberCap(ctx, "owner", a.ID, sam.ID, CapCustom, &two)
+	if err != nil || sub.CapMode != CapCustom || *sub.MonthlyCapCents != 200 || *sub.EffectiveCapCents != 200 {
+		t.Fatalf("custom: %+v %v", sub, err)
+	}
+	if got := capOf("sam"); got != "subscriber:200" {
+		t.Errorf("custom: %s", got)
+	}
+	if sub, err = s.SetSubscriberCap(ctx, "owner", a.ID, sam.ID, CapNone, nil); err != nil || sub.EffectiveCapCents != nil {
+		t.Fatalf("none: %+v %v", sub, err)
+	}
+	if got := capOf("sam"); got != "subscriber:none" {
+		t.Errorf("none: %s", got)
+	}
+	if _, err := s.SetSubscriberCap(ctx, "owner", a.ID, sam.ID, CapNone, nil); err != nil { // unchanged
+		t.Fatal(err)
+	}
+	if _, err := s.SetSubscriberCap(ctx, "other", a.ID, sam.ID, CapNone, nil); err != ErrNotFound {
+		t.Errorf("another owner: %v", err)
+	}
+	if _, err := s.SetSubscriberCap(ctx, "owner", a.ID, "00000000-0000-7000-8000-000000000009", CapNone, nil); err != ErrSubscriberNotFound {
+		t.Errorf("unknown subscriber: %v", err)
+	}
+	// The database refuses a custom mode without its amount.
+	if _, err := s.SetSubscriberCap(ctx, "owner", a.ID, sam.ID, CapCustom, nil); err == nil {
+		t.Error("custom without an amount was stored")
+	}
+	var changes []string
+	if err := s.pool.QueryRow(ctx, `SELECT ARRAY(SELECT COALESCE(uid, '-') FROM access_changes ORDER BY id)`).Scan(&changes); err != nil {
+		t.Fatal(err)
+	}
+	// The default cap (everyone), custom (sam), none (sam); the unchanged one records nothing.
+	if strings.Join(changes, ",") != "-,sam,sam" {
+		t.Errorf("access changes %v", changes)
 	}
 }

@@ -233,11 +233,13 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 		t.Errorf("shape: shared %v, owner's %v", sharedKeys, ownKeys)
 	}
 	for k, v := range map[string]any{
-		"id": a1, "userId": "alice", "name": "Math Tutor", "description": "Helps with algebra homework", "category": "Education",
+		// userId is the owner's display name, never the uid (issue 30 item 8).
+		"id": a1, "userId": "Alice A", "name": "Math Tutor", "description": "Helps with algebra homework", "category": "Education",
 		"status": "active", "isPublic": false, "iconName": "ri-brain-line", "iconColor": "#10B981",
 		"createdAt": own["createdAt"], "updatedAt": own["updatedAt"], "ownerName": "Alice A", "interactions": float64(0),
 		// Owner-only, withheld.
 		"instructions": "", "email": "", "subscribers": float64(0), "totalInteractions": float64(0),
+		"subscriberMonthlyCapCents": nil,
 	} {
 		if got[k] != v {
 			t.Errorf("shared a1 %s = %v, want %v", k, got[k], v)
@@ -249,8 +251,20 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	if sa, err := time.Parse(time.RFC3339Nano, got["sharedAt"].(string)); err != nil || time.Since(sa) > time.Minute {
 		t.Errorf("sharedAt = %v", got["sharedAt"])
 	}
-	if _, ok := byID[b1]["ownerName"]; ok {
-		t.Errorf("bob's name is unknown, ownerName should be omitted: %v", byID[b1])
+	if _, ok := byID[b1]["ownerName"]; ok || byID[b1]["userId"] != "" {
+		t.Errorf("bob's name is unknown, ownerName should be omitted and userId empty: %v", byID[b1])
+	}
+	if v, ok := got["subscriberMonthlyCapCents"]; !ok || v != nil {
+		t.Errorf("shared subscriberMonthlyCapCents = %v (present %v), want null", v, ok)
+	}
+	// The owners' uids appear nowhere in the answer, even with a default cap
+	// set (the owner's setting is withheld too).
+	if r := do(t, "PATCH", base+"/api/agents/"+a1, "token-alice", `{"subscriberMonthlyCapCents":1234}`); r.status != 200 {
+		t.Fatalf("set cap: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents/shared", "token-erin", ""); r.status != 200 ||
+		strings.Contains(r.raw, `"alice"`) || strings.Contains(r.raw, `"bob"`) || strings.Contains(r.raw, "1234") {
+		t.Errorf("shared answer leaks an owner's uid or cap: %s", r.raw)
 	}
 	// Invited only (frank), owner (alice, bob), stranger: nothing.
 	for _, tok := range []string{"token-frank", "token-alice", "token-bob", "token-zoe"} {

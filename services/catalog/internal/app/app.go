@@ -1,6 +1,7 @@
 // Package app wires the catalog service: configuration, database and
 // migrations, outbox relay, identity and usage event consumers, identity gRPC
-// client, endpoints, HTTP and gRPC transports.
+// client, Redis (the per-agent invitation quota), endpoints, HTTP and gRPC
+// transports.
 package app
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
@@ -40,6 +42,14 @@ type Config struct {
 	// IdentityGRPCAddr is identity's gRPC address for invite-time lookups
 	// ("" disables them; user.onboarded events still activate invites).
 	IdentityGRPCAddr string
+	// RedisURL is the Redis of the invitation quota ("": DefaultRedisURL).
+	RedisURL string
+	// MaxAgentsPerUser bounds each user's agents (MAX_AGENTS_PER_USER;
+	// 0: agents.DefaultMaxAgentsPerUser).
+	MaxAgentsPerUser int
+	// InvitationRate is the invitations per agent (RATE_LIMIT_INVITATIONS,
+	// "<limit>/<window>"; "": DefaultInvitationRate; "0/24h" disables it).
+	InvitationRate string
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -71,6 +81,15 @@ func LoadConfig() (Config, error) {
 		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		AgentEmailDomain:  l.String("AGENT_EMAIL_DOMAIN", "agents.agentic.local"),
 		IdentityGRPCAddr:  l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
+		RedisURL:          l.String("REDIS_URL", DefaultRedisURL),
+		MaxAgentsPerUser:  l.Int("MAX_AGENTS_PER_USER", agents.DefaultMaxAgentsPerUser),
+		InvitationRate:    l.String("RATE_LIMIT_INVITATIONS", DefaultInvitationRate),
+	}
+	if c.MaxAgentsPerUser < 1 {
+		l.Check(fmt.Errorf("MAX_AGENTS_PER_USER: %d, want a whole number >= 1", c.MaxAgentsPerUser))
+	}
+	if _, err := invitationRule(c.InvitationRate); err != nil {
+		l.Check(err)
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	grpcTLS, tlsErr := server.LoadGRPCTLS()
@@ -128,6 +147,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
+	// Redis: the per-agent invitation quota (quotas.go). Not a readiness
+	// check: only inviting needs it (and refuses with 503 without it).
+	invitations, err := invitationRule(cfg.InvitationRate)
+	if err != nil {
+		return err
+	}
+	if cfg.RedisURL == "" {
+		cfg.RedisURL = DefaultRedisURL
+	}
+	rdb, err := newRedis(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+
 	store := agents.NewPostgresStore(pool)
 	consumer, err := events.NewConsumer(events.ConsumerConfig{
 		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.ConsumerGroup, Topics: []string{agents.IdentityTopic},
@@ -146,7 +180,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
-	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, Logger: logger}
+	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, MaxAgentsPerUser: cfg.MaxAgentsPerUser, Logger: logger}
 	if cfg.IdentityGRPCAddr != "" {
 		idc, err := identityclient.New(cfg.IdentityGRPCAddr, grpcSec)
 		if err != nil {
@@ -162,7 +196,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		server.Check{Name: "database", Fn: database.Check(pool)},
 		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
+	limiter := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
+	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)))
 
 	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	catalogv1.RegisterCatalogServiceServer(grpcSrv, transport.NewGRPCServer(set))

@@ -99,20 +99,33 @@ type running struct {
 
 func start(t testing.TB, identityAddr string) running {
 	t.Helper()
+	return startWith(t, identityAddr, nil)
+}
+
+// startWith starts the service with the test configuration, changed by
+// configure when not nil (quotas). Redis is the real one at 127.0.0.1:6379;
+// the quota keys are per agent id, which no other test shares.
+func startWith(t testing.TB, identityAddr string, configure func(*Config)) running {
+	t.Helper()
 	dbURL := dbtest.NewURL(t, "catalog")
 	brokers := eventstest.StartKafka(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]net.Addr, 1)
 	done := make(chan error, 1)
+	cfg := Config{
+		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
+		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
+		ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+		AgentEmailDomain: "agents.test", IdentityGRPCAddr: identityAddr,
+		RedisURL:          DefaultRedisURL,
+		RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
+		Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
 	go func() {
-		done <- Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
-			AgentEmailDomain: "agents.test", IdentityGRPCAddr: identityAddr,
-			RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
-			Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
-		}, nil)
+		done <- Run(ctx, cfg, nil)
 	}()
 	var addrs [2]net.Addr
 	select {

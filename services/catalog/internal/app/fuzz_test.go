@@ -29,13 +29,22 @@ func FuzzAgentBodies(f *testing.F) {
 	idAddr, _ := startIdentity(f)
 	r := start(f, idAddr)
 	id := fuzzAgent(f, r.http, "fuzz-owner")
-	for _, s := range apitest.Seeds("name", "description", "category", "iconName", "iconColor", "instructions", "tags", "isPublic", "status", "email", "userId") {
+	status, b := apitest.No5xx(f, http.MethodPost, r.http+"/api/agents/"+id+"/subscribers", "token-fuzz-owner", []byte(`{"email":"fuzzed@example.org"}`))
+	var sub struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(b, &sub); status != http.StatusCreated || err != nil || sub.ID == "" {
+		f.Fatalf("invite: %d %s", status, b)
+	}
+	for _, s := range apitest.Seeds("name", "description", "category", "iconName", "iconColor", "instructions", "tags", "isPublic", "status", "email", "userId",
+		"subscriberMonthlyCapCents", "capMode", "monthlyCapCents") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		apitest.No5xx(t, http.MethodPost, r.http+"/api/agents", "token-fuzz-owner", body)
 		apitest.No5xx(t, http.MethodPatch, r.http+"/api/agents/"+id, "token-fuzz-owner", body)
 		apitest.No5xx(t, http.MethodPost, r.http+"/api/agents/"+id+"/subscribers", "token-fuzz-owner", body)
+		apitest.No5xx(t, http.MethodPatch, r.http+"/api/agents/"+id+"/subscribers/"+sub.ID, "token-fuzz-owner", body)
 	})
 }
 
@@ -51,6 +60,7 @@ func FuzzAgentPathIDs(f *testing.F) {
 		p := "/api/agents/" + apitest.PathEscape(seg)
 		apitest.No5xx(t, http.MethodGet, r.http+p, "token-fuzz-owner", nil)
 		apitest.No5xx(t, http.MethodGet, r.http+p+"/subscribers", "token-fuzz-owner", nil)
+		apitest.No5xx(t, http.MethodPatch, r.http+"/api/agents/"+id+"/subscribers/"+apitest.PathEscape(seg), "token-fuzz-owner", []byte(`{"capMode":"none"}`))
 		apitest.No5xx(t, http.MethodDelete, r.http+"/api/agents/"+id+"/subscribers/"+apitest.PathEscape(seg), "token-fuzz-owner", nil)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,11 +25,14 @@ type Set struct {
 	ListSubscribers  endpoint.Endpoint
 	InviteSubscriber endpoint.Endpoint
 	RemoveSubscriber endpoint.Endpoint
+	SetSubscriberCap endpoint.Endpoint
 	FindAgent        endpoint.Endpoint
 	FindAgentByEmail endpoint.Endpoint
 	CheckOwnership   endpoint.Endpoint
 	CheckAccess      endpoint.Endpoint
 	ListSharedAgents endpoint.Endpoint
+	// AccessChangesSince is internal gRPC (conversations' access cache).
+	AccessChangesSince endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller (HTTP routes).
@@ -57,6 +61,16 @@ type (
 		AgentID      string
 		SubscriberID string
 	}
+	SetSubscriberCapRequest struct {
+		Claims       auth.Claims
+		AgentID      string
+		SubscriberID string
+		Input        agents.SubscriberCapInput
+	}
+	AccessChangesSinceRequest struct {
+		Since  time.Time // zero: from the database's now
+		Margin time.Duration
+	}
 	FindAgentRequest        struct{ AgentID string }
 	FindAgentByEmailRequest struct{ Email string }
 	CheckOwnershipRequest   struct{ AgentID, UID string }
@@ -70,6 +84,10 @@ type (
 	CheckOwnershipResponse struct{ Owned, Exists bool }
 	CheckAccessResponse    struct{ Access agents.Access }
 	SharedAgentsResponse   struct{ Agents []agents.SharedAgent }
+	AccessChangesResponse  struct {
+		Changes []agents.AccessChange
+		Now     time.Time
+	}
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -135,6 +153,22 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			}
 			return RemovedResponse{}, nil
 		}),
+		SetSubscriberCap: wrap("SetSubscriberCap", func(ctx context.Context, req any) (any, error) {
+			r := req.(SetSubscriberCapRequest)
+			sub, err := svc.SetSubscriberCap(ctx, r.Claims.UID, r.AgentID, r.SubscriberID, r.Input)
+			if err != nil {
+				return nil, err
+			}
+			return SubscriberResponse{Subscriber: sub}, nil
+		}),
+		AccessChangesSince: wrap("AccessChangesSince", func(ctx context.Context, req any) (any, error) {
+			r := req.(AccessChangesSinceRequest)
+			changes, now, err := svc.AccessChangesSince(ctx, r.Since, r.Margin)
+			if err != nil {
+				return nil, err
+			}
+			return AccessChangesResponse{Changes: changes, Now: now}, nil
+		}),
 		FindAgent: wrap("FindAgent", func(ctx context.Context, req any) (any, error) {
 			a, err := svc.FindAgent(ctx, req.(FindAgentRequest).AgentID)
 			if err != nil {
@@ -196,13 +230,17 @@ func claimInvitations(ctx context.Context, svc agents.Service, logger *slog.Logg
 }
 
 // Outcome classifies an endpoint result: "success", "client_error" (the
-// caller's fault: validation, not found, already invited, bad input),
+// caller's fault: validation, not found, already invited, a count quota,
+// bad input),
 // "canceled" or "error".
 func Outcome(err error) string { return outcome(err) }
 
 var outcome = endpointmw.Default(func(err error) string {
-	var ve *agents.ValidationError
-	if errors.As(err, &ve) || errors.Is(err, agents.ErrNotFound) || errors.Is(err, agents.ErrSubscriberNotFound) ||
+	var (
+		ve *agents.ValidationError
+		le *agents.LimitError
+	)
+	if errors.As(err, &ve) || errors.As(err, &le) || errors.Is(err, agents.ErrNotFound) || errors.Is(err, agents.ErrSubscriberNotFound) ||
 		errors.Is(err, agents.ErrAlreadyInvited) {
 		return endpointmw.OutcomeClientError
 	}

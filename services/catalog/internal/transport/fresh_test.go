@@ -8,7 +8,8 @@ import (
 	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 )
 
-// Sharing (invite, revoke access) checks token revocation; reads and edits do not.
+// Writes (creating and editing agents, sharing, revoking access, subscriber
+// caps) check token revocation; reads do not.
 func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 	var set endpoints.Set
 	authtest.StubEndpoints(&set)
@@ -18,6 +19,7 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 	authtest.CheckRoutes(t, mux, []authtest.Route{
 		{Method: http.MethodPost, Path: "/api/agents/" + id + "/subscribers", Fresh: true},
 		{Method: http.MethodDelete, Path: "/api/agents/" + id + "/subscribers/" + id, Fresh: true},
+		{Method: http.MethodPatch, Path: "/api/agents/" + id + "/subscribers/" + id, Fresh: true},
 		{Method: http.MethodGet, Path: "/api/agents"},
 		{Method: http.MethodGet, Path: "/api/agents/shared"},
 		{Method: http.MethodGet, Path: "/api/agents/" + id},

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"time"
 
 	grpctransport "github.com/go-kit/kit/transport/grpc"
 	"google.golang.org/grpc/codes"
@@ -20,6 +21,7 @@ type grpcServer struct {
 	checkOwnership grpctransport.Handler
 	checkAccess    grpctransport.Handler
 	findByEmail    grpctransport.Handler
+	accessChanges  grpctransport.Handler
 }
 
 // NewGRPCServer implements catalogv1.CatalogServiceServer on top of the endpoints.
@@ -61,7 +63,27 @@ func NewGRPCServer(set endpoints.Set) catalogv1.CatalogServiceServer {
 				}
 				return &catalogv1.CheckAccessResponse{
 					Allowed: true, Role: acc.Role, PayerUid: acc.PayerUID, Agent: AgentToProto(acc.Agent),
+					SubscriberCapMicros: acc.SubscriberCapMicros,
 				}, nil
+			}),
+		accessChanges: grpctransport.NewServer(set.AccessChangesSince,
+			func(_ context.Context, req any) (any, error) {
+				r := req.(*catalogv1.AccessChangesSinceRequest)
+				var since time.Time
+				if r.GetSince() != nil {
+					since = r.GetSince().AsTime()
+				}
+				// Clamped here too, so a huge margin_ms cannot overflow the Duration.
+				ms := min(max(r.GetMarginMs(), 0), agents.AccessChangeRetention.Milliseconds())
+				return endpoints.AccessChangesSinceRequest{Since: since, Margin: time.Duration(ms) * time.Millisecond}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				r := resp.(endpoints.AccessChangesResponse)
+				out := &catalogv1.AccessChangesSinceResponse{Now: timestamppb.New(r.Now)}
+				for _, c := range r.Changes {
+					out.Changes = append(out.Changes, &catalogv1.AccessChange{AgentId: c.AgentID, Uid: c.UID})
+				}
+				return out, nil
 			}),
 	}
 }
@@ -88,6 +110,14 @@ func (s *grpcServer) CheckAccess(ctx context.Context, req *catalogv1.CheckAccess
 		return nil, grpcError(err)
 	}
 	return resp.(*catalogv1.CheckAccessResponse), nil
+}
+
+func (s *grpcServer) AccessChangesSince(ctx context.Context, req *catalogv1.AccessChangesSinceRequest) (*catalogv1.AccessChangesSinceResponse, error) {
+	_, resp, err := s.accessChanges.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*catalogv1.AccessChangesSinceResponse), nil
 }
 
 func (s *grpcServer) FindAgentByEmail(ctx context.Context, req *catalogv1.FindAgentByEmailRequest) (*catalogv1.GetAgentResponse, error) {

@@ -3,10 +3,12 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"time"
 
@@ -27,11 +29,33 @@ const (
 	PathSubscriber  = "/api/agents/{id}/subscribers/{subscriberId}"
 )
 
+// Option configures RegisterHTTP.
+type Option func(*httpOptions)
+
+type httpOptions struct {
+	inviteGate func(http.Handler) http.Handler
+}
+
+// WithInviteGate puts gate between the authentication (with its revocation
+// check) and the handler of POST /api/agents/{id}/subscribers: the
+// per-agent invitation quota (internal/app/quotas.go). The claims are in the
+// request's context and the agent id in r.PathValue("id").
+func WithInviteGate(gate func(http.Handler) http.Handler) Option {
+	return func(o *httpOptions) { o.inviteGate = gate }
+}
+
 // RegisterHTTP adds the /api/agents routes to mux, each behind the platform
 // auth middleware (verifier).
-func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier, logger *slog.Logger) {
+func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier, logger *slog.Logger, options ...Option) {
 	if logger == nil {
 		logger = slog.Default()
+	}
+	var o httpOptions
+	for _, opt := range options {
+		opt(&o)
+	}
+	if o.inviteGate == nil {
+		o.inviteGate = func(h http.Handler) http.Handler { return h }
 	}
 	opts := server.KitOptions(encodeHTTPError(logger))
 	protect := auth.Middleware(verifier, logger)
@@ -50,7 +74,9 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	route(http.MethodGet, PathAgent, set.GetAgent, decodeAgentRequest, encodeJSON(http.StatusOK))
 	sensitive(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
-	sensitive(http.MethodPost, PathSubscribers, set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated))
+	server.Route(mux, http.MethodPost, PathSubscribers,
+		fresh(o.inviteGate(httptransport.NewServer(set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated), opts...))))
+	sensitive(http.MethodPatch, PathSubscriber, set.SetSubscriberCap, decodeSubscriberCap, encodeJSON(http.StatusOK))
 	sensitive(http.MethodDelete, PathSubscriber, set.RemoveSubscriber, decodeRemove, encodeJSON(http.StatusNoContent))
 
 	// GET /api/agents/shared: the literal path is more specific than
@@ -86,6 +112,9 @@ type AgentJSON struct {
 	Email             string    `json:"email"`
 	CreatedAt         time.Time `json:"createdAt"`
 	UpdatedAt         time.Time `json:"updatedAt"`
+	// SubscriberMonthlyCapCents is the default monthly cap per subscriber;
+	// null = no cap (always null in shared-agent responses).
+	SubscriberMonthlyCapCents *int64 `json:"subscriberMonthlyCapCents"`
 }
 
 // AgentToJSON converts a domain agent.
@@ -100,6 +129,7 @@ func AgentToJSON(a agents.Agent) AgentJSON {
 		Instructions: a.Instructions, Tags: tags, Subscribers: a.Subscribers,
 		TotalInteractions: a.TotalInteractions, Email: a.Email,
 		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		SubscriberMonthlyCapCents: a.SubscriberMonthlyCapCents,
 	}
 }
 
@@ -116,9 +146,14 @@ type SharedAgentJSON struct {
 	Interactions int64 `json:"interactions"`
 }
 
-// SharedAgentToJSON converts a shared agent.
+// SharedAgentToJSON converts a shared agent. userId is the owner's display
+// name (as ownerName; "" when unknown), never the owner's uid, and the
+// owner's cap settings are withheld (null).
 func SharedAgentToJSON(s agents.SharedAgent) SharedAgentJSON {
-	return SharedAgentJSON{AgentJSON: AgentToJSON(s.Agent), OwnerName: s.OwnerName, SharedAt: s.SharedAt.UTC(), Interactions: s.Interactions}
+	a := agents.ForSubscriber(s.Agent) // (already redacted by the service; kept here so the uid can never leak)
+	j := SharedAgentJSON{AgentJSON: AgentToJSON(a), OwnerName: s.OwnerName, SharedAt: s.SharedAt.UTC(), Interactions: s.Interactions}
+	j.UserID = s.OwnerName
+	return j
 }
 
 // SubscriberJSON is a subscriber as the HTTP API shows it.
@@ -129,13 +164,24 @@ type SubscriberJSON struct {
 	Status       string    `json:"status"`
 	JoinedDate   time.Time `json:"joinedDate"`
 	Interactions int64     `json:"interactions"`
+	// CapMode is "default", "none" or "custom"; MonthlyCapCents the custom
+	// amount (null otherwise); EffectiveCapCents the cap that applies (null
+	// = no cap).
+	CapMode           string `json:"capMode"`
+	MonthlyCapCents   *int64 `json:"monthlyCapCents"`
+	EffectiveCapCents *int64 `json:"effectiveCapCents"`
 }
 
 // SubscriberToJSON converts a domain subscriber.
 func SubscriberToJSON(s agents.Subscriber) SubscriberJSON {
+	mode := s.CapMode
+	if mode == "" {
+		mode = agents.CapDefault
+	}
 	return SubscriberJSON{
 		ID: s.ID, Name: s.DisplayName(), Email: s.Email, Status: s.Status,
 		JoinedDate: s.JoinedDate().UTC(), Interactions: s.Interactions,
+		CapMode: mode, MonthlyCapCents: s.MonthlyCapCents, EffectiveCapCents: s.EffectiveCapCents,
 	}
 }
 
@@ -184,13 +230,46 @@ func decodeCreateAgent(ctx context.Context, r *http.Request) (any, error) {
 	}}, nil
 }
 
-// updateBody is the PATCH body; absent or null fields are left unchanged.
+// updateBody is the PATCH body; absent or null fields are left unchanged,
+// except subscriberMonthlyCapCents, where null means "no cap".
 type updateBody struct {
-	Instructions *string   `json:"instructions"`
-	Status       *string   `json:"status"`
-	IsPublic     *bool     `json:"isPublic"`
-	Tags         *[]string `json:"tags"`
-	Description  *string   `json:"description"`
+	Instructions              *string         `json:"instructions"`
+	Status                    *string         `json:"status"`
+	IsPublic                  *bool           `json:"isPublic"`
+	Tags                      *[]string       `json:"tags"`
+	Description               *string         `json:"description"`
+	SubscriberMonthlyCapCents json.RawMessage `json:"subscriberMonthlyCapCents"`
+}
+
+// capFromJSON reads a cap in cents: absent → nil; null → no cap; a number
+// → its amount (Invalid when it is not a whole number, which validation
+// then refuses); any other JSON value → 400 invalid_json, like a wrong type
+// in any other field.
+func capFromJSON(field string, raw json.RawMessage) (*agents.CapCents, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if string(raw) == "null" {
+		return &agents.CapCents{None: true}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, server.InvalidJSON(field + " must be a number or null")
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, server.InvalidJSON(field + " must be a number or null")
+	}
+	if i, err := n.Int64(); err == nil {
+		return &agents.CapCents{Cents: i}, nil
+	}
+	if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1e15 {
+		return &agents.CapCents{Cents: int64(f)}, nil // 1e3
+	}
+	return &agents.CapCents{Invalid: true}, nil
 }
 
 func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
@@ -202,9 +281,36 @@ func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
 	if err := server.DecodeJSON(nil, r, &b, server.AllowEmpty()); err != nil {
 		return nil, err
 	}
+	capCents, err := capFromJSON("subscriberMonthlyCapCents", b.SubscriberMonthlyCapCents)
+	if err != nil {
+		return nil, err
+	}
 	return endpoints.UpdateAgentRequest{Claims: c, AgentID: r.PathValue("id"), Input: agents.UpdateInput{
 		Instructions: b.Instructions, Status: b.Status, IsPublic: b.IsPublic, Tags: b.Tags, Description: b.Description,
+		SubscriberMonthlyCapCents: capCents,
 	}}, nil
+}
+
+// decodeSubscriberCap decodes PATCH /api/agents/{id}/subscribers/{subscriberId}:
+// {"capMode": "default"|"none"|"custom", "monthlyCapCents": n}.
+func decodeSubscriberCap(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b struct {
+		CapMode         string          `json:"capMode"`
+		MonthlyCapCents json.RawMessage `json:"monthlyCapCents"`
+	}
+	if err := server.DecodeJSON(nil, r, &b); err != nil {
+		return nil, err
+	}
+	capCents, err := capFromJSON("monthlyCapCents", b.MonthlyCapCents)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.SetSubscriberCapRequest{Claims: c, AgentID: r.PathValue("id"), SubscriberID: r.PathValue("subscriberId"),
+		Input: agents.SubscriberCapInput{Mode: b.CapMode, Cents: capCents}}, nil
 }
 
 func decodeInvite(ctx context.Context, r *http.Request) (any, error) {
@@ -278,10 +384,13 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		var (
 			se *server.Error
 			ve *agents.ValidationError
+			le *agents.LimitError
 		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
+		case errors.As(err, &le):
+			server.WriteError(w, &server.Error{Status: http.StatusBadRequest, Code: server.CodeLimitReached, Message: le.Message})
 		case errors.As(err, &ve):
 			fields := make(map[string]string, len(ve.Fields))
 			for _, f := range ve.Fields {
