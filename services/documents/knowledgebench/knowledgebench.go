@@ -297,7 +297,7 @@ func syncBench(ctx context.Context, pool *pgxpool.Pool, c *corpus, cfg Config, o
 		now := time.Now().UTC()
 		d, err := store.Add(ctx, documents.Document{ID: uuid.Must(uuid.NewV7()).String(), AgentID: syncAgentID, OwnerUID: "bench",
 			Name: fmt.Sprintf("Handbook%d", i), URL: drivesim.DocsURL(f.ID), DriveFileID: f.ID, Labels: []string{},
-			SharingStatus: documents.SharingShared, CreatedAt: now, UpdatedAt: now})
+			SharingStatus: documents.SharingShared, CreatedAt: now, UpdatedAt: now}, 0)
 		if err != nil {
 			return err
 		}

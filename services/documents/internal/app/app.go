@@ -1,7 +1,7 @@
 // Package app wires the documents service: configuration, database and
 // migrations, outbox relay, catalog gRPC client, Drive adapter, the sync
-// worker and scheduler, endpoints, HTTP and gRPC (health, KnowledgeService)
-// servers.
+// worker and scheduler, endpoints, the per-user quotas in Redis, HTTP and
+// gRPC (health, KnowledgeService) servers.
 package app
 
 import (
@@ -52,6 +52,16 @@ type Config struct {
 	OwnershipCacheTTL time.Duration
 	// CatalogTimeout bounds one ownership check.
 	CatalogTimeout time.Duration
+
+	// RedisURL is the Redis of the per-user quotas ("" = DefaultRedisURL).
+	RedisURL string
+	// MaxDocumentsPerAgent bounds an agent's documents
+	// (MAX_DOCUMENTS_PER_AGENT; 0 = documents.DefaultMaxDocumentsPerAgent).
+	MaxDocumentsPerAgent int
+	// KnowledgeSearchRate is the per-user quota of Test retrieval searches,
+	// "<limit>/<window>" (RATE_LIMIT_KNOWLEDGE_SEARCH; "" =
+	// DefaultKnowledgeSearchRate, "0/1m" = off; fails open).
+	KnowledgeSearchRate string
 
 	// DriveEndpoint is the Drive API base URL ("" = Google's; locally the
 	// simulator, http://127.0.0.1:8111/drive/v3/).
@@ -125,6 +135,10 @@ func LoadConfig() (Config, error) {
 		ConversationsGRPCAddr: l.String("CONVERSATIONS_GRPC_ADDR", "127.0.0.1:9106"),
 		CommentsInterval:      l.Duration("DOCUMENT_COMMENTS_INTERVAL", comments.DefaultInterval),
 		CommentsConcurrency:   l.Int("DOCUMENT_COMMENTS_CONCURRENCY", comments.DefaultConcurrency),
+
+		RedisURL:             l.String("REDIS_URL", DefaultRedisURL),
+		MaxDocumentsPerAgent: l.Int("MAX_DOCUMENTS_PER_AGENT", documents.DefaultMaxDocumentsPerAgent),
+		KnowledgeSearchRate:  l.String("RATE_LIMIT_KNOWLEDGE_SEARCH", DefaultKnowledgeSearchRate),
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	if err := l.Err(); err != nil {
@@ -138,6 +152,12 @@ func LoadConfig() (Config, error) {
 	}
 	if c.CommentsInterval < time.Second || c.CommentsConcurrency < 1 || c.CommentsConcurrency > 64 {
 		return c, errors.New("DOCUMENT_COMMENTS_INTERVAL must be at least 1s, DOCUMENT_COMMENTS_CONCURRENCY 1–64")
+	}
+	if c.MaxDocumentsPerAgent < 1 {
+		return c, errors.New("MAX_DOCUMENTS_PER_AGENT must be at least 1")
+	}
+	if _, err := quotaRules(c.KnowledgeSearchRate); err != nil {
+		return c, err
 	}
 	grpcTLS, tlsErr := server.LoadGRPCTLS()
 	c.GRPCTLS = grpcTLS
@@ -232,8 +252,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer catalog.Close()
 
+	// Redis holds the per-user quotas (quotas.go); it connects lazily, and a
+	// search is served unchecked while it is away (fail open).
+	redisURL := cfg.RedisURL
+	if redisURL == "" {
+		redisURL = DefaultRedisURL
+	}
+	rdb, err := newRedisClient(redisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+
 	index := knowledge.NewIndex(pool)
-	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index)
+	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index,
+		documents.Limits{MaxDocumentsPerAgent: cfg.MaxDocumentsPerAgent})
 	set := endpoints.New(svc, index, logger, reg)
 
 	driveClient, err := newDrive(cfg, reg, logger)
@@ -273,6 +306,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	transport.RegisterHTTP(mux, set, verifier, logger)
+	// Per-user quotas in Redis (quotas.go).
+	api, err := withQuotas(mux, rdb, cfg.KnowledgeSearchRate, verifier, logger, reg)
+	if err != nil {
+		return err
+	}
 
 	// gRPC: grpc.health.v1.Health and the internal KnowledgeService.
 	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
@@ -282,7 +320,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Logger:          logger,
 		HTTPAddr:        cfg.HTTPAddr,
 		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
+		HTTPHandler:     server.Middleware(api, ServiceName, logger, reg),
 		GRPCAddr:        cfg.GRPCAddr,
 		GRPCListener:    cfg.GRPCListener,
 		GRPCServer:      grpcSrv,

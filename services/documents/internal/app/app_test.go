@@ -125,6 +125,11 @@ type options struct {
 	// drive, when set, is the Drive simulator the service reads from (dev
 	// tokens); otherwise Drive access is not configured.
 	drive *drivesim.Server
+	// maxDocuments is MAX_DOCUMENTS_PER_AGENT (0: the default).
+	maxDocuments int
+	// searchRate is RATE_LIMIT_KNOWLEDGE_SEARCH; "" turns it off, so that
+	// tests searching as the same user in one minute do not meet it.
+	searchRate string
 }
 
 func start(t testing.TB, catalogAddr string, cacheTTL time.Duration) running {
@@ -149,7 +154,11 @@ func startWith(t testing.TB, catalogAddr string, o options) running {
 		SyncInterval:      time.Hour, SyncConcurrency: 2, SyncLease: time.Minute,
 		SyncPoll: 20 * time.Millisecond, SyncRetryBase: 50 * time.Millisecond, SyncConfirmDelay: time.Hour,
 		SyncMaxAttempts: 2, DriveBaseDelay: 10 * time.Millisecond, DriveMaxAttempts: 2,
+		RedisURL: "redis://127.0.0.1:6379/0", MaxDocumentsPerAgent: o.maxDocuments, KnowledgeSearchRate: "0/1m",
 		Ready: func(h, g net.Addr) { ready <- addrs{h, g} },
+	}
+	if o.searchRate != "" {
+		cfg.KnowledgeSearchRate = o.searchRate
 	}
 	if o.drive != nil {
 		srv := httptest.NewServer(o.drive.Handler())

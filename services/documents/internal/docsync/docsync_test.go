@@ -135,7 +135,7 @@ func (e *env) link(t *testing.T, name, fileID string, labels ...string) document
 		ID: uuid.Must(uuid.NewV7()).String(), AgentID: agentA, OwnerUID: "alice", Name: name, URL: drivesim.DocsURL(fileID),
 		DriveFileID: fileID, Labels: append([]string{}, labels...), SharingStatus: documents.SharingShared,
 		CreatedAt: now, UpdatedAt: now,
-	})
+	}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -40,6 +41,31 @@ const (
 	MaxLabels = 30
 	MaxLabel  = 40
 )
+
+// DefaultMaxDocumentsPerAgent is how many documents an agent can have
+// (MAX_DOCUMENTS_PER_AGENT; docs/reliability.md, "Rate limits and quotas").
+const DefaultMaxDocumentsPerAgent = 100
+
+// Limits are the service's count quotas.
+type Limits struct {
+	// MaxDocumentsPerAgent bounds an agent's documents (0 =
+	// DefaultMaxDocumentsPerAgent).
+	MaxDocumentsPerAgent int
+}
+
+// LimitError: the agent already has Max documents (HTTP 400 limit_reached).
+type LimitError struct{ Max int }
+
+func (e *LimitError) Error() string { return MsgDocumentsLimit(e.Max) }
+
+// MsgDocumentsLimit is the message of a LimitError: "An agent can have at
+// most 100 documents."
+func MsgDocumentsLimit(max int) string {
+	if max == 1 {
+		return "An agent can have at most 1 document."
+	}
+	return fmt.Sprintf("An agent can have at most %d documents.", max)
+}
 
 // Validation messages (the spec's texts where it has them).
 const (
@@ -271,8 +297,10 @@ type Store interface {
 	// List returns the agent's documents, oldest first.
 	List(ctx context.Context, agentID string) ([]Document, error)
 	// Add inserts d; ErrNameTaken when the agent has a document of that name
-	// (case-insensitive).
-	Add(ctx context.Context, d Document) (Document, error)
+	// (case-insensitive); *LimitError when the agent already has
+	// maxPerAgent documents (counted in the insert's transaction, so
+	// concurrent adds cannot pass the bound together; <= 0: no bound).
+	Add(ctx context.Context, d Document, maxPerAgent int) (Document, error)
 	// Get returns the agent's document; ErrDocumentNotFound otherwise.
 	Get(ctx context.Context, agentID, id string) (Document, error)
 	// Update locks the agent's document, applies fn and saves the result
@@ -344,13 +372,17 @@ type service struct {
 	store     Store
 	ownership Ownership
 	knowledge Knowledge
+	limits    Limits
 	now       func() time.Time
 }
 
 // NewService returns the Service backed by store, checking agent ownership
-// with ownership and searching with k.
-func NewService(store Store, ownership Ownership, k Knowledge) Service {
-	return &service{store: store, ownership: ownership, knowledge: k, now: time.Now}
+// with ownership, searching with k and applying limits.
+func NewService(store Store, ownership Ownership, k Knowledge, limits Limits) Service {
+	if limits.MaxDocumentsPerAgent <= 0 {
+		limits.MaxDocumentsPerAgent = DefaultMaxDocumentsPerAgent
+	}
+	return &service{store: store, ownership: ownership, knowledge: k, limits: limits, now: time.Now}
 }
 
 // validID reports whether id is a UUID (anything else cannot exist).
@@ -400,7 +432,7 @@ func (s *service) AddDocument(ctx context.Context, owner, agentID string, in Add
 		ID: id.String(), AgentID: strings.ToLower(agentID), OwnerUID: owner, Name: in.Name, URL: in.URL,
 		DriveFileID: in.DriveFileID, Labels: in.Labels, SharingStatus: in.SharingStatus,
 		CreatedAt: now, UpdatedAt: now,
-	})
+	}, s.limits.MaxDocumentsPerAgent)
 }
 
 func (s *service) UpdateDocument(ctx context.Context, owner, agentID, documentID string, in UpdateInput) (Document, error) {

@@ -138,7 +138,7 @@ func (f *fakeOwnership) Owns(_ context.Context, agentID, uid string) (bool, erro
 func TestServiceAuthorizesFirst(t *testing.T) {
 	const agent = "01900000-0000-7000-8000-000000000001"
 	own := &fakeOwnership{owners: map[string]string{agent: "alice"}}
-	svc := NewService(nil, own, nil) // the store is never reached below
+	svc := NewService(nil, own, nil, Limits{}) // the store is never reached below
 	ctx := context.Background()
 	if _, err := svc.AddDocument(ctx, "bob", agent, AddInput{}); !errors.Is(err, ErrAgentNotFound) {
 		t.Fatalf("foreign agent: %v", err)
@@ -172,4 +172,13 @@ func firstMessageIs(err error, msg string) error {
 		return fmt.Errorf("got %q (%v), want %q", m, err, msg)
 	}
 	return nil
+}
+
+func TestMsgDocumentsLimit(t *testing.T) {
+	for n, want := range map[int]string{100: "An agent can have at most 100 documents.", 2: "An agent can have at most 2 documents.",
+		1: "An agent can have at most 1 document."} {
+		if got := (&LimitError{Max: n}).Error(); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
 }

@@ -69,10 +69,24 @@ func (s *PostgresStore) List(ctx context.Context, agentID string) ([]Document, e
 	return out, rows.Err()
 }
 
-// Add implements Store.
-func (s *PostgresStore) Add(ctx context.Context, d Document) (Document, error) {
+// Add implements Store. The agent's documents are counted under a
+// transaction-scoped advisory lock on the agent, so concurrent adds cannot
+// pass maxPerAgent together.
+func (s *PostgresStore) Add(ctx context.Context, d Document, maxPerAgent int) (Document, error) {
 	var out Document
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if maxPerAgent > 0 {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('documents:' || $1, 0))`, d.AgentID); err != nil {
+				return fmt.Errorf("lock agent documents: %w", err)
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM documents WHERE agent_id = $1`, d.AgentID).Scan(&n); err != nil {
+				return fmt.Errorf("count agent documents: %w", err)
+			}
+			if n >= maxPerAgent {
+				return &LimitError{Max: maxPerAgent}
+			}
+		}
 		var err error
 		out, err = scanDocument(tx.QueryRow(ctx, `
 			INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels, sharing_status, created_at, updated_at,

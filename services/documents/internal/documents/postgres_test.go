@@ -72,7 +72,7 @@ func TestStoreNameUniqueUnderConcurrency(t *testing.T) {
 			if i%2 == 1 {
 				name = "SYLLABUS"
 			}
-			_, errs[i] = s.Add(ctx, newDoc(agent, name))
+			_, errs[i] = s.Add(ctx, newDoc(agent, name), 0)
 		}(i)
 	}
 	wg.Wait()
@@ -94,7 +94,7 @@ func TestStoreNameUniqueUnderConcurrency(t *testing.T) {
 	}
 
 	// A rename onto a taken name fails and rolls back its event.
-	other, err := s.Add(ctx, newDoc(agent, "Notes"))
+	other, err := s.Add(ctx, newDoc(agent, "Notes"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestStoreNameUniqueUnderConcurrency(t *testing.T) {
 		t.Fatalf("outbox after failed rename = %v", got)
 	}
 	// The same name on another agent is fine.
-	if _, err := s.Add(ctx, newDoc("01900000-0000-7000-8000-000000000002", "Syllabus")); err != nil {
+	if _, err := s.Add(ctx, newDoc("01900000-0000-7000-8000-000000000002", "Syllabus"), 0); err != nil {
 		t.Fatal(err)
 	}
 	// Documents are only reachable through their agent.
@@ -127,7 +127,7 @@ func TestStoreRemoveClearsKnowledge(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	const agent = "01900000-0000-7000-8000-000000000001"
-	d, err := s.Add(ctx, newDoc(agent, "Syllabus"))
+	d, err := s.Add(ctx, newDoc(agent, "Syllabus"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +153,54 @@ func TestStoreRemoveClearsKnowledge(t *testing.T) {
 	}
 	if err := s.Remove(ctx, agent, d.ID, time.Now()); !errors.Is(err, ErrDocumentNotFound) {
 		t.Fatalf("remove twice: %v", err)
+	}
+}
+
+// Concurrent adds to one agent never pass maxPerAgent: the count is taken in
+// the insert's transaction under a lock on the agent. Refused adds leave
+// neither a row nor an event; another agent is not affected.
+func TestStoreDocumentLimitUnderConcurrency(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	const agent, other = "01900000-0000-7000-8000-000000000011", "01900000-0000-7000-8000-000000000012"
+	const max = 3
+	if _, err := s.Add(ctx, newDoc(agent, "First"), max); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 12)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = s.Add(ctx, newDoc(agent, fmt.Sprintf("Doc%d", i)), max)
+		})
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		var le *LimitError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &le):
+			if le.Max != max || le.Error() != "An agent can have at most 3 documents." {
+				t.Errorf("limit error %+v %q", le, le.Error())
+			}
+		default:
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	docs, err := s.List(ctx, agent)
+	if ok != max-1 || err != nil || len(docs) != max {
+		t.Fatalf("%d concurrent adds succeeded, %d documents (%v); want %d and %d", ok, len(docs), err, max-1, max)
+	}
+	if got := outboxTypes(t, s); got[TypeDocumentAdded] != max {
+		t.Fatalf("outbox = %v, want %d added", got, max)
+	}
+	// Another agent has its own count; no bound (0) is no bound.
+	if _, err := s.Add(ctx, newDoc(other, "First"), max); err != nil {
+		t.Fatalf("other agent: %v", err)
+	}
+	if _, err := s.Add(ctx, newDoc(agent, "Unbounded"), 0); err != nil {
+		t.Fatalf("no bound: %v", err)
 	}
 }

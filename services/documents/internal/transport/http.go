@@ -245,12 +245,16 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			se *server.Error
 			ve *documents.ValidationError
 			qe *documents.QueryError
+			le *documents.LimitError
 		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
 		case errors.As(err, &qe):
 			server.WriteError(w, &server.Error{Status: http.StatusBadRequest, Code: qe.Code, Message: qe.Message})
+		case errors.As(err, &le):
+			// A count quota (MAX_DOCUMENTS_PER_AGENT): the message states it.
+			server.WriteError(w, &server.Error{Status: http.StatusBadRequest, Code: server.CodeLimitReached, Message: le.Error()})
 		case errors.As(err, &ve):
 			fields := make(map[string]string, len(ve.Fields))
 			for _, f := range ve.Fields {
