@@ -221,7 +221,7 @@ var consumers = map[string][]struct{ group, db string }{
 	"agentic.catalog.v1":   {{"wallet-catalog", "wallet"}, {"analytics", "analytics"}},
 	"agentic.documents.v1": {{"conversations-documents", "conversations"}, {"analytics", "analytics"}},
 	"agentic.wallet.v1":    {{"mail-notifications", "mail"}, {"analytics", "analytics"}},
-	"agentic.usage.v1":     {{"catalog-usage", "catalog"}, {"analytics", "analytics"}},
+	"agentic.usage.v1":     {{"catalog-usage", "catalog"}, {"analytics", "analytics"}, {"mail-usage", "mail"}},
 }
 
 var producers = []string{"identity", "catalog", "documents", "wallet", "conversations", "mail"}

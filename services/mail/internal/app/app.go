@@ -87,7 +87,7 @@ type Config struct {
 	// app's origin the e-mails link to (APP_BASE_URL).
 	NotifyFrom string
 	AppBaseURL string
-	// ConsumerMaxWait bounds a Kafka fetch of the wallet consumer (tests).
+	// ConsumerMaxWait bounds a Kafka fetch of the wallet and usage consumers (tests).
 	ConsumerMaxWait time.Duration
 
 	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
@@ -289,10 +289,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
-	// Billing notifications: the wallet's events → e-mails to the user.
-	notifyHandler, err := notify.Handler(notify.Config{
+	// Billing notifications: the wallet's events → e-mails to the user; a
+	// subscriber over the owner's cap (usage events) → an e-mail to the owner.
+	notifyCfg := notify.Config{
 		Users: clients.NewUsers(identityConn, 0), From: *notifyFrom, BaseURL: cfg.AppBaseURL, Logger: logger,
-	})
+	}
+	notifyHandler, err := notify.Handler(notifyCfg)
+	if err != nil {
+		return err
+	}
+	usageHandler, err := notify.UsageHandler(notifyCfg)
 	if err != nil {
 		return err
 	}
@@ -308,6 +314,15 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer walletConsumer.Close()
+	usageConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.UsageConsumerGroup, Topics: []string{notify.UsageTopic},
+		Handler: usageHandler, MaxWait: cfg.ConsumerMaxWait, MaxAttempts: notify.MaxAttempts,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer usageConsumer.Close()
 	notifier, err := inbox.NewSendWorker(inbox.SendConfig{
 		Store: store, Queue: store.Notifications(), Name: "notify", Relay: smtpRelay, IsPermanent: relay.IsPermanent,
 		Concurrency: 1, Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax,
@@ -384,6 +399,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			{Name: "answer", Run: answerer.Run},
 			{Name: "send", Run: sender.Run},
 			{Name: "wallet-consumer", Run: walletConsumer.Run},
+			{Name: "usage-consumer", Run: usageConsumer.Run},
 			{Name: "notify", Run: notifier.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,

@@ -25,22 +25,44 @@ type walletEvent struct {
 // relay does (CloudEvents binary mode, protobuf JSON, key = uid).
 func produceWallet(t *testing.T, brokers []string, evs ...walletEvent) {
 	t.Helper()
+	bus := make([]busEvent, len(evs))
+	for i, ev := range evs {
+		bus[i] = busEvent{id: ev.id, typ: ev.typ, key: ev.key, payload: ev.payload}
+	}
+	produce(t, brokers, notify.WalletTopic, "/agentic/wallet", bus...)
+}
+
+// busEvent is one event to publish: payload as protobuf JSON, or raw bytes
+// when raw is set.
+type busEvent struct {
+	id, typ, key string
+	payload      proto.Message
+	raw          []byte
+}
+
+// produce publishes events on topic as the producers' outbox relays do
+// (CloudEvents binary mode).
+func produce(t *testing.T, brokers []string, topic, source string, evs ...busEvent) {
+	t.Helper()
 	w := &kafka.Writer{
-		Addr: kafka.TCP(brokers...), Topic: notify.WalletTopic, Balancer: &kafka.Hash{},
+		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{},
 		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond, RequiredAcks: kafka.RequireAll,
 	}
 	defer w.Close()
 	msgs := make([]kafka.Message, len(evs))
 	for i, ev := range evs {
-		b, err := protojson.Marshal(ev.payload)
-		if err != nil {
-			t.Fatal(err)
+		b := ev.raw
+		if b == nil {
+			var err error
+			if b, err = protojson.Marshal(ev.payload); err != nil {
+				t.Fatal(err)
+			}
 		}
 		msgs[i] = kafka.Message{Key: []byte(ev.key), Value: b, Headers: []kafka.Header{
 			{Key: "ce_specversion", Value: []byte("1.0")},
 			{Key: "ce_id", Value: []byte(ev.id)},
 			{Key: "ce_type", Value: []byte(ev.typ)},
-			{Key: "ce_source", Value: []byte("/agentic/wallet")},
+			{Key: "ce_source", Value: []byte(source)},
 			{Key: "ce_subject", Value: []byte(ev.key)},
 			{Key: "ce_time", Value: []byte(time.Now().UTC().Format(time.RFC3339Nano))},
 			{Key: "content-type", Value: []byte("application/json")},
@@ -164,5 +186,96 @@ func TestBillingNotifications(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	if n := len(r.sink.Messages()); n != 5 {
 		t.Errorf("after a redelivery the relay has %d messages, want 5", n)
+	}
+}
+
+// TestSubscriberCapNotification: the conversations service's
+// SubscriberCapReached gives the agent's owner exactly one e-mail, also when
+// the event is delivered twice (and once more after it was sent); the usage
+// topic's other events (InteractionRecorded, one per answer) give nothing and
+// are never an error.
+func TestSubscriberCapNotification(t *testing.T) {
+	r := start(t, func(c *Config) {
+		c.AppBaseURL = "https://app.example.test"
+		c.ConsumerMaxWait = 100 * time.Millisecond
+	})
+	const usageType = "agentic.usage.interaction.recorded.v1"
+	capReached := busEvent{id: "ev-cap", typ: notify.TypeSubscriberCapReached, key: agentID,
+		payload: &eventsv1.SubscriberCapReached{AgentId: agentID, OwnerUid: "alice", AgentName: "Math Tutor",
+			SubscriberUid: "erin", CapMicros: 5_000_000, SpentMicros: 4_990_000, Period: "2026-01", OccurredAt: timestamppb.Now()}}
+	produce(t, r.brokers, notify.UsageTopic, "/agentic/conversations",
+		busEvent{id: "ev-int-1", typ: usageType, key: agentID, payload: &eventsv1.InteractionRecorded{
+			InteractionId: "m1", AgentId: agentID, OwnerUid: "alice", AgentName: "Math Tutor", UserUid: "erin",
+			PayerUid: "alice", TotalMicros: 1_000_000}},
+		capReached,
+		// Not a SubscriberCapReached: ignored, whatever its payload (an
+		// error would roll back its processed_events row and retry it).
+		busEvent{id: "ev-int-2", typ: usageType, key: agentID, raw: []byte("not json")},
+		capReached,
+	)
+
+	pool, err := pgxpool.New(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	count := func(q string, args ...any) int {
+		var n int
+		if err := pool.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitFor(t, "3 distinct usage events processed", func() bool {
+		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.UsageConsumerGroup) == 3
+	})
+	r.sink.Wait(1, 20*time.Second)
+	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
+	msgs := r.sink.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("relay got %d messages, want 1", len(msgs))
+	}
+	m := msgs[0]
+	if m.From != "billing@agents.agentic.local" || len(m.To) != 1 || m.To[0] != owner {
+		t.Fatalf("envelope %s → %v, want → %s", m.From, m.To, owner)
+	}
+	p := parse(t, m.Data)
+	if want := "Erin reached their monthly cap on Math Tutor"; p.subject != want {
+		t.Errorf("subject %q, want %q", p.subject, want)
+	}
+	if p.to != owner {
+		t.Errorf("To %s", p.to)
+	}
+	for _, want := range []string{
+		"Erin (erin@example.net) reached the monthly cap you set for them on Math Tutor: their answers cost you $4.99 in January 2026, and their cap is $5.00.",
+		"They will be told the agent is unavailable until next month or until you raise their cap.",
+		"https://app.example.test/dashboard/agentic-users",
+	} {
+		if !strings.Contains(p.text, want) {
+			t.Errorf("text lacks %q:\n%s", want, p.text)
+		}
+	}
+	if !strings.Contains(p.html, `href="https://app.example.test/dashboard/agentic-users"`) {
+		t.Errorf("html:\n%s", p.html)
+	}
+	if n := count(`SELECT count(*) FROM notifications WHERE event_id = 'ev-cap' AND kind = $1 AND uid = 'alice'
+		AND event_type = $2`, notify.KindSubscriberCap, notify.TypeSubscriberCapReached); n != 1 {
+		t.Errorf("%d subscriber_cap notifications for alice, want 1", n)
+	}
+	if n := count(`SELECT count(*) FROM notifications`); n != 1 {
+		t.Errorf("%d notifications, want 1", n)
+	}
+	if n := count(`SELECT count(*) FROM parked_events`); n != 0 {
+		t.Errorf("%d events parked, want 0", n)
+	}
+	waitFor(t, "the notification recorded sent", func() bool {
+		return count(`SELECT count(*) FROM notifications WHERE state = 'sent'`) == 1
+	})
+
+	// A redelivery after it was sent is still nothing.
+	produce(t, r.brokers, notify.UsageTopic, "/agentic/conversations", capReached)
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(r.sink.Messages()); n != 1 {
+		t.Errorf("after a redelivery the relay has %d messages, want 1", n)
 	}
 }

@@ -41,12 +41,14 @@ func (q replyQueue) Fail(ctx context.Context, r Reply, lastErr string) error {
 	return q.s.FailReply(ctx, r, lastErr)
 }
 
-// NewNotification is a billing notification e-mail to queue.
+// NewNotification is a notification e-mail to queue (billing, or a
+// subscriber's cap reached).
 type NewNotification struct {
-	// EventID is the CloudEvents id of the wallet event (at most one e-mail
-	// per event).
+	// EventID is the CloudEvents id of the wallet or usage event (at most one
+	// e-mail per event).
 	EventID, EventType string
-	// Kind: balance_low, spend_80, spend_100, recharge_failed, recharge_disabled.
+	// Kind: balance_low, spend_80, spend_100, recharge_failed, recharge_disabled,
+	// subscriber_cap.
 	Kind             string
 	UID              string
 	RFCMessageID     string

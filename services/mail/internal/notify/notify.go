@@ -1,7 +1,9 @@
 // Package notify turns the wallet's billing events (topic agentic.wallet.v1:
 // spend warnings at 80% and 100% of the monthly limit, low balance, declined
-// auto-recharges and auto-recharge turned off) into e-mails to the user. The
-// handler runs in the platform consumer's transaction, which has already
+// auto-recharges and auto-recharge turned off) into e-mails to the user, and
+// the conversations service's SubscriberCapReached (topic agentic.usage.v1: a
+// subscriber's answer was refused over the monthly cap the agent's owner set)
+// into an e-mail to the agent's owner. Each handler runs in the platform consumer's transaction, which has already
 // recorded the event id in processed_events, and queues the e-mail in the
 // notifications table of the same transaction: one e-mail per event, sent
 // at least once by a send worker through the relay.
@@ -35,12 +37,24 @@ const (
 	// ConsumerGroup is the mail service's own group on the wallet topic.
 	ConsumerGroup = "mail-notifications"
 
+	// The conversations service's usage topic and the one type of it
+	// notified (see usage_events.proto); every other type on it (chiefly
+	// InteractionRecorded, one per answer) is ignored.
+	UsageTopic               = "agentic.usage.v1"
+	TypeSubscriberCapReached = "agentic.usage.subscriber_cap.reached.v1"
+	// UsageConsumerGroup is the mail service's group on the usage topic: a
+	// group of its own, so a burst of answers (InteractionRecorded) never
+	// delays the wallet's notifications, and each stream's lag shows apart.
+	UsageConsumerGroup = "mail-usage"
+
 	// DefaultFrom is the sender when MAIL_NOTIFY_FROM is not set.
 	DefaultFrom = "Agentic <billing@agents.agentic.local>"
 	// DefaultBaseURL is the web app's origin when APP_BASE_URL is not set.
 	DefaultBaseURL = "http://localhost:8080"
-	// WalletPath is the page the e-mails link to.
+	// WalletPath is the page the wallet's e-mails link to.
 	WalletPath = "/dashboard/wallet"
+	// AgenticUsersPath is the page the subscriber cap e-mail links to.
+	AgenticUsersPath = "/dashboard/agentic-users"
 
 	// MaxAttempts of the consumer: a temporary failure (identity down) is
 	// retried, 5 s apart once backed off, for about an hour before the event
@@ -58,6 +72,7 @@ const (
 	KindSpend100         = "spend_100"
 	KindRechargeFailed   = "recharge_failed"
 	KindRechargeDisabled = "recharge_disabled"
+	KindSubscriberCap    = "subscriber_cap"
 )
 
 // User is the recipient as identity knows them.
@@ -89,6 +104,24 @@ type Config struct {
 
 // Handler returns the consumer handler of the wallet topic.
 func Handler(cfg Config) (events.Handler, error) {
+	h, err := newHandler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return h.handle, nil
+}
+
+// UsageHandler returns the consumer handler of the usage topic: one e-mail
+// to the agent's owner per SubscriberCapReached, nothing for any other type.
+func UsageHandler(cfg Config) (events.Handler, error) {
+	h, err := newHandler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return h.handleUsage, nil
+}
+
+func newHandler(cfg Config) (*handler, error) {
 	if cfg.Users == nil || cfg.From.Address == "" {
 		return nil, errors.New("notify: Users and From are required")
 	}
@@ -102,8 +135,7 @@ func Handler(cfg Config) (events.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &handler{cfg: cfg, now: time.Now}
-	return h.handle, nil
+	return &handler{cfg: cfg, now: time.Now}, nil
 }
 
 type handler struct {
@@ -138,13 +170,52 @@ func (h *handler) handle(ctx context.Context, tx pgx.Tx, ev events.Received) err
 		log.Warn("wallet event not notified (unexpected content)")
 		return nil
 	}
-	uid := n.UID
-	if uid == "" {
-		uid = ev.Key
+	if n.UID == "" {
+		n.UID = ev.Key
 	}
+	return h.queue(ctx, tx, ev, n, log)
+}
+
+// handleUsage handles one event of the usage topic. Anything but
+// SubscriberCapReached returns at once: no decoding, no I/O.
+func (h *handler) handleUsage(ctx context.Context, tx pgx.Tx, ev events.Received) error {
+	if ev.Type != TypeSubscriberCapReached {
+		return nil // interactions recorded, …: nothing to tell
+	}
+	log := h.cfg.Logger.With("event_id", ev.ID, "event_type", ev.Type)
+	if !ev.Time.IsZero() && h.now().Sub(ev.Time) > h.cfg.MaxAge {
+		log.Info("usage event too old to notify; skipped", "event_time", ev.Time)
+		return nil
+	}
+	var m eventsv1.SubscriberCapReached
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(ev.Payload, &m); err != nil {
+		log.Error("usage event payload unreadable; no notification", "error", err)
+		return nil
+	}
+	log = log.With("agent_id", m.GetAgentId(), "subscriber_uid", m.GetSubscriberUid())
+	// The subscriber's name and address for the text; one identity no longer
+	// knows is still worth telling the owner about.
+	var sub User
+	if uid := m.GetSubscriberUid(); uid != "" {
+		u, err := h.cfg.Users.User(ctx, uid)
+		switch {
+		case errors.Is(err, ErrUnknownUser):
+			log.Warn("subscriber unknown to identity; the e-mail names nobody")
+		case err != nil:
+			return fmt.Errorf("look up subscriber %s: %w", uid, err)
+		default:
+			sub = u
+		}
+	}
+	return h.queue(ctx, tx, ev, SubscriberCapText(&m, sub, h.cfg.BaseURL), log)
+}
+
+// queue looks n's recipient (n.UID) up and queues the e-mail in tx.
+func (h *handler) queue(ctx context.Context, tx pgx.Tx, ev events.Received, n Notification, log *slog.Logger) error {
+	uid := n.UID
 	log = log.With("uid", uid, "kind", n.Kind)
 	if uid == "" {
-		log.Warn("wallet event without a uid; no notification")
+		log.Warn("event without a recipient uid; no notification")
 		return nil
 	}
 	u, err := h.cfg.Users.User(ctx, uid)
@@ -173,7 +244,7 @@ func (h *handler) handle(ctx context.Context, tx pgx.Tx, ev events.Received) err
 		return err
 	}
 	if queued {
-		log.Info("billing notification queued", "to", to.Address)
+		log.Info("notification queued", "to", to.Address)
 	}
 	return nil
 }

@@ -23,6 +23,21 @@ type Notification struct {
 	// followed by the call to action "<Action>: <URL>".
 	Lines       []string
 	Action, URL string
+	// Footer is the signature line (default: walletFooter).
+	Footer string
+}
+
+// The signature lines: why the user gets the e-mail.
+const (
+	walletFooter        = "Agentic billing. You get this e-mail because of your wallet settings."
+	subscriberCapFooter = "Agentic. You get this e-mail because you set a monthly cap for your agent's subscribers."
+)
+
+func (n Notification) footer() string {
+	if n.Footer != "" {
+		return n.Footer
+	}
+	return walletFooter
 }
 
 // Text is the text/plain body.
@@ -32,7 +47,7 @@ func (n Notification) Text() string {
 		b.WriteString(l)
 		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "%s: %s\n\n-- \nAgentic billing. You get this e-mail because of your wallet settings.\n", n.Action, n.URL)
+	fmt.Fprintf(&b, "%s: %s\n\n-- \n%s\n", n.Action, n.URL, n.footer())
 	return b.String()
 }
 
@@ -44,7 +59,7 @@ func (n Notification) HTML() string {
 		fmt.Fprintf(&b, "<p>%s</p>", html.EscapeString(l))
 	}
 	fmt.Fprintf(&b, `<p><a href="%s">%s</a></p>`, html.EscapeString(n.URL), html.EscapeString(n.Action))
-	b.WriteString(`<p style="color: #666; font-size: 0.9em">Agentic billing. You get this e-mail because of your wallet settings.</p>`)
+	fmt.Fprintf(&b, `<p style="color: #666; font-size: 0.9em">%s</p>`, html.EscapeString(n.footer()))
 	b.WriteString("</body></html>\n")
 	return b.String()
 }
@@ -123,6 +138,43 @@ func Compose(msg proto.Message, baseURL string) (Notification, bool) {
 		}, true
 	}
 	return Notification{}, false
+}
+
+// SubscriberCapText composes the owner's e-mail of a SubscriberCapReached
+// event; subscriber is the subscriber as identity knows them (the zero User
+// when identity does not know them any more).
+func SubscriberCapText(m *eventsv1.SubscriberCapReached, subscriber User, baseURL string) Notification {
+	name, email := strings.TrimSpace(subscriber.Name), strings.TrimSpace(subscriber.Email)
+	who := name // the subject names them by their name, else their address
+	switch {
+	case who == "" && email != "":
+		who = email
+	case who == "":
+		who = "A subscriber"
+	}
+	full := who // the body adds the address to a name
+	if name != "" && email != "" && !strings.EqualFold(name, email) {
+		full = fmt.Sprintf("%s (%s)", name, email)
+	}
+	agent := strings.TrimSpace(m.GetAgentName())
+	if agent == "" {
+		agent = "your agent"
+	}
+	month := "this month"
+	if t, err := time.Parse("2006-01", m.GetPeriod()); err == nil {
+		month = "in " + t.Format("January 2006")
+	}
+	return Notification{
+		Kind: KindSubscriberCap, UID: m.GetOwnerUid(),
+		Subject: fmt.Sprintf("%s reached their monthly cap on %s", who, agent),
+		Lines: []string{
+			fmt.Sprintf("%s reached the monthly cap you set for them on %s: their answers cost you %s %s, and their cap is %s.",
+				full, agent, Dollars(m.GetSpentMicros()), month, Dollars(m.GetCapMicros())),
+			"They will be told the agent is unavailable until next month or until you raise their cap.",
+		},
+		Action: "Review their cap", URL: strings.TrimRight(baseURL, "/") + AgenticUsersPath,
+		Footer: subscriberCapFooter,
+	}
 }
 
 // messageIDNamespace makes a notification's Message-ID a function of its

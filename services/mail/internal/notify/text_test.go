@@ -46,3 +46,55 @@ func TestComposeAndBuild(t *testing.T) {
 		t.Errorf("raw:\n%s", s)
 	}
 }
+
+func TestSubscriberCapText(t *testing.T) {
+	ev := &eventsv1.SubscriberCapReached{AgentId: "a1", OwnerUid: "alice", AgentName: "Math Tutor", SubscriberUid: "erin",
+		CapMicros: 5_000_000, SpentMicros: 4_987_654, Period: "2026-01"}
+	n := SubscriberCapText(ev, User{Name: "Erin", Email: "erin@example.net"}, "https://app.example.test/")
+	if n.Kind != KindSubscriberCap || n.UID != "alice" {
+		t.Errorf("kind %q uid %q", n.Kind, n.UID)
+	}
+	if want := "Erin reached their monthly cap on Math Tutor"; n.Subject != want {
+		t.Errorf("subject %q, want %q", n.Subject, want)
+	}
+	text := n.Text()
+	for _, want := range []string{
+		"Erin (erin@example.net) reached the monthly cap you set for them on Math Tutor: their answers cost you $4.99 in January 2026, and their cap is $5.00.",
+		"They will be told the agent is unavailable until next month or until you raise their cap.",
+		"Review their cap: https://app.example.test/dashboard/agentic-users\n",
+		"you set a monthly cap for your agent's subscribers",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "wallet settings") {
+		t.Errorf("the wallet's footer:\n%s", text)
+	}
+	h := n.HTML()
+	for _, want := range []string{`<a href="https://app.example.test/dashboard/agentic-users">Review their cap</a>`,
+		"They will be told the agent is unavailable until next month or until you raise their cap.",
+		"you set a monthly cap for your agent&#39;s subscribers"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("html lacks %q:\n%s", want, h)
+		}
+	}
+
+	// Without a display name the subject uses the address; without either,
+	// "A subscriber"; a bad period reads "this month".
+	if n := SubscriberCapText(ev, User{Email: "erin@example.net"}, DefaultBaseURL); n.Subject != "erin@example.net reached their monthly cap on Math Tutor" ||
+		!strings.Contains(n.Text(), "erin@example.net reached the monthly cap you set for them") {
+		t.Errorf("address only: %q\n%s", n.Subject, n.Text())
+	}
+	ev.Period = "January"
+	if n := SubscriberCapText(ev, User{}, DefaultBaseURL); n.Subject != "A subscriber reached their monthly cap on Math Tutor" ||
+		!strings.Contains(n.Text(), "cost you $4.99 this month") {
+		t.Errorf("nobody: %q\n%s", n.Subject, n.Text())
+	}
+
+	// The wallet's e-mails keep their footer.
+	if n, _ := Compose(&eventsv1.WalletBalanceLow{Uid: "u1"}, DefaultBaseURL); !strings.Contains(n.Text(), "because of your wallet settings") ||
+		!strings.Contains(n.HTML(), "because of your wallet settings") {
+		t.Errorf("wallet footer:\n%s", n.Text())
+	}
+}
