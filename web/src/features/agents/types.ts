@@ -21,6 +21,13 @@ export interface Agent {
   email: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The default monthly cap on what one subscriber's answers may cost the owner, in cents; null = no cap.
+   * Absent from older responses; shared-agent responses send null.
+   */
+  subscriberMonthlyCapCents?: number | null;
+  /** Shared-agent responses only: the owner's display name (never a uid). */
+  ownerName?: string | null;
 }
 
 /** POST /api/agents body (spec §7). */
@@ -55,4 +62,17 @@ export interface Subscriber {
   status: SubscriberStatus | (string & {});
   joinedDate: string;
   interactions: number;
+  /** Which monthly cap applies: the agent's default, none, or this subscriber's own amount. */
+  capMode?: SubscriberCapMode | (string & {});
+  /** The custom amount in cents (capMode 'custom'); null otherwise. */
+  monthlyCapCents?: number | null;
+  /** The cap that applies, in cents; null = no cap. */
+  effectiveCapCents?: number | null;
 }
+
+export type SubscriberCapMode = 'default' | 'none' | 'custom';
+
+/** PATCH /api/agents/{id}/subscribers/{subscriberId} body; monthlyCapCents only for 'custom'. */
+export type SubscriberCapPayload =
+  | { capMode: 'default' | 'none' }
+  | { capMode: 'custom'; monthlyCapCents: number };

@@ -1,41 +1,68 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, authFetch, getIdToken, requestIdOf } from '@/lib/api-client';
-import type { Agent, AgentUpdatePayload, NewAgentPayload, Subscriber } from '../types';
+import type { Agent, AgentUpdatePayload, NewAgentPayload, Subscriber, SubscriberCapPayload } from '../types';
 
 /** The agents query key (spec §7): the default fetch GETs its first element. */
 export const AGENTS_QUERY_KEY = ['/api/agents'] as const;
 
 export const subscribersQueryKey = (agentId: string) => [`/api/agents/${agentId}/subscribers`] as const;
 
-/** Reads `message` from a JSON error body ({error, message}), else the raw text. */
-export async function errorMessageOf(response: Response): Promise<string> {
+/** The `message` of a JSON error body ({error, message, fields}), else the raw text, and its per-field messages. */
+async function errorBodyOf(response: Response): Promise<{ message: string; fields?: Record<string, string> }> {
   let text: string;
   try {
     text = await response.text();
   } catch {
-    return '';
+    return { message: '' };
   }
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (body && typeof body.message === 'string' && body.message) return body.message;
+    const body = JSON.parse(text) as { message?: unknown; fields?: unknown };
+    const fields = fieldsOf(body?.fields);
+    if (body && typeof body.message === 'string' && body.message) return { message: body.message, fields };
+    return { message: text, fields };
   } catch {
     // not JSON: fall through to the text
   }
-  return text;
+  return { message: text };
+}
+
+/** The string members of a 400 validation_failed `fields` object (field name → message). */
+function fieldsOf(value: unknown): Record<string, string> | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, message] of Object.entries(value)) {
+    if (typeof message === 'string' && message) out[key] = message;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Reads `message` from a JSON error body ({error, message}), else the raw text. */
+export async function errorMessageOf(response: Response): Promise<string> {
+  return (await errorBodyOf(response)).message;
 }
 
 /** Thrown for a failed call whose server message may be shown to the user. */
 export class ApiMessageError extends ApiError {
-  constructor(message: string, status: number, requestId?: string) {
+  /** Per-field messages of a 400 validation_failed, keyed by the JSON field name. */
+  readonly fields?: Record<string, string>;
+
+  constructor(message: string, status: number, requestId?: string, fields?: Record<string, string>) {
     super(message, status, { requestId });
     this.name = 'ApiMessageError';
+    if (fields) this.fields = fields;
   }
+}
+
+/** The server's message for one field of a failed call (400 validation_failed), if it named that field. */
+export function fieldError(error: unknown, field: string): string | undefined {
+  return error instanceof ApiMessageError ? error.fields?.[field] : undefined;
 }
 
 async function requestWithMessage<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {
   const response = await authFetch(path, init);
   if (!response.ok) {
-    throw new ApiMessageError(await errorMessageOf(response), response.status, requestIdOf(response));
+    const { message, fields } = await errorBodyOf(response);
+    throw new ApiMessageError(message, response.status, requestIdOf(response), fields);
   }
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
@@ -114,6 +141,58 @@ export function revokeSubscriber(agentId: string, subscriberId: string): Promise
     `/api/agents/${encodeURIComponent(agentId)}/subscribers/${encodeURIComponent(subscriberId)}`,
     { method: 'DELETE' },
   );
+}
+
+const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
+
+/** PATCH /api/agents/{id} {subscriberMonthlyCapCents}: the default monthly cap per subscriber (null = no cap). */
+export function updateSubscriberCapDefault(agentId: string, cents: number | null): Promise<Agent> {
+  return requestWithMessage<Agent>(agentPath(agentId), { method: 'PATCH', body: { subscriberMonthlyCapCents: cents } });
+}
+
+/**
+ * Saves the agent's default cap on its own (not with the editor's Save Changes). The saved agent replaces
+ * the cached one; the agent list and the subscribers (whose default caps change) are refetched.
+ */
+export function useUpdateSubscriberCapDefault(agentId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (cents: number | null) => updateSubscriberCapDefault(agentId, cents),
+    onSuccess: (updated) => {
+      if (updated?.id) {
+        queryClient.setQueryData<Agent[]>(AGENTS_QUERY_KEY, (old) =>
+          old?.map((agent) => (agent.id === updated.id ? updated : agent)),
+        );
+      }
+      void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
+      void queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
+    },
+  });
+}
+
+/** PATCH /api/agents/{id}/subscribers/{subscriberId} {capMode, monthlyCapCents}: one subscriber's cap. */
+export function updateSubscriberCap(agentId: string, subscriberId: string, payload: SubscriberCapPayload): Promise<Subscriber> {
+  return requestWithMessage<Subscriber>(`${agentPath(agentId)}/subscribers/${encodeURIComponent(subscriberId)}`, {
+    method: 'PATCH',
+    body: payload,
+  });
+}
+
+/** Changes one subscriber's cap; the saved row replaces the cached one and the list is refetched. */
+export function useUpdateSubscriberCap(agentId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ subscriberId, payload }: { subscriberId: string; payload: SubscriberCapPayload }) =>
+      updateSubscriberCap(agentId, subscriberId, payload),
+    onSuccess: (saved, { subscriberId }) => {
+      if (saved?.id) {
+        queryClient.setQueryData<Subscriber[]>(subscribersQueryKey(agentId), (old) =>
+          old?.map((s) => (s.id === subscriberId ? { ...s, ...saved } : s)),
+        );
+      }
+      void queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
+    },
+  });
 }
 
 /**

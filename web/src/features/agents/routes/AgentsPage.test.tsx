@@ -244,6 +244,38 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     });
   });
 
+  it("saves the Users tab's monthly cap on its own; Save Changes does not send it", async () => {
+    const patches: unknown[] = [];
+    let current = agent({ subscriberMonthlyCapCents: 500 });
+    handler = (url, init) => {
+      if (url === '/api/agents/a1' && init.method === 'PATCH') {
+        const body = JSON.parse(String(init.body)) as Partial<Agent>;
+        patches.push(body);
+        current = { ...current, ...body };
+        return json(current);
+      }
+      if (url === '/api/agents/a1/subscribers') return json([]);
+      return json([current]);
+    };
+    renderPage();
+    fireEvent.click(await screen.findByText('Physics Tutor'));
+    const editor = await screen.findByRole('dialog', { name: 'Physics Tutor' });
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Users' }));
+    const cap = within(editor).getByRole('spinbutton', { name: 'Monthly cap per subscriber' });
+    expect(cap).toHaveValue('5.00');
+    fill(cap, '7');
+    fireEvent.click(within(editor).getByRole('button', { name: 'Save cap' }));
+    expect(await screen.findByRole('status', { name: 'Monthly cap saved' })).toBeInTheDocument();
+    expect(patches).toEqual([{ subscriberMonthlyCapCents: 700 }]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
+    expect(patches).toHaveLength(2);
+    expect(patches[1]).not.toHaveProperty('subscriberMonthlyCapCents');
+    // The saved cap stays in the field.
+    expect(within(editor).getByRole('spinbutton', { name: 'Monthly cap per subscriber' })).toHaveValue('7.00');
+  });
+
   it('shows the update error text when saving fails', async () => {
     handler = (url, init) => {
       if (init.method === 'PATCH') return new Response('nope', { status: 404, statusText: 'Not Found' });

@@ -92,6 +92,27 @@ describe('Shared with me', () => {
     await waitFor(() => expect(document.title).toBe('Math Tutor · Shared with me | Agentic'));
   });
 
+  it("shows who shared each agent by the owner's name, never a uid", async () => {
+    routes['GET /api/agents/shared'] = () =>
+      json([
+        agent({ userId: 'Grace Hopper', ownerName: 'Grace Hopper' }),
+        // An older server: the owner's uid in userId and no name; nothing is shown.
+        agent({ id: 'a2', name: 'Style Guide', description: 'Writing rules.', userId: 'uid-owner-7' }),
+      ]);
+    routes['GET /api/agents/a1/chat-info'] = () => json({ model: 'agentic-sim', simulated: true, role: 'subscriber' });
+    routes['GET /api/agents/a1/conversations'] = () => json([]);
+    renderApp('/dashboard/shared', authValue({ user: signedIn }));
+    const list = await screen.findByRole('list', { name: 'Shared agents' });
+    const cards = within(list).getAllByTestId('shared-agent');
+    expect(cards[0]).toHaveTextContent('Shared by Grace Hopper');
+    expect(cards[1]).not.toHaveTextContent('Shared by');
+    expect(list).not.toHaveTextContent('uid-owner-7');
+
+    fireEvent.click(within(list).getByRole('link', { name: /Math Tutor/ }));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Chat with Math Tutor' })).toBeInTheDocument();
+    expect(screen.getByText('Shared by Grace Hopper')).toBeInTheDocument();
+  });
+
   it('says so when the chosen agent is not shared (any more), and shows load errors', async () => {
     routes['GET /api/agents/shared'] = () => json([agent({})]);
     const first = renderApp('/dashboard/shared?agent=gone', authValue({ user: signedIn }));

@@ -64,6 +64,7 @@ export function SharedAgentsPage() {
               <span className="shared-agent__text">
                 <span className="shared-agent__name">{agent.name}</span>
                 {agent.description && <span className="shared-agent__description">{agent.description}</span>}
+                {ownerNameOf(agent) && <span className="shared-agent__owner">Shared by {ownerNameOf(agent)}</span>}
               </span>
             </Link>
           </li>
@@ -79,6 +80,14 @@ export function SharedAgentsPage() {
       {content}
     </section>
   );
+}
+
+/**
+ * The owner's display name when the server sent one (`ownerName`). `userId` is never shown: older
+ * servers sent the owner's uid there.
+ */
+export function ownerNameOf(agent: Pick<Agent, 'ownerName'>): string {
+  return typeof agent.ownerName === 'string' ? agent.ownerName.trim() : '';
 }
 
 function BackLink() {
@@ -98,6 +107,7 @@ function SharedChat({ agent }: { agent: Agent }) {
         <div>
           <p className="shared-chat__name">{agent.name}</p>
           {agent.description && <p className="shared-chat__description">{agent.description}</p>}
+          {ownerNameOf(agent) && <p className="shared-chat__owner">Shared by {ownerNameOf(agent)}</p>}
         </div>
       </div>
       <LazyChatPanel key={agent.id} agentId={agent.id} agentName={agent.name} role="subscriber" headingLevel={2} />

@@ -18,7 +18,7 @@ interface AgentEditorProps {
   agent: Agent;
   open: boolean;
   onClose: () => void;
-  /** Called with the saved agent after a successful Save Changes. */
+  /** Called with the saved agent after a successful Save Changes (or the Users tab's Save cap). */
   onSaved?: (agent: Agent) => void;
 }
 
@@ -115,7 +115,19 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
               />
             ),
           },
-          { key: 'users', label: 'Users', children: <UsersTab agentId={agent.id} enabled={open} /> },
+          {
+            key: 'users',
+            label: 'Users',
+            // The default cap per subscriber is saved by the tab's own Save cap button, not by Save Changes.
+            children: (
+              <UsersTab
+                agentId={agent.id}
+                enabled={open}
+                defaultCapCents={agent.subscriberMonthlyCapCents ?? null}
+                onAgentSaved={onSaved}
+              />
+            ),
+          },
           {
             key: 'settings',
             label: 'Settings',

@@ -7,21 +7,30 @@ import { inviteSubscriber, revokeSubscriber, subscribersQueryKey, toastMessage, 
 import { filterSubscribers } from '../../lib/filter-agents';
 import { formatJoined } from '../../lib/relative-time';
 import { initialsOf, subscriberStatusColor } from '../../lib/status';
-import type { Subscriber } from '../../types';
+import type { Agent, Subscriber } from '../../types';
 import { Badge } from '../Badge';
+import { DefaultCapForm, SUBSCRIBER_CAP_TEXTS, SubscriberCapCell, SubscriberCapDialog } from './SubscriberCaps';
 
 interface UsersTabProps {
   agentId: string;
   /** The subscribers query runs only while the editor is open. */
   enabled: boolean;
+  /** The agent's default monthly cap per subscriber in cents; null or absent = no cap. */
+  defaultCapCents?: number | null;
+  /** Called with the saved agent after the default cap is saved. */
+  onAgentSaved?: (agent: Agent) => void;
 }
 
-/** Users tab: search, the subscriber table, invite by e-mail and revoke (spec "Agent editor" → Users). */
-export function UsersTab({ agentId, enabled }: UsersTabProps) {
+/**
+ * Users tab: search, the subscriber table, invite by e-mail and revoke (spec "Agent editor" → Users), the
+ * default monthly cap per subscriber (saved by its own button) and each subscriber's cap.
+ */
+export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: UsersTabProps) {
   const queryClient = useQueryClient();
   const { data, isPending, error } = useSubscribers(agentId, enabled);
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState('');
+  const [capFor, setCapFor] = useState<Subscriber | null>(null);
   const subscribers = useMemo(() => data ?? [], [data]);
   const filtered = useMemo(() => filterSubscribers(subscribers, search), [subscribers, search]);
   const refresh = () => queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
@@ -100,6 +109,11 @@ export function UsersTab({ agentId, enabled }: UsersTabProps) {
       render: (n: number) => `${n ?? 0} interactions`,
     },
     {
+      title: SUBSCRIBER_CAP_TEXTS.column,
+      key: 'cap',
+      render: (_, s) => <SubscriberCapCell subscriber={s} defaultCapCents={defaultCapCents} onChange={setCapFor} />,
+    },
+    {
       title: <span className="agents-sr-only">Actions</span>,
       key: 'actions',
       align: 'right',
@@ -140,6 +154,8 @@ export function UsersTab({ agentId, enabled }: UsersTabProps) {
         </div>
       </form>
 
+      <DefaultCapForm agentId={agentId} capCents={defaultCapCents} onSaved={onAgentSaved} />
+
       <Input
         className="agents-search"
         prefix={<SearchOutlined aria-hidden="true" />}
@@ -166,6 +182,12 @@ export function UsersTab({ agentId, enabled }: UsersTabProps) {
           locale={{ emptyText: subscribers.length === 0 ? 'No users yet' : 'No results.' }}
         />
       )}
+      <SubscriberCapDialog
+        agentId={agentId}
+        subscriber={capFor}
+        defaultCapCents={defaultCapCents}
+        onClose={() => setCapFor(null)}
+      />
     </div>
   );
 }
