@@ -40,7 +40,9 @@ type ConversationsServiceClient interface {
 	// repeated call returns the first answer (replayed = true) and never
 	// charges twice.
 	// Errors: NOT_FOUND when user_uid may not use the agent; FAILED_PRECONDITION
-	// with message "insufficient_funds" when the payer cannot cover the answer;
+	// with message "insufficient_funds" when the payer cannot cover the answer,
+	// with message "agent_unavailable" when user_uid is a subscriber whose
+	// monthly cap (set by the owner) is spent (nothing reserved or charged);
 	// RESOURCE_EXHAUSTED when rate limited; UNAVAILABLE with message
 	// "model_unavailable" when the model failed before any output (nothing
 	// charged); INVALID_ARGUMENT for empty fields or content over 8,000
@@ -84,7 +86,9 @@ type ConversationsServiceServer interface {
 	// repeated call returns the first answer (replayed = true) and never
 	// charges twice.
 	// Errors: NOT_FOUND when user_uid may not use the agent; FAILED_PRECONDITION
-	// with message "insufficient_funds" when the payer cannot cover the answer;
+	// with message "insufficient_funds" when the payer cannot cover the answer,
+	// with message "agent_unavailable" when user_uid is a subscriber whose
+	// monthly cap (set by the owner) is spent (nothing reserved or charged);
 	// RESOURCE_EXHAUSTED when rate limited; UNAVAILABLE with message
 	// "model_unavailable" when the model failed before any output (nothing
 	// charged); INVALID_ARGUMENT for empty fields or content over 8,000

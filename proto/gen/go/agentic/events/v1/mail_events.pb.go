@@ -240,8 +240,9 @@ type MailMessageRefused struct {
 	MessageId string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
 	AgentId   string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	SenderUid string                 `protobuf:"bytes,3,opt,name=sender_uid,json=senderUid,proto3" json:"sender_uid,omitempty"`
-	// "insufficient_funds", "model_unavailable", "unavailable", "no_access",
-	// "rate_limited", "too_long", "empty" or "auto_submitted".
+	// "insufficient_funds", "agent_unavailable", "model_unavailable",
+	// "unavailable", "no_access", "rate_limited", "too_long", "empty" or
+	// "auto_submitted".
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	// True when a short polite reply was queued for the sender.
 	Replied       bool                   `protobuf:"varint,5,opt,name=replied,proto3" json:"replied,omitempty"`
