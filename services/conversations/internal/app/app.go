@@ -55,7 +55,8 @@ type Config struct {
 	WalletGRPCAddr    string
 	DocumentsGRPCAddr string
 	// AccessCacheTTL is how long a positive CheckAccess answer is reused
-	// (negative disables the cache).
+	// while the access-change watcher is in step (at most 1 s otherwise;
+	// negative disables the cache).
 	AccessCacheTTL time.Duration
 
 	// The model.
@@ -85,6 +86,8 @@ type Config struct {
 	APIOwnerRateLimit int
 	APIRateWindow     time.Duration
 	APIKeyCacheTTL    time.Duration
+	// MaxAPIKeysPerAgent bounds each agent's live API keys (MAX_API_KEYS_PER_AGENT).
+	MaxAPIKeysPerAgent int
 	// Knowledge.
 	RetrievalLimit       int
 	RetrievalTokenBudget int
@@ -139,14 +142,15 @@ func LoadConfig() (Config, error) {
 		MaxOutputTokens: l.Int("LLM_MAX_OUTPUT_TOKENS", 1024),
 		AnswerTimeout:   l.Duration("LLM_TIMEOUT", 3*time.Minute),
 
-		HoldTTL:           l.Duration("HOLD_TTL", 10*time.Minute),
-		ReconcileInterval: l.Duration("RECONCILE_INTERVAL", 5*time.Second),
-		ChatRateLimit:     l.Int("CHAT_RATE_LIMIT", 20),
-		ChatRateWindow:    l.Duration("CHAT_RATE_WINDOW", time.Minute),
-		APIKeyRateLimit:   l.Int("API_KEY_RATE_LIMIT", 120),
-		APIOwnerRateLimit: l.Int("API_OWNER_RATE_LIMIT", 600),
-		APIRateWindow:     l.Duration("API_RATE_WINDOW", time.Minute),
-		APIKeyCacheTTL:    l.Duration("API_KEY_CACHE_TTL", conversations.MaxAPIKeyCacheTTL),
+		HoldTTL:            l.Duration("HOLD_TTL", 10*time.Minute),
+		ReconcileInterval:  l.Duration("RECONCILE_INTERVAL", 5*time.Second),
+		ChatRateLimit:      l.Int("CHAT_RATE_LIMIT", 20),
+		ChatRateWindow:     l.Duration("CHAT_RATE_WINDOW", time.Minute),
+		APIKeyRateLimit:    l.Int("API_KEY_RATE_LIMIT", 120),
+		APIOwnerRateLimit:  l.Int("API_OWNER_RATE_LIMIT", 600),
+		APIRateWindow:      l.Duration("API_RATE_WINDOW", time.Minute),
+		APIKeyCacheTTL:     l.Duration("API_KEY_CACHE_TTL", conversations.MaxAPIKeyCacheTTL),
+		MaxAPIKeysPerAgent: l.Int("MAX_API_KEYS_PER_AGENT", conversations.MaxAPIKeysPerAgent),
 
 		RetrievalLimit:       l.Int("RETRIEVAL_LIMIT", 8),
 		RetrievalTokenBudget: l.Int("RETRIEVAL_TOKEN_BUDGET", 3000),
@@ -168,6 +172,9 @@ func LoadConfig() (Config, error) {
 	c.GRPCTLS = grpcTLS
 	if tlsErr != nil {
 		return c, tlsErr
+	}
+	if c.MaxAPIKeysPerAgent <= 0 { // Run's zero value means the default; the variable may not be 0
+		return c, errors.New("MAX_API_KEYS_PER_AGENT must be positive")
 	}
 	return c, c.validate()
 }
@@ -215,6 +222,9 @@ func (c *Config) validate() error {
 	}
 	if c.ReconcileInterval <= 0 {
 		return errors.New("RECONCILE_INTERVAL must be positive")
+	}
+	if c.MaxAPIKeysPerAgent < 0 {
+		return errors.New("MAX_API_KEYS_PER_AGENT must be positive")
 	}
 	return nil
 }
@@ -324,9 +334,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	meter := metering.New(clients.NewWallet(walletConn, 0), metering.Config{
 		HoldTTL: cfg.HoldTTL, Logger: logger, Registerer: reg,
 	})
+	// Positive access answers are cached; the "access-changes" worker keeps
+	// the cache in step with the catalog (a removed subscriber stops within
+	// a second on every replica).
+	catalog := clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL, Logger: logger})
 	svc := conversations.NewService(conversations.Deps{
 		Store:     answerStore,
-		Access:    clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL}),
+		Access:    catalog,
 		Knowledge: clients.NewKnowledge(documentsConn, 0),
 		Directory: store,
 		Limiter: ratelimit.New(rdb, ratelimit.Config{
@@ -349,8 +363,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens,
 		RetrievalLimit: cfg.RetrievalLimit, RetrievalTokenBudget: cfg.RetrievalTokenBudget,
 		ReferenceTokenBudget: cfg.ReferenceTokenBudget, AnswerTimeout: cfg.AnswerTimeout,
-		APIKeyCacheTTL: cfg.APIKeyCacheTTL,
-		Logger:         logger, Registerer: reg, Now: cfg.Now,
+		APIKeyCacheTTL: cfg.APIKeyCacheTTL, MaxAPIKeysPerAgent: cfg.MaxAPIKeysPerAgent,
+		Logger: logger, Registerer: reg, Now: cfg.Now,
 	})
 	if cfg.Service != nil {
 		cfg.Service(svc, store)
@@ -393,6 +407,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
 			// Keeps the API key cache in step with revocations (docs/agent-api.md).
 			{Name: "api-key-revocations", Run: svc.RunKeyRevocationWatcher},
+			// Keeps the access cache in step with the catalog's access changes.
+			{Name: "access-changes", Run: catalog.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Ready:           cfg.Ready,

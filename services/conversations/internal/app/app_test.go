@@ -139,6 +139,8 @@ type options struct {
 	// (0: the default second).
 	apiKeyLimit, apiOwnerLimit int
 	keyCacheTTL                time.Duration
+	// maxAPIKeys bounds each agent's live keys (0: the default).
+	maxAPIKeys int
 	// logger receives the service's logs (nil: the default logger).
 	logger *slog.Logger
 	// wrapStore wraps the answering path's store (fault injection).
@@ -223,7 +225,7 @@ func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.S
 			HoldTTL: 5 * time.Minute, ReconcileInterval: time.Hour,
 			ChatRateLimit: o.rateLimit, ChatRateWindow: time.Minute,
 			APIKeyRateLimit: o.apiKeyLimit, APIOwnerRateLimit: o.apiOwnerLimit, APIRateWindow: time.Minute,
-			APIKeyCacheTTL: o.keyCacheTTL,
+			APIKeyCacheTTL: o.keyCacheTTL, MaxAPIKeysPerAgent: o.maxAPIKeys,
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
 			Verifier: verifierOr(o.verifier), RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
 			Service:         got,

@@ -16,10 +16,15 @@ func TestLoadConfig(t *testing.T) {
 	if c.HTTPAddr != "127.0.0.1:8106" || c.GRPCAddr != "127.0.0.1:9106" || c.LLMModel != "agentic-sim" || !c.LLMSimulated ||
 		c.LLMBaseURL != "http://127.0.0.1:8112/v1" || c.MaxOutputTokens != 1024 || c.HoldTTL != 10*time.Minute ||
 		c.WalletGRPCAddr != "127.0.0.1:9104" || c.DocumentsGRPCAddr != "127.0.0.1:9103" || c.CatalogGRPCAddr != "127.0.0.1:9102" ||
-		c.APIKeyRateLimit != 120 || c.APIOwnerRateLimit != 600 || c.APIRateWindow != time.Minute || c.APIKeyCacheTTL != time.Second {
+		c.APIKeyRateLimit != 120 || c.APIOwnerRateLimit != 600 || c.APIRateWindow != time.Minute || c.APIKeyCacheTTL != time.Second ||
+		c.MaxAPIKeysPerAgent != 25 || c.AccessCacheTTL != 10*time.Second {
 		t.Fatalf("defaults %+v", c)
 	}
 
+	t.Setenv("MAX_API_KEYS_PER_AGENT", "3")
+	if c, err := LoadConfig(); err != nil || c.MaxAPIKeysPerAgent != 3 {
+		t.Fatalf("MAX_API_KEYS_PER_AGENT: %d %v", c.MaxAPIKeysPerAgent, err)
+	}
 	t.Setenv("LLM_MODEL", "gpt-4o-mini")
 	t.Setenv("LLM_PRICES", `{"my-model":{"input":1,"output":2}}`)
 	if c, err := LoadConfig(); err != nil || c.LLMSimulated || c.Prices["my-model"].Output != 2 {
@@ -35,6 +40,7 @@ func TestLoadConfig(t *testing.T) {
 		{"API_RATE_WINDOW", "0s", "API_RATE_WINDOW"},
 		{"API_KEY_CACHE_TTL", "2s", "API_KEY_CACHE_TTL"},
 		{"API_KEY_RATE_LIMIT", "many", "API_KEY_RATE_LIMIT"},
+		{"MAX_API_KEYS_PER_AGENT", "0", "MAX_API_KEYS_PER_AGENT"},
 	} {
 		t.Run(bad.key+"="+bad.value, func(t *testing.T) {
 			t.Setenv(bad.key, bad.value)

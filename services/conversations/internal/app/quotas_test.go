@@ -15,6 +15,7 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/auth/authtest"
+	"github.com/agentic-app/agentic/services/platform/openapi"
 	quota "github.com/agentic-app/agentic/services/platform/ratelimit"
 )
 
@@ -149,5 +150,18 @@ func TestQuotasWithRedisDown(t *testing.T) {
 		if rec := quotaDo(h, "GET", path, "u1"); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusTooManyRequests {
 			t.Errorf("GET %s with Redis down: %d, want it served (fail open)", path, rec.Code)
 		}
+	}
+}
+
+// The rates the service applies are the ones the OpenAPI document lists
+// (x-quotas), on the routes they are applied to, with the variables that
+// configure them.
+func TestRatesAreDocumented(t *testing.T) {
+	rules, err := quotaRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range openapi.CheckRates(ServiceName, rules.Envs()) {
+		t.Error(p)
 	}
 }

@@ -2,7 +2,7 @@
 // other services, each implementing a port of the domain:
 //
 //   - Catalog: CatalogService.CheckAccess as conversations.AccessChecker,
-//     positive answers cached briefly;
+//     positive answers cached, kept in step with AccessChangesSince (Run);
 //   - Wallet: WalletService Reserve/Capture/Release/Charge as metering.Wallet,
 //     gRPC codes mapped to the meter's errors;
 //   - Knowledge: KnowledgeService Search/GetPassages as conversations.Knowledge.

@@ -120,9 +120,9 @@ func ReserveInputTokens(n int) int64 { return int64(n) + int64(n)/20 + 32 }
 //	→ Reserve(worst case) → model, streamed to sink → record the answer and
 //	what to capture → Capture(actual) → mark paid + InteractionRecorded.
 //
-// Refusals (validation, 404, 409 in progress, 429, 402, 502 before any
-// output, 503 dependency down) return an error before sink.Start, and
-// nothing is charged. A retry with the same clientMessageId returns the
+// Refusals (validation, 404, 409 in progress, 429, 402, 403 subscriber
+// cap, 502 before any output, 503 dependency down) return an error before
+// sink.Start, and nothing is charged. A retry with the same clientMessageId returns the
 // stored turn (Replayed) without calling the model or the wallet. When the
 // answer stops after some output (stream cut, client gone, Stop), the
 // partial answer is kept, charged for what was generated, and returned with
@@ -275,6 +275,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		reserveMeta["apiKeyId"] = key.ID
 		charge.APIKeyID, charge.APIKeyLimitMicros = key.ID, key.MonthlyLimitMicros
 	}
+	if access.Role != AccessOwner && access.PayerUID != req.UID && access.SubscriberCapMicros > 0 {
+		// The owner caps what this subscriber's answers cost them a month.
+		charge.SubscriberCap = &SubscriberCap{CapMicros: access.SubscriberCapMicros,
+			OwnerUID: access.Agent.OwnerUID, AgentName: access.Agent.Name}
+	}
 	// The turn is recorded while the wallet holds the worst case: two round
 	// trips to two systems, and the first token waits for the longer of
 	// them, not their sum. The wallet and the bookkeeping run to the end
@@ -285,10 +290,12 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// hold, and releases it); a hold without its turn is released at its
 	// TTL by the wallet's sweeper. Nothing is charged either way.
 	//
-	// An agent API turn is the exception: BeginTurn refuses a revoked or
-	// expired key and a key over its monthly limit, and a refused request
-	// must not hold the owner's money even for a moment, so its turn is
-	// recorded first.
+	// An agent API turn and a capped subscriber's turn are the exceptions:
+	// BeginTurn refuses a revoked or expired key, a key over its monthly
+	// limit and a subscriber over the owner's cap for them, and a refused
+	// request must not hold the owner's money even for a moment, so their
+	// turn is recorded first.
+	sequential := key != nil || charge.SubscriberCap != nil
 	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
 	defer cancelW()
 	type reserved struct {
@@ -300,12 +307,12 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		h, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
 		reserving <- reserved{h, err}
 	}
-	if key == nil {
+	if !sequential {
 		go reserve()
 	}
 	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
 	stage(stageBegin)
-	if key != nil {
+	if sequential {
 		if err != nil {
 			return Turn{}, err
 		}
@@ -616,6 +623,7 @@ func (s *Service) outcome(t Turn, err error) string {
 		rl *RateLimitedError
 		in *InsufficientFundsError
 		kl *KeyLimitError
+		sc *SubscriberCapError
 	)
 	switch {
 	case err == nil && t.Replayed:
@@ -636,6 +644,8 @@ func (s *Service) outcome(t Turn, err error) string {
 		return OutcomeInsufficientFunds
 	case errors.As(err, &kl):
 		return OutcomeKeyLimit
+	case errors.As(err, &sc):
+		return OutcomeSubscriberCap
 	case errors.Is(err, ErrAPIKeyInvalid), errors.Is(err, ErrAPIKeyExpired):
 		return OutcomeKeyRefused
 	case errors.Is(err, ErrModelUnavailable):

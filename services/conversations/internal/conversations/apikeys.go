@@ -35,7 +35,8 @@ const (
 	// prefix), which leaves ≈154 secret bits.
 	APIKeyVisibleChars = 6
 	MaxAPIKeyName      = 100
-	// MaxAPIKeysPerAgent bounds the live keys of one agent.
+	// MaxAPIKeysPerAgent is the default bound on the live keys of one agent
+	// (Config.MaxAPIKeysPerAgent, MAX_API_KEYS_PER_AGENT).
 	MaxAPIKeysPerAgent = 25
 	// MaxKeyLimitMicros is the highest monthly limit a key can have ($1M).
 	MaxKeyLimitMicros = 1_000_000 * 1_000_000
@@ -51,8 +52,9 @@ const (
 	MsgInvalidKeyName   = "name must be 1 to 100 characters without control characters."
 	MsgInvalidExpiresAt = "expiresAt must be a future date-time (RFC 3339, e.g. 2026-12-31T23:59:59Z) or null."
 	MsgInvalidLimit     = "monthlyLimit must be a number of dollars greater than 0 and at most 1000000, or null."
-	MsgTooManyKeys      = "This agent already has the maximum number of API keys (25). Revoke one first."
-	MsgAPIKeyNotFound   = "API key not found"
+	// MsgTooManyKeys is formatted with the configured bound.
+	MsgTooManyKeys    = "This agent already has the maximum number of API keys (%d). Revoke one first."
+	MsgAPIKeyNotFound = "API key not found"
 )
 
 // Key errors.
@@ -67,9 +69,24 @@ var (
 	// ErrAPIKeyNotFound: key management of a key that is not the caller's
 	// live key of that agent (404).
 	ErrAPIKeyNotFound = errors.New("api key not found")
-	// ErrTooManyKeys: the agent has MaxAPIKeysPerAgent live keys (409).
+	// ErrTooManyKeys: the agent has the most live keys allowed (400
+	// limit_reached); the service returns it as a *TooManyKeysError.
 	ErrTooManyKeys = errors.New("too many api keys")
 )
+
+// TooManyKeysError: the agent already has Max live keys (400
+// limit_reached). It is ErrTooManyKeys.
+type TooManyKeysError struct{ Max int }
+
+func (e *TooManyKeysError) Error() string {
+	return fmt.Sprintf("too many api keys (at most %d)", e.Max)
+}
+
+// Is makes it ErrTooManyKeys.
+func (e *TooManyKeysError) Is(target error) bool { return target == ErrTooManyKeys }
+
+// Message states the bound.
+func (e *TooManyKeysError) Message() string { return fmt.Sprintf(MsgTooManyKeys, e.Max) }
 
 // KeyLimitError: the answer's worst case does not fit the key's monthly
 // limit (402 key_limit_reached). Nothing was reserved.
@@ -273,7 +290,10 @@ func (s *Service) CreateAPIKey(ctx context.Context, uid, agentID string, in NewA
 	}
 	k.Prefix = secret[:len(APIKeyPrefix)+APIKeyVisibleChars]
 	k.Hash = HashAPIKey(secret)
-	stored, err := ks.CreateAPIKey(ctx, k, MaxAPIKeysPerAgent)
+	stored, err := ks.CreateAPIKey(ctx, k, s.cfg.MaxAPIKeysPerAgent)
+	if errors.Is(err, ErrTooManyKeys) {
+		return CreatedAPIKey{}, &TooManyKeysError{Max: s.cfg.MaxAPIKeysPerAgent}
+	}
 	if err != nil {
 		return CreatedAPIKey{}, err
 	}

@@ -71,7 +71,10 @@ const (
 	MsgInvalidContent       = "Message must be 1 to 8,000 characters."
 	MsgInvalidClientID      = "clientMessageId must be 1 to 100 characters."
 	MsgInsufficientOwner    = "Insufficient funds: add funds to your wallet to keep talking to this agent."
-	MsgInsufficientOther    = "This agent is unavailable right now."
+	MsgInsufficientOther    = MsgAgentUnavailable
+	// MsgAgentUnavailable is all a subscriber is told when the agent may not
+	// answer them for a reason of the owner's (money, their monthly cap).
+	MsgAgentUnavailable = "This agent is unavailable right now."
 	// MsgAgentFeeDue: the owner's refusal when the agent's monthly fee is due
 	// with this answer and the wallet cannot pay it and the answer (the fee,
 	// then what to add).
@@ -224,6 +227,23 @@ func roundUpToCent(micros int64) int64 {
 	}
 	return (micros + 9_999) / 10_000 * 10_000
 }
+
+// SubscriberCapError: a subscriber's answer would take what the owner pays
+// for that subscriber's answers this UTC month (captured, plus open charges
+// at their reservation) over the owner's cap for them (403
+// agent_unavailable). Nothing was reserved or charged. The subscriber is
+// told only that the agent is unavailable; the owner gets an e-mail
+// (SubscriberCapReached, once a month).
+type SubscriberCapError struct {
+	CapMicros, SpentMicros, NeededMicros int64
+}
+
+func (e *SubscriberCapError) Error() string {
+	return fmt.Sprintf("subscriber monthly cap reached (cap %d, spent %d, needed %d micro-dollars)", e.CapMicros, e.SpentMicros, e.NeededMicros)
+}
+
+// Message is what the subscriber is told.
+func (e *SubscriberCapError) Message() string { return MsgAgentUnavailable }
 
 // RateLimitedError: the caller sent too many messages (429).
 type RateLimitedError struct{ RetryAfter time.Duration }

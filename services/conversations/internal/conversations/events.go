@@ -2,8 +2,11 @@ package conversations
 
 import (
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
@@ -14,7 +17,8 @@ const (
 	Topic  = "agentic.usage.v1"
 	Source = "/agentic/conversations"
 
-	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
+	TypeInteractionRecorded  = "agentic.usage.interaction.recorded.v1"
+	TypeSubscriberCapReached = "agentic.usage.subscriber_cap.reached.v1"
 )
 
 // interactionEvent builds the outbox event of a paid answer from the
@@ -31,4 +35,15 @@ func interactionEvent(payload []byte, transferID string) (events.Event, error) {
 		Topic: Topic, Key: m.GetAgentId(), Subject: m.GetInteractionId(), Type: TypeInteractionRecorded,
 		Payload: &m, Time: m.GetOccurredAt().AsTime(),
 	}, nil
+}
+
+// subscriberCapEvent is the event of a subscriber's first refusal of a
+// month for their cap: keyed by agent, subject = the subscriber.
+func subscriberCapEvent(c Charge, spent int64, month, at time.Time) events.Event {
+	m := &eventsv1.SubscriberCapReached{
+		AgentId: c.AgentID, OwnerUid: c.SubscriberCap.OwnerUID, AgentName: c.SubscriberCap.AgentName,
+		SubscriberUid: c.UserUID, CapMicros: c.SubscriberCap.CapMicros, SpentMicros: spent,
+		Period: month.Format("2006-01"), OccurredAt: timestamppb.New(at),
+	}
+	return events.Event{Topic: Topic, Key: c.AgentID, Subject: c.UserUID, Type: TypeSubscriberCapReached, Payload: m, Time: at}
 }

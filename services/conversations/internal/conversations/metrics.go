@@ -18,6 +18,7 @@ const (
 	OutcomeInsufficientFunds = "insufficient_funds"
 	OutcomeKeyLimit          = "key_limit_reached"
 	OutcomeKeyRefused        = "key_refused"
+	OutcomeSubscriberCap     = "subscriber_cap_reached"
 	OutcomeModelUnavailable  = "model_unavailable"
 	OutcomeUnavailable       = "dependency_unavailable"
 	OutcomeCanceled          = "canceled"

@@ -8,8 +8,9 @@ import (
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 )
 
-// The statements every answer runs up to and while the model starts read the messages
-// and conversations through their indexes, also in the plan PostgreSQL keeps
+// The statements every answer runs up to and while the model starts (and a
+// capped subscriber's check and spend) read the messages, conversations and
+// charges through their indexes, also in the plan PostgreSQL keeps
 // for a statement prepared on a new database (dbtest.SeqScans says why that
 // plan matters). With "id = … OR reply_to = …" the replay check scanned every
 // message of every conversation, twice per answer.
@@ -28,6 +29,9 @@ func TestHotQueriesUseIndexesOnANewDatabase(t *testing.T) {
 		"insertChargeIfWrittenSQL":      insertChargeIfWrittenSQL,
 		"touchConversationIfWrittenSQL": touchConversationIfWrittenSQL,
 		"updateChargeSQL":               updateChargeSQL,
+		"subscriberUsedSQL":             subscriberUsedSQL,
+		"insertSubscriberCapNoticeSQL":  insertSubscriberCapNoticeSQL,
+		"upsertSubscriberSpendSQL":      upsertSubscriberSpendSQL,
 	} {
 		if tables := dbtest.SeqScans(t, pool, query); len(tables) > 0 {
 			t.Errorf("%s reads %v whole", name, tables)

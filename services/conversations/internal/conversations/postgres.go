@@ -379,11 +379,14 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	if err != nil {
 		return Turn{}, false, err
 	}
-	if c.APIKeyID == "" {
+	if c.APIKeyID == "" && c.SubscriberCap == nil {
 		return s.beginTurnOneTrip(ctx, user, asst, c, reserveMeta)
 	}
-	// An agent API turn checks its key's charges between the replay check
-	// and the writes: an explicit transaction.
+	// An agent API turn checks its key's charges, and a capped subscriber's
+	// turn what the subscriber cost the payer this month, between the
+	// replay check and the writes: an explicit transaction. A cap refusal
+	// commits (its notice and event) without the turn.
+	var capRefusal *SubscriberCapError
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The lock serialises turns of one conversation, so a turn's two
 		// messages get adjacent seq numbers and a duplicate clientMessageId
@@ -423,6 +426,16 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 				return err
 			}
 		}
+		if c.SubscriberCap != nil {
+			refusal, err := s.checkSubscriberCap(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			if refusal != nil {
+				capRefusal = refusal
+				return nil // commit the notice; no turn
+			}
+		}
 		// The four writes travel as one batch: one round trip instead of
 		// four while the conversation is locked (they run in order, and the
 		// first failure fails the rest).
@@ -452,6 +465,9 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	})
 	if err != nil {
 		return Turn{}, false, err
+	}
+	if capRefusal != nil {
+		return Turn{}, false, capRefusal
 	}
 	return out, created, nil
 }
@@ -557,14 +573,15 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 	var ok bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var (
-			payload []byte
-			keyID   string
-			amount  int64
+			payload                    []byte
+			keyID, agentID, uid, payer string
+			amount                     int64
 		)
 		err := tx.QueryRow(ctx, `
 			UPDATE charges SET state = $2, outcome = $3, transfer_id = NULLIF($4, ''), updated_at = $5
 			WHERE message_id = $1 AND state = 'capturing'
-			RETURNING event, COALESCE(api_key_id::text, ''), capture_micros`, messageID, state, outcome, transferID, at).Scan(&payload, &keyID, &amount)
+			RETURNING event, COALESCE(api_key_id::text, ''), capture_micros, agent_id::text, user_uid, payer_uid`,
+			messageID, state, outcome, transferID, at).Scan(&payload, &keyID, &amount, &agentID, &uid, &payer)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -583,6 +600,15 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 				ON CONFLICT (key_id, month) DO UPDATE SET spent_micros = api_key_spend.spent_micros + EXCLUDED.spent_micros`,
 				keyID, MonthStart(at), amount); err != nil {
 				return fmt.Errorf("key spend: %w", err)
+			}
+		}
+		if payer != uid && amount > 0 {
+			// What a subscriber's answers cost the payer (the owner) this
+			// month, which the owner's cap for them bounds (checkSubscriberCap);
+			// kept whether or not a cap is set, so a cap set mid-month counts
+			// the month's answers.
+			if _, err := tx.Exec(ctx, upsertSubscriberSpendSQL, agentID, uid, MonthStart(at), amount); err != nil {
+				return fmt.Errorf("subscriber spend: %w", err)
 			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE messages SET transfer_id = NULLIF($2, '') WHERE id = $1`, messageID, transferID); err != nil {

@@ -169,3 +169,57 @@ func checkKeyCharge(ctx context.Context, tx pgx.Tx, c Charge) error {
 		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, c.APIKeyID, c.CreatedAt)
 	return err
 }
+
+// The statements of the subscriber cap (checkSubscriberCap, FinishCharge).
+const (
+	// lockSubscriberCapSQL serialises the capped turns of one (agent, subscriber).
+	lockSubscriberCapSQL = `SELECT pg_advisory_xact_lock(hashtextextended('subscriber_cap:' || $1::text || ':' || $2::text, 0))`
+	// subscriberUsedSQL is what subscriber $2's answers of agent $1 cost
+	// their payer in month $3: the captured spend, plus the open charges at
+	// their reservation (their actual amount once capturing). The open
+	// charges' condition is the partial index's (charges_open_subscriber_idx).
+	subscriberUsedSQL = `
+		SELECT COALESCE((SELECT spent_micros FROM subscriber_spend WHERE agent_id = $1 AND user_uid = $2 AND month = $3), 0)
+		     + COALESCE((SELECT SUM(CASE WHEN state = 'capturing' THEN capture_micros ELSE reserve_micros END)
+		                 FROM charges WHERE agent_id = $1 AND user_uid = $2
+		                   AND payer_uid <> user_uid AND state IN ('reserving', 'held', 'capturing')), 0)`
+	insertSubscriberCapNoticeSQL = `
+		INSERT INTO subscriber_cap_notices (agent_id, user_uid, month, cap_micros, spent_micros, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (agent_id, user_uid, month) DO NOTHING`
+	upsertSubscriberSpendSQL = `
+		INSERT INTO subscriber_spend (agent_id, user_uid, month, spent_micros) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (agent_id, user_uid, month) DO UPDATE SET spent_micros = subscriber_spend.spent_micros + EXCLUDED.spent_micros`
+)
+
+// checkSubscriberCap is BeginTurn's check of a capped subscriber's turn, in
+// the turn's transaction, as checkKeyCharge is for a key's limit: under a
+// transaction-scoped lock on (agent, subscriber), so that their concurrent
+// turns are checked one after the other, the month's spend, the open
+// charges and this reservation must fit the cap. Over it, the refusal is
+// returned (not as an error: the transaction commits) and, the first time
+// in the month, a notice is recorded and SubscriberCapReached enqueued.
+func (s *PostgresStore) checkSubscriberCap(ctx context.Context, tx pgx.Tx, c Charge) (*SubscriberCapError, error) {
+	capped := c.SubscriberCap
+	if _, err := tx.Exec(ctx, lockSubscriberCapSQL, c.AgentID, c.UserUID); err != nil {
+		return nil, fmt.Errorf("subscriber cap lock: %w", err)
+	}
+	month := MonthStart(c.CreatedAt)
+	var used int64
+	if err := tx.QueryRow(ctx, subscriberUsedSQL, c.AgentID, c.UserUID, month).Scan(&used); err != nil {
+		return nil, fmt.Errorf("subscriber spend: %w", err)
+	}
+	if used+c.ReserveMicros <= capped.CapMicros {
+		return nil, nil
+	}
+	tag, err := tx.Exec(ctx, insertSubscriberCapNoticeSQL, c.AgentID, c.UserUID, month, capped.CapMicros, used, c.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("subscriber cap notice: %w", err)
+	}
+	if tag.RowsAffected() == 1 {
+		if _, err := s.outbox.Enqueue(ctx, tx, subscriberCapEvent(c, used, month, c.CreatedAt)); err != nil {
+			return nil, fmt.Errorf("subscriber cap event: %w", err)
+		}
+	}
+	return &SubscriberCapError{CapMicros: capped.CapMicros, SpentMicros: used, NeededMicros: c.ReserveMicros}, nil
+}

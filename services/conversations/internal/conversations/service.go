@@ -35,6 +35,9 @@ type Access struct {
 	Role     string // AccessOwner or AccessSubscriber
 	PayerUID string
 	Agent    Agent
+	// SubscriberCapMicros is, for a subscriber, the most the owner pays for
+	// their answers per UTC calendar month (0: no cap). BeginTurn enforces it.
+	SubscriberCapMicros int64
 }
 
 // AccessChecker asks the catalog (CheckAccess). An error means the catalog
@@ -117,6 +120,9 @@ type Config struct {
 	// reading it again (at most MaxAPIKeyCacheTTL; 0 → that; negative: no
 	// cache). It bounds how long a revoked key keeps working on another replica.
 	APIKeyCacheTTL time.Duration
+	// MaxAPIKeysPerAgent bounds the live API keys of one agent (0: the
+	// default MaxAPIKeysPerAgent).
+	MaxAPIKeysPerAgent int
 
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
@@ -165,6 +171,9 @@ func (c *Config) defaults() {
 	}
 	if c.APIKeyCacheTTL == 0 || c.APIKeyCacheTTL > MaxAPIKeyCacheTTL {
 		c.APIKeyCacheTTL = MaxAPIKeyCacheTTL
+	}
+	if c.MaxAPIKeysPerAgent <= 0 {
+		c.MaxAPIKeysPerAgent = MaxAPIKeysPerAgent
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -32,10 +32,14 @@ type Charge struct {
 	// BeginTurn enforces.
 	APIKeyID          string
 	APIKeyLimitMicros int64
-	ReserveMicros     int64
-	ReserveMeta       map[string]string
-	HoldID            string
-	State             string
+	// SubscriberCap is set for a subscriber's answer (the owner pays) when
+	// the owner caps what that subscriber's answers cost them per month;
+	// BeginTurn enforces it. Not stored.
+	SubscriberCap *SubscriberCap
+	ReserveMicros int64
+	ReserveMeta   map[string]string
+	HoldID        string
+	State         string
 	// Set from capturing on.
 	CaptureMicros int64
 	Description   string
@@ -50,6 +54,15 @@ type Charge struct {
 	LeaseUntil time.Time
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+}
+
+// SubscriberCap is the owner's monthly cap on one subscriber's answers
+// (Access.SubscriberCapMicros) and what its first refusal of a month
+// reports to the owner (SubscriberCapReached).
+type SubscriberCap struct {
+	CapMicros int64
+	OwnerUID  string
+	AgentName string
 }
 
 // Opened is what Store.OpenTurn reads.
@@ -143,6 +156,12 @@ type Store interface {
 	// monthly limit, when the key's spend this month plus its open charges
 	// plus this reservation exceed it (*KeyLimitError; checked under a lock
 	// on the key, so concurrent turns cannot together exceed it).
+	// A charge with a SubscriberCap is refused (*SubscriberCapError) when
+	// what the subscriber's answers cost the payer this UTC month (the
+	// captured spend plus the open charges' reservations) plus this
+	// reservation exceeds the cap, checked under a lock on (agent,
+	// subscriber); the first refusal of a month records a notice and
+	// enqueues SubscriberCapReached, committed although the turn is not.
 	BeginTurn(ctx context.Context, user, assistant Message, c Charge) (t Turn, created bool, err error)
 	// UpdateCharge applies u to the charge when its state is one of from
 	// (false when it is not), and act to its turn, in one transaction.
@@ -152,8 +171,10 @@ type Store interface {
 	BeginCapture(ctx context.Context, messageID string, c Capture) (bool, error)
 	// FinishCharge closes a capturing charge with the wallet's outcome
 	// ("captured", "charged" or "unbilled") and, when the answer was paid,
-	// records the transfer on the message and enqueues the
-	// InteractionRecorded event, in one transaction (false when the charge
+	// records the transfer on the message, adds the amount to the key's
+	// spend (an API answer) or the subscriber's (an answer another user
+	// paid for) and enqueues the InteractionRecorded event, in one
+	// transaction (false when the charge
 	// was no longer capturing: someone else finished it).
 	FinishCharge(ctx context.Context, messageID, outcome, transferID string, at time.Time) (bool, error)
 	// ClaimCharges takes up to limit open charges whose lease ended before

@@ -299,7 +299,7 @@ func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registe
 
 // Outcome classifies an endpoint result: "success", "client_error" (the
 // caller's fault or state: validation, not found, in progress, rate
-// limited, insufficient funds), "unavailable" (the catalog, wallet,
+// limited, insufficient funds, a subscriber's cap, a count quota), "unavailable" (the catalog, wallet,
 // knowledge or model could not answer; logged at warn), "canceled" or "error".
 func Outcome(err error) string { return outcome(err) }
 
@@ -309,9 +309,10 @@ var outcome = endpointmw.Default(func(err error) string {
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
 		kl *conversations.KeyLimitError
+		sc *conversations.SubscriberCapError
 	)
 	switch {
-	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl),
+	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl), errors.As(err, &sc),
 		errors.Is(err, conversations.ErrAPIKeyInvalid), errors.Is(err, conversations.ErrAPIKeyExpired),
 		errors.Is(err, conversations.ErrAPIKeyOwnerDisabled),
 		errors.Is(err, conversations.ErrAPIKeyNotFound), errors.Is(err, conversations.ErrTooManyKeys),

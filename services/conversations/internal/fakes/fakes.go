@@ -54,29 +54,63 @@ func Start(t testing.TB, services ...any) string {
 
 // ---- catalog ----
 
-// Catalog is CatalogService.CheckAccess over fixed agents and subscriptions.
+// Catalog is CatalogService.CheckAccess over fixed agents and subscriptions,
+// and AccessChangesSince over the changes its setters record (as the real
+// catalog records them in the transaction of the change).
 type Catalog struct {
 	catalogv1.UnimplementedCatalogServiceServer
-	mu     sync.Mutex
-	agents map[string]*catalogv1.Agent
-	subs   map[string]map[string]string // agent → uid → status
-	calls  int
-	down   bool
+	mu      sync.Mutex
+	agents  map[string]*catalogv1.Agent
+	subs    map[string]map[string]string // agent → uid → status
+	caps    map[string]map[string]int64  // agent → uid → subscriber cap (micro-dollars)
+	calls   int
+	polls   int
+	down    bool
+	pollsDn bool
+	changes []accessChange
+	// gate, when set, holds each CheckAccess after its answer is computed
+	// until it is closed; entered receives one value per held call.
+	gate    chan struct{}
+	entered chan struct{}
+	now     func() time.Time
+}
+
+type accessChange struct {
+	agentID, uid string
+	at           time.Time
 }
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{agents: map[string]*catalogv1.Agent{}, subs: map[string]map[string]string{}}
+	return &Catalog{agents: map[string]*catalogv1.Agent{}, subs: map[string]map[string]string{},
+		caps: map[string]map[string]int64{}, now: time.Now}
 }
 
-// AddAgent adds (or replaces) an agent.
+// SetClock replaces the clock of recorded changes and of
+// AccessChangesSince's now (tests on a fake clock).
+func (c *Catalog) SetClock(now func() time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = now
+}
+
+// recordChange logs an access change (uid "" = every user of the agent); c.mu is held.
+func (c *Catalog) recordChange(agentID, uid string) {
+	c.changes = append(c.changes, accessChange{agentID: agentID, uid: uid, at: c.now()})
+}
+
+// AddAgent adds (or replaces, recording an access change of everyone) an agent.
 func (c *Catalog) AddAgent(a *catalogv1.Agent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.agents[a.GetId()]; ok {
+		c.recordChange(a.GetId(), "")
+	}
 	c.agents[a.GetId()] = a
 }
 
-// SetSubscriber sets uid's subscription status ("active", "pending", "inactive").
+// SetSubscriber sets uid's subscription status ("active", "pending",
+// "inactive") and records an access change of uid.
 func (c *Catalog) SetSubscriber(agentID, uid, status string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,6 +118,28 @@ func (c *Catalog) SetSubscriber(agentID, uid, status string) {
 		c.subs[agentID] = map[string]string{}
 	}
 	c.subs[agentID][uid] = status
+	c.recordChange(agentID, uid)
+}
+
+// SetSubscriberCap sets what the owner pays at most per month for uid's
+// answers (micro-dollars, CheckAccess's subscriber_cap_micros; 0: no cap)
+// and records an access change of uid.
+func (c *Catalog) SetSubscriberCap(agentID, uid string, micros int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.caps[agentID] == nil {
+		c.caps[agentID] = map[string]int64{}
+	}
+	c.caps[agentID][uid] = micros
+	c.recordChange(agentID, uid)
+}
+
+// RecordChange records an access change without changing anything (uid ""
+// = every user of the agent).
+func (c *Catalog) RecordChange(agentID, uid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recordChange(agentID, uid)
 }
 
 // SetDown makes every call fail with UNAVAILABLE.
@@ -93,6 +149,32 @@ func (c *Catalog) SetDown(down bool) {
 	c.down = down
 }
 
+// SetPollsDown makes AccessChangesSince alone fail with UNAVAILABLE.
+func (c *Catalog) SetPollsDown(down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pollsDn = down
+}
+
+// HoldAnswers makes every CheckAccess from now on wait, after its answer is
+// computed, until release is called: entered receives once per call held
+// (a look-up that read the catalog and has not answered yet).
+func (c *Catalog) HoldAnswers() (entered <-chan struct{}, release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gate, in := make(chan struct{}), make(chan struct{}, 100)
+	c.gate, c.entered = gate, in
+	var once sync.Once
+	return in, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.gate, c.entered = nil, nil
+			c.mu.Unlock()
+			close(gate)
+		})
+	}
+}
+
 // Calls is the number of CheckAccess calls.
 func (c *Catalog) Calls() int {
 	c.mu.Lock()
@@ -100,8 +182,32 @@ func (c *Catalog) Calls() int {
 	return c.calls
 }
 
-// CheckAccess implements the proto: owner, or active subscriber (the owner pays).
-func (c *Catalog) CheckAccess(_ context.Context, req *catalogv1.CheckAccessRequest) (*catalogv1.CheckAccessResponse, error) {
+// Polls is the number of AccessChangesSince calls.
+func (c *Catalog) Polls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.polls
+}
+
+// CheckAccess implements the proto: owner, or active subscriber (the owner
+// pays; the subscriber's cap, if one is set).
+func (c *Catalog) CheckAccess(ctx context.Context, req *catalogv1.CheckAccessRequest) (*catalogv1.CheckAccessResponse, error) {
+	resp, err := c.checkAccess(req)
+	c.mu.Lock()
+	gate, entered := c.gate, c.entered
+	c.mu.Unlock()
+	if gate != nil {
+		entered <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	return resp, err
+}
+
+func (c *Catalog) checkAccess(req *catalogv1.CheckAccessRequest) (*catalogv1.CheckAccessResponse, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
@@ -119,9 +225,34 @@ func (c *Catalog) CheckAccess(_ context.Context, req *catalogv1.CheckAccessReque
 	case a.GetOwnerUid() == req.GetUid():
 		return &catalogv1.CheckAccessResponse{Allowed: true, Role: "owner", PayerUid: a.GetOwnerUid(), Agent: a}, nil
 	case c.subs[a.GetId()][req.GetUid()] == "active":
-		return &catalogv1.CheckAccessResponse{Allowed: true, Role: "subscriber", PayerUid: a.GetOwnerUid(), Agent: a}, nil
+		return &catalogv1.CheckAccessResponse{Allowed: true, Role: "subscriber", PayerUid: a.GetOwnerUid(), Agent: a,
+			SubscriberCapMicros: c.caps[a.GetId()][req.GetUid()]}, nil
 	}
 	return &catalogv1.CheckAccessResponse{}, nil
+}
+
+// AccessChangesSince implements the proto: the changes recorded at or after
+// since minus margin (since unset: now minus margin), and now.
+func (c *Catalog) AccessChangesSince(_ context.Context, req *catalogv1.AccessChangesSinceRequest) (*catalogv1.AccessChangesSinceResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.polls++
+	if c.down || c.pollsDn {
+		return nil, status.Error(codes.Unavailable, "catalog is down")
+	}
+	now := c.now()
+	from := now
+	if req.GetSince() != nil {
+		from = req.GetSince().AsTime()
+	}
+	from = from.Add(-time.Duration(req.GetMarginMs()) * time.Millisecond)
+	out := &catalogv1.AccessChangesSinceResponse{Now: timestamppb.New(now)}
+	for _, ch := range c.changes {
+		if !ch.at.Before(from) {
+			out.Changes = append(out.Changes, &catalogv1.AccessChange{AgentId: ch.agentID, Uid: ch.uid})
+		}
+	}
+	return out, nil
 }
 
 // ---- wallet ----

@@ -65,6 +65,7 @@ func grpcError(err error) error {
 		ve *conversations.ValidationError
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
+		sc *conversations.SubscriberCapError
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -75,6 +76,10 @@ func grpcError(err error) error {
 		return status.Error(codes.NotFound, "not_found")
 	case errors.As(err, &in):
 		return status.Error(codes.FailedPrecondition, "insufficient_funds")
+	case errors.As(err, &sc):
+		// The subscriber is over the owner's monthly cap for them: the
+		// channel tells them MsgAgentUnavailable. Nothing was charged.
+		return status.Error(codes.FailedPrecondition, "agent_unavailable")
 	case errors.As(err, &rl):
 		return status.Error(codes.ResourceExhausted, "rate_limited")
 	case errors.Is(err, conversations.ErrInProgress):

@@ -261,7 +261,7 @@ var (
 	ErrTooLong              = &server.Error{Status: http.StatusBadRequest, Code: "prompt_too_long", Message: conversations.MsgTooLong}
 	ErrInterrupted          = &server.Error{Status: http.StatusBadGateway, Code: "answer_interrupted", Message: conversations.MsgInterrupted}
 	ErrAPIKeyNotFound       = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: conversations.MsgAPIKeyNotFound}
-	ErrTooManyKeys          = &server.Error{Status: http.StatusBadRequest, Code: server.CodeLimitReached, Message: conversations.MsgTooManyKeys}
+	ErrAgentUnavailable     = &server.Error{Status: http.StatusForbidden, Code: server.CodeAgentUnavailable, Message: conversations.MsgAgentUnavailable}
 )
 
 // httpError maps a service error to its API error, or nil for an
@@ -272,6 +272,8 @@ func httpError(err error) (*server.Error, time.Duration) {
 		ve *conversations.ValidationError
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
+		sc *conversations.SubscriberCapError
+		tk *conversations.TooManyKeysError
 	)
 	switch {
 	case errors.As(err, &se):
@@ -282,6 +284,8 @@ func httpError(err error) (*server.Error, time.Duration) {
 		return &server.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: conversations.MsgRateLimited}, rl.RetryAfter
 	case errors.As(err, &in):
 		return &server.Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds", Message: in.Message()}, 0
+	case errors.As(err, &sc):
+		return ErrAgentUnavailable, 0
 	case errors.Is(err, conversations.ErrConversationNotFound):
 		return ErrConversationNotFound, 0
 	case errors.Is(err, conversations.ErrAgentNotFound):
@@ -300,8 +304,8 @@ func httpError(err error) (*server.Error, time.Duration) {
 		return ErrTooLong, 0
 	case errors.Is(err, conversations.ErrAPIKeyNotFound):
 		return ErrAPIKeyNotFound, 0
-	case errors.Is(err, conversations.ErrTooManyKeys):
-		return ErrTooManyKeys, 0
+	case errors.As(err, &tk):
+		return &server.Error{Status: http.StatusBadRequest, Code: server.CodeLimitReached, Message: tk.Message()}, 0
 	}
 	return nil, 0
 }

@@ -15,6 +15,7 @@ const (
 	typeInvalidRequest = "invalid_request_error"
 	typeAuthentication = "authentication_error"
 	typeQuota          = "insufficient_quota"
+	typePermission     = "permission_error"
 	typeRateLimit      = "rate_limit_error"
 	typeServer         = "server_error"
 )
@@ -115,6 +116,7 @@ func apiErrorOf(err error) *APIError {
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
 		kl *conversations.KeyLimitError
+		sc *conversations.SubscriberCapError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -155,6 +157,8 @@ func apiErrorOf(err error) *APIError {
 		return &APIError{Status: http.StatusPaymentRequired, Type: typeQuota, Code: in.Reason, Message: in.Message()}
 	case errors.As(err, &kl):
 		return &APIError{Status: http.StatusPaymentRequired, Type: typeQuota, Code: "key_limit_reached", Message: kl.Message()}
+	case errors.As(err, &sc):
+		return &APIError{Status: http.StatusForbidden, Type: typePermission, Code: "agent_unavailable", Message: sc.Message()}
 	case errors.Is(err, conversations.ErrInProgress):
 		return &APIError{Status: http.StatusConflict, Type: typeInvalidRequest, Param: "Idempotency-Key", Code: "request_in_progress",
 			Message: "A request with this Idempotency-Key is still being answered.", RetryAfter: time.Second}
