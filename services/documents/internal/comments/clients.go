@@ -78,6 +78,7 @@ func NewAnswerer(conn grpc.ClientConnInterface) *GRPCAnswerer {
 
 // Answer implements Answerer, mapping the service's documented errors:
 // FAILED_PRECONDITION "insufficient_funds" → ErrInsufficientFunds,
+// FAILED_PRECONDITION "agent_unavailable" → ErrAgentUnavailable,
 // UNAVAILABLE "model_unavailable" → ErrModelUnavailable, NOT_FOUND →
 // ErrNoAccess, INVALID_ARGUMENT and other FAILED_PRECONDITIONs →
 // ErrRejected. Anything else is a temporary error.
@@ -102,6 +103,8 @@ func mapAnswerError(err error) error {
 	switch {
 	case st.Code() == codes.FailedPrecondition && msg == "insufficient_funds":
 		return fmt.Errorf("%w: %v", ErrInsufficientFunds, err)
+	case st.Code() == codes.FailedPrecondition && msg == "agent_unavailable":
+		return fmt.Errorf("%w: %v", ErrAgentUnavailable, err)
 	case st.Code() == codes.Unavailable && msg == "model_unavailable":
 		return fmt.Errorf("%w: %v", ErrModelUnavailable, err)
 	case st.Code() == codes.NotFound:
@@ -115,6 +118,7 @@ func mapAnswerError(err error) error {
 // Errors of Answerer.Answer.
 var (
 	ErrInsufficientFunds = errors.New("insufficient funds")
+	ErrAgentUnavailable  = errors.New("agent unavailable to the asker (subscriber cap)")
 	ErrModelUnavailable  = errors.New("model unavailable")
 	ErrNoAccess          = errors.New("no access")
 	ErrRejected          = errors.New("rejected")

@@ -44,6 +44,10 @@ const Channel = "docs_comment"
 // funds, the model or the request refused).
 const MsgCannotAnswer = "The agent cannot answer right now."
 
+// MsgAgentUnavailable is the reply to a subscriber whose monthly cap is
+// spent: the sentence every channel gives them (it does not say why).
+const MsgAgentUnavailable = "This agent is unavailable right now."
+
 // Defaults of Config.
 const (
 	DefaultInterval      = time.Minute
@@ -645,6 +649,8 @@ func (w *Worker) answer(ctx context.Context, j job, m *mention) (done bool, err 
 		}
 	case errors.Is(aerr, ErrInsufficientFunds):
 		text, reason = MsgCannotAnswer, "insufficient_funds"
+	case errors.Is(aerr, ErrAgentUnavailable):
+		text, reason = MsgAgentUnavailable, "agent_unavailable"
 	case errors.Is(aerr, ErrRejected):
 		w.cfg.Logger.Error("comments: the question was refused", "mention_id", m.ID, "error", aerr)
 		text, reason = MsgCannotAnswer, "rejected"

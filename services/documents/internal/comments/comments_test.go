@@ -77,7 +77,7 @@ func (fakeCatalog) CheckAccess(_ context.Context, req *catalogv1.CheckAccessRequ
 type fakeConversations struct {
 	conversationsv1.UnimplementedConversationsServiceServer
 	mu      sync.Mutex
-	broke   bool
+	refusal string // a FAILED_PRECONDITION refusal, "" for none
 	calls   []*conversationsv1.AnswerRequest
 	answers map[string]*conversationsv1.AnswerResponse // by idempotency key
 }
@@ -86,8 +86,8 @@ func (f *fakeConversations) Answer(_ context.Context, req *conversationsv1.Answe
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, req)
-	if f.broke {
-		return nil, status.Error(codes.FailedPrecondition, "insufficient_funds")
+	if f.refusal != "" {
+		return nil, status.Error(codes.FailedPrecondition, f.refusal)
 	}
 	if a, ok := f.answers[req.GetIdempotencyKey()]; ok {
 		return &conversationsv1.AnswerResponse{ConversationId: a.ConversationId, Content: a.Content,
@@ -107,9 +107,17 @@ func (f *fakeConversations) callList() []*conversationsv1.AnswerRequest {
 }
 
 func (f *fakeConversations) setBroke(b bool) {
+	if b {
+		f.refuse("insufficient_funds")
+	} else {
+		f.refuse("")
+	}
+}
+
+func (f *fakeConversations) refuse(reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.broke = b
+	f.refusal = reason
 }
 
 type agents map[string]string
@@ -461,6 +469,25 @@ func TestInsufficientFundsPoliteReplyOnce(t *testing.T) {
 	}
 	if v := testutil.ToFloat64(w.mentions.WithLabelValues(OutcomeDeclined)); v != 1 {
 		t.Fatalf("declined metric = %v", v)
+	}
+}
+
+// A subscriber whose monthly cap is spent reads the sentence every channel
+// gives them, once, and the question is not asked again.
+func TestSubscriberOverCapRepliedUnavailableOnce(t *testing.T) {
+	e := newEnv(t)
+	_, fileID := e.link(t, "shared")
+	e.conv.refuse("agent_unavailable")
+	w := e.worker(t, nil)
+	c, _ := e.sim.AddComment(fileID, ownerEmail, "", "@"+agentAddr+" explain the grading")
+	e.pollAll(t, w)
+	e.pollAll(t, w)
+	r := agentReplies(e.comment(t, fileID, c.ID))
+	if len(r) != 1 || r[0].Content != MsgAgentUnavailable {
+		t.Fatalf("replies = %+v", r)
+	}
+	if n := len(e.conv.callList()); n != 1 {
+		t.Fatalf("Answer calls = %d, want 1", n)
 	}
 }
 

@@ -162,6 +162,32 @@ func TestInsufficientFundsGetsCannotAnswerReply(t *testing.T) {
 	}
 }
 
+// A subscriber whose monthly cap is spent is told the agent is unavailable
+// (the sentence every channel gives them), once, without a retry.
+func TestSubscriberOverCapGetsUnavailableReply(t *testing.T) {
+	app := start(t, nil)
+	app.conv.fail = func(int, *conversationsv1.AnswerRequest) error {
+		return status.Error(codes.FailedPrecondition, "agent_unavailable")
+	}
+	if err := send(t, app.smtp, owner, []string{agentEmail}, message(owner, agentEmail, "Capped", "capped@example.org", nil, "Answer please")); err != nil {
+		t.Fatal(err)
+	}
+	got := app.sink.Wait(1, 20*time.Second)
+	if len(got) != 1 {
+		t.Fatal("no reply")
+	}
+	if r := parse(t, got[0].Data); strings.TrimSpace(r.text) != inbox.MsgAgentUnavailable || r.subject != "Re: Capped" {
+		t.Errorf("reply: %q %q", r.text, r.subject)
+	}
+	if calls := app.conv.Calls(); len(calls) != 1 {
+		t.Errorf("Answer calls: %d, want 1 (no retry of a refusal)", len(calls))
+	}
+	v := admin(t, app.http)[0]
+	if v.State != inbox.StateRefused || v.RefuseReason != inbox.ReasonAgentUnavailable || v.Reply.Kind != inbox.KindCannotAnswer {
+		t.Errorf("stored: %+v %+v", v, v.Reply)
+	}
+}
+
 func TestModelUnavailableRetriedThenPoliteReply(t *testing.T) {
 	app := start(t, func(c *Config) { c.ModelRetries = 3 })
 	app.conv.fail = func(n int, req *conversationsv1.AnswerRequest) error {

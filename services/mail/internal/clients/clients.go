@@ -98,6 +98,7 @@ const ChannelEmail = "email"
 
 // Answer implements inbox.Answerer, mapping the service's documented errors:
 // FAILED_PRECONDITION "insufficient_funds" → ErrInsufficientFunds,
+// FAILED_PRECONDITION "agent_unavailable" → ErrAgentUnavailable,
 // UNAVAILABLE "model_unavailable" → ErrModelUnavailable, NOT_FOUND →
 // ErrNoAccess, INVALID_ARGUMENT and other FAILED_PRECONDITIONs →
 // ErrRejected. Everything else (UNAVAILABLE, RESOURCE_EXHAUSTED, deadline,
@@ -113,6 +114,8 @@ func (c *Conversations) Answer(ctx context.Context, req inbox.AnswerRequest) (in
 		switch {
 		case st.Code() == codes.FailedPrecondition && msg == "insufficient_funds":
 			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrInsufficientFunds, err)
+		case st.Code() == codes.FailedPrecondition && msg == "agent_unavailable":
+			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrAgentUnavailable, err)
 		case st.Code() == codes.Unavailable && msg == "model_unavailable":
 			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrModelUnavailable, err)
 		case st.Code() == codes.NotFound:

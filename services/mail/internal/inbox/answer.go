@@ -222,6 +222,8 @@ func (w *AnswerWorker) run(ctx context.Context, m Message) (outcome, reason stri
 		return finish(err, AnswerOutcomeAnswered, "")
 	case errors.Is(err, ErrInsufficientFunds):
 		return refuse(ReasonInsufficientFunds, KindCannotAnswer, MsgCannotAnswer)
+	case errors.Is(err, ErrAgentUnavailable):
+		return refuse(ReasonAgentUnavailable, KindCannotAnswer, MsgAgentUnavailable)
 	case errors.Is(err, ErrNoAccess):
 		return refuse(ReasonNoAccess, KindCannotAnswer, MsgCannotAnswer)
 	case errors.Is(err, ErrRejected):

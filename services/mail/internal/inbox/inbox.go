@@ -62,6 +62,7 @@ const (
 // Reasons a stored message is not answered (MailMessageRefused.reason).
 const (
 	ReasonInsufficientFunds = "insufficient_funds"
+	ReasonAgentUnavailable  = "agent_unavailable" // the owner's monthly cap for this subscriber is spent
 	ReasonModelUnavailable  = "model_unavailable"
 	ReasonUnavailable       = "unavailable" // the conversations service failed for too long
 	ReasonNoAccess          = "no_access"   // the sender lost access between receipt and answer
@@ -75,7 +76,11 @@ const (
 // Texts of the short replies that replace an answer.
 const (
 	MsgCannotAnswer = "The agent cannot answer right now."
-	MsgTooLong      = "Your message is too long for the agent to answer (at most 8,000 characters). Please send a shorter message."
+	// MsgAgentUnavailable is the sentence every channel gives a subscriber
+	// whose monthly cap is spent (it does not say why: the cap is the
+	// owner's business).
+	MsgAgentUnavailable = "This agent is unavailable right now."
+	MsgTooLong          = "Your message is too long for the agent to answer (at most 8,000 characters). Please send a shorter message."
 )
 
 // MsgRateLimited is the reply when a sender reached the hourly limit.
@@ -146,15 +151,16 @@ type Answer struct {
 
 // Answerer answers (the conversations service's Answer).
 type Answerer interface {
-	// Answer returns ErrInsufficientFunds, ErrModelUnavailable, ErrNoAccess
-	// or ErrRejected for the refusals the service defines; any other error
-	// is temporary.
+	// Answer returns ErrInsufficientFunds, ErrAgentUnavailable,
+	// ErrModelUnavailable, ErrNoAccess or ErrRejected for the refusals the
+	// service defines; any other error is temporary.
 	Answer(ctx context.Context, req AnswerRequest) (Answer, error)
 }
 
 // Errors of Answerer.
 var (
 	ErrInsufficientFunds = errors.New("insufficient funds")
+	ErrAgentUnavailable  = errors.New("the agent is unavailable to the sender (subscriber cap)")
 	ErrModelUnavailable  = errors.New("model unavailable")
 	ErrNoAccess          = errors.New("the sender may not use the agent")
 	ErrRejected          = errors.New("the answer request was rejected")
