@@ -21,6 +21,104 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type CountDocumentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountDocumentsRequest) Reset() {
+	*x = CountDocumentsRequest{}
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountDocumentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountDocumentsRequest) ProtoMessage() {}
+
+func (x *CountDocumentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountDocumentsRequest.ProtoReflect.Descriptor instead.
+func (*CountDocumentsRequest) Descriptor() ([]byte, []int) {
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CountDocumentsRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+type CountDocumentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Linked documents.
+	Total int64 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	// Of those, shared with the agent and synced (text indexed).
+	Ready         int64 `protobuf:"varint,2,opt,name=ready,proto3" json:"ready,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountDocumentsResponse) Reset() {
+	*x = CountDocumentsResponse{}
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountDocumentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountDocumentsResponse) ProtoMessage() {}
+
+func (x *CountDocumentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountDocumentsResponse.ProtoReflect.Descriptor instead.
+func (*CountDocumentsResponse) Descriptor() ([]byte, []int) {
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CountDocumentsResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *CountDocumentsResponse) GetReady() int64 {
+	if x != nil {
+		return x.Ready
+	}
+	return 0
+}
+
 type SearchRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
@@ -37,7 +135,7 @@ type SearchRequest struct {
 
 func (x *SearchRequest) Reset() {
 	*x = SearchRequest{}
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[0]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -49,7 +147,7 @@ func (x *SearchRequest) String() string {
 func (*SearchRequest) ProtoMessage() {}
 
 func (x *SearchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[0]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -62,7 +160,7 @@ func (x *SearchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequest.ProtoReflect.Descriptor instead.
 func (*SearchRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{0}
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SearchRequest) GetAgentId() string {
@@ -131,7 +229,7 @@ type Passage struct {
 
 func (x *Passage) Reset() {
 	*x = Passage{}
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[1]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -143,7 +241,7 @@ func (x *Passage) String() string {
 func (*Passage) ProtoMessage() {}
 
 func (x *Passage) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[1]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -156,7 +254,7 @@ func (x *Passage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Passage.ProtoReflect.Descriptor instead.
 func (*Passage) Descriptor() ([]byte, []int) {
-	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{1}
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Passage) GetDocumentId() string {
@@ -238,7 +336,7 @@ type SearchResponse struct {
 
 func (x *SearchResponse) Reset() {
 	*x = SearchResponse{}
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[2]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -250,7 +348,7 @@ func (x *SearchResponse) String() string {
 func (*SearchResponse) ProtoMessage() {}
 
 func (x *SearchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[2]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -263,7 +361,7 @@ func (x *SearchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchResponse.ProtoReflect.Descriptor instead.
 func (*SearchResponse) Descriptor() ([]byte, []int) {
-	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{2}
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SearchResponse) GetPassages() []*Passage {
@@ -284,7 +382,7 @@ type GetPassagesRequest struct {
 
 func (x *GetPassagesRequest) Reset() {
 	*x = GetPassagesRequest{}
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[3]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +394,7 @@ func (x *GetPassagesRequest) String() string {
 func (*GetPassagesRequest) ProtoMessage() {}
 
 func (x *GetPassagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[3]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +407,7 @@ func (x *GetPassagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPassagesRequest.ProtoReflect.Descriptor instead.
 func (*GetPassagesRequest) Descriptor() ([]byte, []int) {
-	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{3}
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetPassagesRequest) GetAgentId() string {
@@ -342,7 +440,7 @@ type GetPassagesResponse struct {
 
 func (x *GetPassagesResponse) Reset() {
 	*x = GetPassagesResponse{}
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[4]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -354,7 +452,7 @@ func (x *GetPassagesResponse) String() string {
 func (*GetPassagesResponse) ProtoMessage() {}
 
 func (x *GetPassagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[4]
+	mi := &file_agentic_documents_v1_knowledge_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -367,7 +465,7 @@ func (x *GetPassagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPassagesResponse.ProtoReflect.Descriptor instead.
 func (*GetPassagesResponse) Descriptor() ([]byte, []int) {
-	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{4}
+	return file_agentic_documents_v1_knowledge_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetPassagesResponse) GetPassages() []*Passage {
@@ -381,7 +479,12 @@ var File_agentic_documents_v1_knowledge_proto protoreflect.FileDescriptor
 
 const file_agentic_documents_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
-	"$agentic/documents/v1/knowledge.proto\x12\x14agentic.documents.v1\"\xb4\x01\n" +
+	"$agentic/documents/v1/knowledge.proto\x12\x14agentic.documents.v1\"2\n" +
+	"\x15CountDocumentsRequest\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\"D\n" +
+	"\x16CountDocumentsResponse\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x03R\x05total\x12\x14\n" +
+	"\x05ready\x18\x02 \x01(\x03R\x05ready\"\xb4\x01\n" +
 	"\rSearchRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
@@ -410,10 +513,11 @@ const file_agentic_documents_v1_knowledge_proto_rawDesc = "" +
 	"\fdocument_ids\x18\x02 \x03(\tR\vdocumentIds\x12!\n" +
 	"\ftoken_budget\x18\x03 \x01(\x05R\vtokenBudget\"P\n" +
 	"\x13GetPassagesResponse\x129\n" +
-	"\bpassages\x18\x01 \x03(\v2\x1d.agentic.documents.v1.PassageR\bpassages2\xcb\x01\n" +
+	"\bpassages\x18\x01 \x03(\v2\x1d.agentic.documents.v1.PassageR\bpassages2\xb8\x02\n" +
 	"\x10KnowledgeService\x12S\n" +
 	"\x06Search\x12#.agentic.documents.v1.SearchRequest\x1a$.agentic.documents.v1.SearchResponse\x12b\n" +
-	"\vGetPassages\x12(.agentic.documents.v1.GetPassagesRequest\x1a).agentic.documents.v1.GetPassagesResponseBNZLgithub.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1;documentsv1b\x06proto3"
+	"\vGetPassages\x12(.agentic.documents.v1.GetPassagesRequest\x1a).agentic.documents.v1.GetPassagesResponse\x12k\n" +
+	"\x0eCountDocuments\x12+.agentic.documents.v1.CountDocumentsRequest\x1a,.agentic.documents.v1.CountDocumentsResponseBNZLgithub.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1;documentsv1b\x06proto3"
 
 var (
 	file_agentic_documents_v1_knowledge_proto_rawDescOnce sync.Once
@@ -427,23 +531,27 @@ func file_agentic_documents_v1_knowledge_proto_rawDescGZIP() []byte {
 	return file_agentic_documents_v1_knowledge_proto_rawDescData
 }
 
-var file_agentic_documents_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_agentic_documents_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_agentic_documents_v1_knowledge_proto_goTypes = []any{
-	(*SearchRequest)(nil),       // 0: agentic.documents.v1.SearchRequest
-	(*Passage)(nil),             // 1: agentic.documents.v1.Passage
-	(*SearchResponse)(nil),      // 2: agentic.documents.v1.SearchResponse
-	(*GetPassagesRequest)(nil),  // 3: agentic.documents.v1.GetPassagesRequest
-	(*GetPassagesResponse)(nil), // 4: agentic.documents.v1.GetPassagesResponse
+	(*CountDocumentsRequest)(nil),  // 0: agentic.documents.v1.CountDocumentsRequest
+	(*CountDocumentsResponse)(nil), // 1: agentic.documents.v1.CountDocumentsResponse
+	(*SearchRequest)(nil),          // 2: agentic.documents.v1.SearchRequest
+	(*Passage)(nil),                // 3: agentic.documents.v1.Passage
+	(*SearchResponse)(nil),         // 4: agentic.documents.v1.SearchResponse
+	(*GetPassagesRequest)(nil),     // 5: agentic.documents.v1.GetPassagesRequest
+	(*GetPassagesResponse)(nil),    // 6: agentic.documents.v1.GetPassagesResponse
 }
 var file_agentic_documents_v1_knowledge_proto_depIdxs = []int32{
-	1, // 0: agentic.documents.v1.SearchResponse.passages:type_name -> agentic.documents.v1.Passage
-	1, // 1: agentic.documents.v1.GetPassagesResponse.passages:type_name -> agentic.documents.v1.Passage
-	0, // 2: agentic.documents.v1.KnowledgeService.Search:input_type -> agentic.documents.v1.SearchRequest
-	3, // 3: agentic.documents.v1.KnowledgeService.GetPassages:input_type -> agentic.documents.v1.GetPassagesRequest
-	2, // 4: agentic.documents.v1.KnowledgeService.Search:output_type -> agentic.documents.v1.SearchResponse
-	4, // 5: agentic.documents.v1.KnowledgeService.GetPassages:output_type -> agentic.documents.v1.GetPassagesResponse
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
+	3, // 0: agentic.documents.v1.SearchResponse.passages:type_name -> agentic.documents.v1.Passage
+	3, // 1: agentic.documents.v1.GetPassagesResponse.passages:type_name -> agentic.documents.v1.Passage
+	2, // 2: agentic.documents.v1.KnowledgeService.Search:input_type -> agentic.documents.v1.SearchRequest
+	5, // 3: agentic.documents.v1.KnowledgeService.GetPassages:input_type -> agentic.documents.v1.GetPassagesRequest
+	0, // 4: agentic.documents.v1.KnowledgeService.CountDocuments:input_type -> agentic.documents.v1.CountDocumentsRequest
+	4, // 5: agentic.documents.v1.KnowledgeService.Search:output_type -> agentic.documents.v1.SearchResponse
+	6, // 6: agentic.documents.v1.KnowledgeService.GetPassages:output_type -> agentic.documents.v1.GetPassagesResponse
+	1, // 7: agentic.documents.v1.KnowledgeService.CountDocuments:output_type -> agentic.documents.v1.CountDocumentsResponse
+	5, // [5:8] is the sub-list for method output_type
+	2, // [2:5] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name
@@ -460,7 +568,7 @@ func file_agentic_documents_v1_knowledge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_documents_v1_knowledge_proto_rawDesc), len(file_agentic_documents_v1_knowledge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

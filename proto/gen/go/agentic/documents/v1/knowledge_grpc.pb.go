@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	KnowledgeService_Search_FullMethodName      = "/agentic.documents.v1.KnowledgeService/Search"
-	KnowledgeService_GetPassages_FullMethodName = "/agentic.documents.v1.KnowledgeService/GetPassages"
+	KnowledgeService_Search_FullMethodName         = "/agentic.documents.v1.KnowledgeService/Search"
+	KnowledgeService_GetPassages_FullMethodName    = "/agentic.documents.v1.KnowledgeService/GetPassages"
+	KnowledgeService_CountDocuments_FullMethodName = "/agentic.documents.v1.KnowledgeService/CountDocuments"
 )
 
 // KnowledgeServiceClient is the client API for KnowledgeService service.
@@ -46,6 +47,11 @@ type KnowledgeServiceClient interface {
 	// references), in document then text order, cut at token_budget tokens
 	// (0 = no budget). Unknown or unreadable documents are skipped.
 	GetPassages(ctx context.Context, in *GetPassagesRequest, opts ...grpc.CallOption) (*GetPassagesResponse, error)
+	// CountDocuments counts the agent's linked documents and how many of them
+	// the agent can read (shared, with indexed text): the catalog refuses to
+	// publish an agent that has none (issue 27). INVALID_ARGUMENT when
+	// agent_id is empty; an unknown agent has zero of both.
+	CountDocuments(ctx context.Context, in *CountDocumentsRequest, opts ...grpc.CallOption) (*CountDocumentsResponse, error)
 }
 
 type knowledgeServiceClient struct {
@@ -76,6 +82,16 @@ func (c *knowledgeServiceClient) GetPassages(ctx context.Context, in *GetPassage
 	return out, nil
 }
 
+func (c *knowledgeServiceClient) CountDocuments(ctx context.Context, in *CountDocumentsRequest, opts ...grpc.CallOption) (*CountDocumentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CountDocumentsResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_CountDocuments_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // KnowledgeServiceServer is the server API for KnowledgeService service.
 // All implementations must embed UnimplementedKnowledgeServiceServer
 // for forward compatibility.
@@ -99,6 +115,11 @@ type KnowledgeServiceServer interface {
 	// references), in document then text order, cut at token_budget tokens
 	// (0 = no budget). Unknown or unreadable documents are skipped.
 	GetPassages(context.Context, *GetPassagesRequest) (*GetPassagesResponse, error)
+	// CountDocuments counts the agent's linked documents and how many of them
+	// the agent can read (shared, with indexed text): the catalog refuses to
+	// publish an agent that has none (issue 27). INVALID_ARGUMENT when
+	// agent_id is empty; an unknown agent has zero of both.
+	CountDocuments(context.Context, *CountDocumentsRequest) (*CountDocumentsResponse, error)
 	mustEmbedUnimplementedKnowledgeServiceServer()
 }
 
@@ -114,6 +135,9 @@ func (UnimplementedKnowledgeServiceServer) Search(context.Context, *SearchReques
 }
 func (UnimplementedKnowledgeServiceServer) GetPassages(context.Context, *GetPassagesRequest) (*GetPassagesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPassages not implemented")
+}
+func (UnimplementedKnowledgeServiceServer) CountDocuments(context.Context, *CountDocumentsRequest) (*CountDocumentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CountDocuments not implemented")
 }
 func (UnimplementedKnowledgeServiceServer) mustEmbedUnimplementedKnowledgeServiceServer() {}
 func (UnimplementedKnowledgeServiceServer) testEmbeddedByValue()                          {}
@@ -172,6 +196,24 @@ func _KnowledgeService_GetPassages_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KnowledgeService_CountDocuments_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountDocumentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).CountDocuments(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_CountDocuments_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).CountDocuments(ctx, req.(*CountDocumentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // KnowledgeService_ServiceDesc is the grpc.ServiceDesc for KnowledgeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -186,6 +228,10 @@ var KnowledgeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPassages",
 			Handler:    _KnowledgeService_GetPassages_Handler,
+		},
+		{
+			MethodName: "CountDocuments",
+			Handler:    _KnowledgeService_CountDocuments_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -774,6 +774,211 @@ func (x *SubscriberRemoved) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// AgentPublished: agentic.catalog.agent.published.v1, the owner listed the
+// agent on the marketplace (isPublic became true; issue 27).
+type AgentPublished struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AgentId   string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid  string                 `protobuf:"bytes,2,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	Name      string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	IconName  string                 `protobuf:"bytes,4,opt,name=icon_name,json=iconName,proto3" json:"icon_name,omitempty"`
+	IconColor string                 `protobuf:"bytes,5,opt,name=icon_color,json=iconColor,proto3" json:"icon_color,omitempty"`
+	// The agent's marketplace address (/marketplace/{slug}), stable after renames.
+	Slug              string                 `protobuf:"bytes,6,opt,name=slug,proto3" json:"slug,omitempty"`
+	MarkupPercent     int32                  `protobuf:"varint,7,opt,name=markup_percent,json=markupPercent,proto3" json:"markup_percent,omitempty"`
+	GreetingCostCents int32                  `protobuf:"varint,8,opt,name=greeting_cost_cents,json=greetingCostCents,proto3" json:"greeting_cost_cents,omitempty"`
+	OccurredAt        *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *AgentPublished) Reset() {
+	*x = AgentPublished{}
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentPublished) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentPublished) ProtoMessage() {}
+
+func (x *AgentPublished) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentPublished.ProtoReflect.Descriptor instead.
+func (*AgentPublished) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_catalog_events_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *AgentPublished) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetIconName() string {
+	if x != nil {
+		return x.IconName
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetIconColor() string {
+	if x != nil {
+		return x.IconColor
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *AgentPublished) GetMarkupPercent() int32 {
+	if x != nil {
+		return x.MarkupPercent
+	}
+	return 0
+}
+
+func (x *AgentPublished) GetGreetingCostCents() int32 {
+	if x != nil {
+		return x.GreetingCostCents
+	}
+	return 0
+}
+
+func (x *AgentPublished) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// AgentUnpublished: agentic.catalog.agent.unpublished.v1, the owner took the
+// agent off the marketplace (isPublic became false).
+type AgentUnpublished struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid      string                 `protobuf:"bytes,2,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	IconName      string                 `protobuf:"bytes,4,opt,name=icon_name,json=iconName,proto3" json:"icon_name,omitempty"`
+	IconColor     string                 `protobuf:"bytes,5,opt,name=icon_color,json=iconColor,proto3" json:"icon_color,omitempty"`
+	Slug          string                 `protobuf:"bytes,6,opt,name=slug,proto3" json:"slug,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentUnpublished) Reset() {
+	*x = AgentUnpublished{}
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentUnpublished) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentUnpublished) ProtoMessage() {}
+
+func (x *AgentUnpublished) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentUnpublished.ProtoReflect.Descriptor instead.
+func (*AgentUnpublished) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_catalog_events_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AgentUnpublished) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetIconName() string {
+	if x != nil {
+		return x.IconName
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetIconColor() string {
+	if x != nil {
+		return x.IconColor
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *AgentUnpublished) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_catalog_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
@@ -871,6 +1076,28 @@ const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
 	"\x10subscriber_count\x18\n" +
 	" \x01(\x03R\x0fsubscriberCount\x12;\n" +
 	"\voccurred_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xc0\x02\n" +
+	"\x0eAgentPublished\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1b\n" +
+	"\ticon_name\x18\x04 \x01(\tR\biconName\x12\x1d\n" +
+	"\n" +
+	"icon_color\x18\x05 \x01(\tR\ticonColor\x12\x12\n" +
+	"\x04slug\x18\x06 \x01(\tR\x04slug\x12%\n" +
+	"\x0emarkup_percent\x18\a \x01(\x05R\rmarkupPercent\x12.\n" +
+	"\x13greeting_cost_cents\x18\b \x01(\x05R\x11greetingCostCents\x12;\n" +
+	"\voccurred_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xeb\x01\n" +
+	"\x10AgentUnpublished\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1b\n" +
+	"\ticon_name\x18\x04 \x01(\tR\biconName\x12\x1d\n" +
+	"\n" +
+	"icon_color\x18\x05 \x01(\tR\ticonColor\x12\x12\n" +
+	"\x04slug\x18\x06 \x01(\tR\x04slug\x12;\n" +
+	"\voccurred_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -885,7 +1112,7 @@ func file_agentic_events_v1_catalog_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_catalog_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_agentic_events_v1_catalog_events_proto_goTypes = []any{
 	(*AgentCreated)(nil),          // 0: agentic.events.v1.AgentCreated
 	(*AgentUpdated)(nil),          // 1: agentic.events.v1.AgentUpdated
@@ -893,20 +1120,24 @@ var file_agentic_events_v1_catalog_events_proto_goTypes = []any{
 	(*SubscriberAdded)(nil),       // 3: agentic.events.v1.SubscriberAdded
 	(*SubscriberActivated)(nil),   // 4: agentic.events.v1.SubscriberActivated
 	(*SubscriberRemoved)(nil),     // 5: agentic.events.v1.SubscriberRemoved
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*AgentPublished)(nil),        // 6: agentic.events.v1.AgentPublished
+	(*AgentUnpublished)(nil),      // 7: agentic.events.v1.AgentUnpublished
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_catalog_events_proto_depIdxs = []int32{
-	6, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	8, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 6: agentic.events.v1.AgentPublished.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 7: agentic.events.v1.AgentUnpublished.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_catalog_events_proto_init() }
@@ -920,7 +1151,7 @@ func file_agentic_events_v1_catalog_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_catalog_events_proto_rawDesc), len(file_agentic_events_v1_catalog_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
