@@ -40,8 +40,10 @@ const (
 	CodeUnauthenticated   = "unauthenticated" // no bearer token
 	CodeInvalidToken      = "invalid_token"   // bad, expired or revoked token
 	CodeInsufficientFunds = "insufficient_funds"
-	CodeAgentUnavailable  = "agent_unavailable" // the agent may not answer this user now (a subscriber's monthly cap is spent)
-	CodeNotFound          = "not_found"         // unknown, or not the caller's
+	CodeAgentUnavailable  = "agent_unavailable"      // the agent may not answer this user now (a subscriber's monthly cap is spent)
+	CodeForbidden         = "forbidden"              // the caller is known but may not do this (an owner reviewing their own agent)
+	CodeReviewNeedsAnswer = "review_requires_answer" // only a user who received an answer from the agent may review it
+	CodeNotFound          = "not_found"              // unknown, or not the caller's
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeConflict          = "conflict"    // the resource exists or changed (already invited, name taken)
 	CodeInProgress        = "in_progress" // the same operation is still running
@@ -95,6 +97,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidToken, http.StatusUnauthorized, "The token is invalid, expired or revoked: 'Invalid or expired authentication token.'"},
 	{CodeInsufficientFunds, http.StatusPaymentRequired, "The wallet that pays cannot cover the cost."},
 	{CodeAgentUnavailable, http.StatusForbidden, "The agent cannot answer this user right now (the owner's monthly cap for this subscriber is spent): 'This agent is unavailable right now.'"},
+	{CodeForbidden, http.StatusForbidden, "The caller may not do this (an owner reviewing their own agent)."},
+	{CodeReviewNeedsAnswer, http.StatusForbidden, "Only a user who received at least one answer from the agent may review it."},
 	{CodeNotFound, http.StatusNotFound, "No such route or resource, or it is not the caller's."},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "The path exists but not with this method; Allow lists the methods."},
 	{CodeConflict, http.StatusConflict, "The resource already exists or conflicts with another (already invited, name taken)."},
