@@ -138,14 +138,19 @@ func TestIdentityServiceEndToEnd(t *testing.T) {
 		t.Fatalf("bob: %d", code)
 	}
 
-	// Exactly one onboarded event per user and one interest event.
-	recs := eventstest.Consume(t, app.brokers, users.Topic, 3, 20*time.Second, time.Second)
+	// One onboarded event per user and one more for alice's username (the
+	// catalog learns names from it), and one interest event.
+	recs := eventstest.Consume(t, app.brokers, users.Topic, 4, 20*time.Second, time.Second)
 	byType := map[string][]eventstest.Record{}
 	for _, r := range recs {
 		byType[r.Headers["ce_type"]] = append(byType[r.Headers["ce_type"]], r)
 	}
-	if len(recs) != 3 || len(byType[users.TypeUserOnboarded]) != 2 || len(byType[users.TypePublicAgentInterestRegistered]) != 1 {
+	if len(recs) != 4 || len(byType[users.TypeUserOnboarded]) != 3 || len(byType[users.TypePublicAgentInterestRegistered]) != 1 {
 		t.Fatalf("records: %+v", recs)
+	}
+	var named eventsv1.UserOnboarded
+	if err := protojson.Unmarshal(byType[users.TypeUserOnboarded][1].Value, &named); err != nil || named.GetUid() != "alice" || named.GetUsername() != "alice_w" {
+		t.Fatalf("alice's second onboarded event: %v %v", &named, err)
 	}
 	for _, r := range byType[users.TypeUserOnboarded] {
 		var ev eventsv1.UserOnboarded
@@ -200,7 +205,7 @@ func TestIdentityServiceEndToEnd(t *testing.T) {
 	for _, want := range []string{
 		`identity_requests_total{method="Onboard",outcome="success"} 3`,
 		`identity_requests_total{method="GetUser",outcome="client_error"} 2`,
-		`outbox_events_published_total{topic="agentic.identity.v1"} 3`,
+		`outbox_events_published_total{topic="agentic.identity.v1"} 4`,
 	} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("metrics missing %q", want)

@@ -46,6 +46,21 @@ func TestOnboardRules(t *testing.T) {
 	if u.DisplayName != "ada99" || u.Username != "ada99" || u.Name != "ada99" {
 		t.Fatalf("after displayName: %+v", u)
 	}
+	// The names changed: the event is sent again so that the catalog (which
+	// shows the name to subscribers) learns it.
+	if got := st.eventTypes(); !reflect.DeepEqual(got, []string{TypeUserOnboarded, TypeUserOnboarded}) {
+		t.Fatalf("events after the username = %v", got)
+	}
+	if p := st.events[1].Payload.(*eventsv1.UserOnboarded); p.GetUsername() != "ada99" || p.GetDisplayName() != "ada99" {
+		t.Fatalf("second payload = %v", p)
+	}
+	// The same names again: nothing new to tell.
+	if _, _, err := svc.Onboard(ctx, auth.Claims{UID: "u1", Email: "ada@example.com"}, ptr("ada99")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.eventTypes()); n != 2 {
+		t.Fatalf("events after an unchanged onboarding = %d, want 2", n)
+	}
 
 	// 3. Later the token carries a different name: displayName/name follow it, username is kept.
 	u, _, _ = svc.Onboard(ctx, auth.Claims{UID: "u1", Email: "ada@new.example.com", Name: "Ada Lovelace", Picture: "https://p/ada.png"}, nil)
@@ -63,8 +78,9 @@ func TestOnboardRules(t *testing.T) {
 		t.Fatalf("blank body: %+v", u)
 	}
 
-	// Only the first call emitted an event.
-	if got := st.eventTypes(); len(got) != 1 {
+	// One event per change of the address or the names (created, username,
+	// token name and address, body name); the calls that changed neither sent none.
+	if got := st.eventTypes(); len(got) != 4 {
 		t.Fatalf("events = %v", got)
 	}
 }

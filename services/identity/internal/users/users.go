@@ -159,6 +159,12 @@ func onboardedEvent(u User) events.Event {
 	}
 }
 
+// profileChanged reports whether what other services learn from
+// UserOnboarded (the address and the names) differs between prev and next.
+func profileChanged(prev, next User) bool {
+	return prev.Email != next.Email || prev.DisplayName != next.DisplayName || prev.Username != next.Username
+}
+
 func (s *service) Onboard(ctx context.Context, c auth.Claims, displayName *string) (User, bool, error) {
 	if c.UID == "" {
 		return User{}, false, errors.New("onboard: claims without uid")
@@ -172,7 +178,11 @@ func (s *service) Onboard(ctx context.Context, c auth.Claims, displayName *strin
 		created = isNew
 		next := applyClaims(cur, c, requested)
 		next.UpdatedAt = s.now()
-		if isNew {
+		if isNew || profileChanged(cur, next) {
+			// Also when the names or the address change: the sign-up's
+			// first call usually comes before the username is set, and the
+			// catalog learns the names shown to others ("Shared by …",
+			// reviewers, creators) only from this event (it upserts).
 			return next, []events.Event{onboardedEvent(next)}, nil
 		}
 		return next, nil, nil

@@ -23,7 +23,9 @@ const (
 )
 
 // UserOnboarded is published on topic agentic.identity.v1 with CloudEvents type
-// agentic.identity.user.onboarded.v1 (key: uid) when a profile is created.
+// agentic.identity.user.onboarded.v1 (key: uid) when a profile is created, and
+// again when onboarding changes its e-mail, display name or username (consumers
+// upsert from it).
 type UserOnboarded struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Uid           string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
