@@ -31,10 +31,14 @@ async function sharedAgentId(request: APIRequestContext, who: Identity, name: st
   return agent!.id;
 }
 
+// A long question (near the 8,000-character limit): each answer reads it and the growing history, so a one-cent
+// cap is spent within a few answers.
+const LONG_QUESTION = 'Please explain, step by step and with examples, everything this course expects from me. '.repeat(85);
+
 async function ask(request: APIRequestContext, who: Identity, conversationId: string) {
   return request.post(`/api/conversations/${conversationId}/messages`, {
     headers: { ...bearer(who), Accept: 'application/json' },
-    data: { content: 'What can you help me with?', clientMessageId: randomUUID() },
+    data: { content: LONG_QUESTION, clientMessageId: randomUUID() },
   });
 }
 
@@ -68,16 +72,14 @@ test('a capped subscriber is refused once the cap is spent, the owner is e-maile
   const row = editor.getByRole('row').filter({ hasText: guest.email });
   await expect(row.getByTestId('subscriber-cap')).toHaveText('Default ($0.01)');
 
-  // The agent says who shared it, by name; the owner's uid is nowhere on the page.
-  const panel = await openSharedAgent(guestPage, agent.name);
-  await expect(guestPage.getByText(`Shared by ${owner.username}`).first()).toBeVisible();
-  expect(await guestPage.content()).not.toContain(ownerId.uid);
-
   // Answers are allowed while their worst case fits under the cap; the subscriber keeps asking (through
   // the API, as the chat does) until the cap refuses, which a cent allows after a few answers at most.
   const guestId = await emulatorSignIn(request, guest.email, guest.password);
   const id = await sharedAgentId(request, guestId, agent.name);
-  const conv = await request.post(`/api/agents/${id}/conversations`, { headers: bearer(guestId), data: {} });
+  const conv = await request.post(`/api/agents/${id}/conversations`, {
+    headers: bearer(guestId),
+    data: { title: 'Capped questions' },
+  });
   expect(conv.status(), await conv.text()).toBe(201);
   const { id: conversationId } = (await conv.json()) as { id: string };
   let refusal: { status: number; body: { error?: string; message?: string } } | undefined;
@@ -88,8 +90,15 @@ test('a capped subscriber is refused once the cap is spent, the owner is e-maile
   expect(refusal, 'a one-cent cap refuses within 12 answers').toBeTruthy();
   expect(refusal).toEqual({ status: 403, body: expect.objectContaining({ error: 'agent_unavailable', message: UNAVAILABLE }) });
 
-  // In the chat the subscriber reads the same sentence, not the owner's settings.
-  await sendChatMessage(panel, 'One more question, please.');
+  // The agent says who shared it, by name; the owner's uid is nowhere on the page.
+  const panel = await openSharedAgent(guestPage, agent.name);
+  await expect(guestPage.getByText(`Shared by ${owner.username}`).first()).toBeVisible();
+  expect(await guestPage.content()).not.toContain(ownerId.uid);
+
+  // In the chat, the same question in the same conversation: the subscriber reads the same sentence, not the
+  // owner's settings.
+  await panel.getByRole('navigation', { name: 'Conversations' }).getByText('Capped questions').click();
+  await sendChatMessage(panel, LONG_QUESTION);
   await expect(panel.getByText(UNAVAILABLE)).toBeVisible({ timeout: 30_000 });
 
   // The owner hears about it once, however many refusals there were.
