@@ -74,7 +74,16 @@ var specPaths = []struct{ path, owner string }{
 	{"/api/v1/responses", "conversations"},
 	{"/api/v1/responses/resp_x", "conversations"},
 	{"/api/v1/anything-else", "conversations"},
+	// The public marketplace (issue 27) and its writes.
+	{"/api/marketplace/agents", "catalog"},
+	{"/api/marketplace/agents/math-tutor", "catalog"},
+	{"/api/marketplace/categories", "catalog"},
+	{"/api/marketplace/agents/math-tutor/reviews", "catalog"},
 }
+
+// publicMarketplace matches the marketplace's public paths (discovery and
+// the reviews list); its writes need a token.
+var publicMarketplace = regexp.MustCompile(`^/api/marketplace/(categories|agents(/[^/]+(/reviews)?)?)$`)
 
 // Streamed answers have no response timeout at the edge (an idle timeout
 // still cuts a stalled stream); every other route keeps the bounded timeout.
@@ -408,8 +417,9 @@ func TestJWTAuthn(t *testing.T) {
 				t.Errorf("%s: route %q has no jwt_authn per-route config", sp.path, r.GetName())
 				continue
 			}
-			// The webhook checks Stripe's signature, the agent API its API key.
-			if sp.path == "/api/stripe/webhook" || strings.HasPrefix(sp.path, "/api/v1/") {
+			// The webhook checks Stripe's signature, the agent API its API
+			// key; the marketplace's discovery is open to signed-out visitors.
+			if sp.path == "/api/stripe/webhook" || strings.HasPrefix(sp.path, "/api/v1/") || publicMarketplace.MatchString(sp.path) {
 				if !pr.GetDisabled() {
 					t.Errorf("%s: must not require a Firebase token at the edge", sp.path)
 				}

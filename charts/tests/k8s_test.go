@@ -401,7 +401,7 @@ func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 	wantGRPC := map[string][]string{
 		"identity":      {"catalog", "documents", "mail"},
 		"catalog":       {"conversations", "documents", "mail"},
-		"documents":     {"conversations"},
+		"documents":     {"catalog", "conversations"},
 		"wallet":        {"conversations"},
 		"analytics":     nil,
 		"conversations": {"documents", "mail"},
@@ -520,7 +520,7 @@ func TestOnlyEnabledServicesRender(t *testing.T) {
 func TestGRPCCallersGetPeerAddresses(t *testing.T) {
 	ty := decodeAll(t, allServices)
 	want := map[string]map[string]string{
-		"catalog": {"IDENTITY_GRPC_ADDR": release + "-identity:9101"},
+		"catalog": {"IDENTITY_GRPC_ADDR": release + "-identity:9101", "DOCUMENTS_GRPC_ADDR": release + "-documents:9103"},
 		"documents": {"CATALOG_GRPC_ADDR": release + "-catalog:9102", "IDENTITY_GRPC_ADDR": release + "-identity:9101",
 			"CONVERSATIONS_GRPC_ADDR": release + "-conversations:9106"},
 		"identity": {},
@@ -538,6 +538,40 @@ func TestGRPCCallersGetPeerAddresses(t *testing.T) {
 		for k := range cm.Data {
 			if strings.HasSuffix(k, "_GRPC_ADDR") && k != "GRPC_ADDR" && vars[k] == "" {
 				t.Errorf("%s: unexpected %s", svc, k)
+			}
+		}
+	}
+}
+
+// The services find a client's address in X-Forwarded-For (the catalog's
+// per-address marketplace limit) skipping the proxies in front of Envoy:
+// TRUSTED_PROXY_HOPS follows envoy.xffNumTrustedHops.
+func TestTrustedProxyHopsFollowEnvoy(t *testing.T) {
+	for _, c := range []struct {
+		p    profile
+		want string
+	}{{defaults, "0"}, {production, "1"}} {
+		cm := decodeAll(t, c.p).configMap(release + "-catalog")
+		if cm == nil || cm.Data["TRUSTED_PROXY_HOPS"] != c.want {
+			t.Errorf("%s: catalog TRUSTED_PROXY_HOPS = %v, want %s", c.p.name, cm, c.want)
+		}
+	}
+}
+
+// The marketplace switch reaches every service (default on); the
+// all-services test values turn it off.
+func TestMarketplaceSwitchReachesEveryService(t *testing.T) {
+	for _, c := range []struct {
+		p    profile
+		want string
+	}{{defaults, "true"}, {allServices, "false"}} {
+		for _, svc := range []string{"identity", "catalog", "conversations", "wallet"} {
+			cm := decodeAll(t, c.p).configMap(release + "-" + svc)
+			if cm == nil {
+				continue // not enabled in this profile
+			}
+			if cm.Data["MARKETPLACE_ENABLED"] != c.want {
+				t.Errorf("%s: %s MARKETPLACE_ENABLED = %q, want %s", c.p.name, svc, cm.Data["MARKETPLACE_ENABLED"], c.want)
 			}
 		}
 	}

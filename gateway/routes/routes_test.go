@@ -62,6 +62,16 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/v1/responses", "conversations", false},
 		{"/api/v1/responses/resp_x", "conversations", false},
 		{"/api/v1/unknown", "conversations", false},
+		// The marketplace's writes need a token (issue 27).
+		{"/api/marketplace/agents/math-tutor/review", "catalog", true},
+		{"/api/marketplace/agents/math-tutor/report", "catalog", true},
+		{"/api/marketplace/reviews/r1/report", "catalog", true},
+		{"/api/agents/a1b2/reviews/r1/reply", "catalog", true},
+		// The public marketplace: discovery and the reviews list (issue 27).
+		{"/api/marketplace/agents", "catalog", false},
+		{"/api/marketplace/agents/math-tutor", "catalog", false},
+		{"/api/marketplace/categories", "catalog", false},
+		{"/api/marketplace/agents/math-tutor/reviews", "catalog", false},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
@@ -80,7 +90,8 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 
 func TestUnroutedPaths(t *testing.T) {
 	table := mustTable(t)
-	for _, p := range []string{"/api/unknown", "/api/agents/a/b/c/d", "/api/user", "/dashboard", "/api/agents/a1/documents/d1/extra"} {
+	for _, p := range []string{"/api/unknown", "/api/agents/a/b/c/d", "/api/user", "/dashboard", "/api/agents/a1/documents/d1/extra",
+		"/api/marketplace", "/api/marketplace/agents/a/b", "/api/marketplace/agents/a/reviews/x", "/api/marketplace/categories/x"} {
 		if r, ok := table.Lookup(p); ok {
 			t.Errorf("%s unexpectedly routed to %s", p, r.Name)
 		}
@@ -89,10 +100,10 @@ func TestUnroutedPaths(t *testing.T) {
 
 // Only the Stripe webhook (signature) and the agent API (API keys) skip the
 // Firebase ID-token check; their services check their own credentials. The
-// OpenAPI document is public.
+// OpenAPI document and the public marketplace are public.
 func TestOnlyTheWebhookAndAgentAPISkipAuth(t *testing.T) {
 	for _, r := range mustTable(t).Routes {
-		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && r.Match.Prefix != "/api/v1/" {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && r.Name != "marketplace-public" && r.Match.Prefix != "/api/v1/" {
 			t.Errorf("route %s skips auth", r.Name)
 		}
 	}

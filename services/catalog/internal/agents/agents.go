@@ -126,6 +126,20 @@ type Agent struct {
 	// SubscriberMonthlyCapCents is the default monthly cap per subscriber
 	// (cents); nil = no cap.
 	SubscriberMonthlyCapCents *int64
+
+	// Marketplace fields (issue 27; marketplace.go). Slug is "" until the
+	// first publish, then never changes; PublishedAt is the latest publish,
+	// zero while the agent is not listed.
+	Slug              string
+	PublishedAt       time.Time
+	MarkupPercent     int
+	GreetingCostCents int
+	Greeting          string
+	MemoryTokens      int
+	ShowSources       bool
+	// DocumentsCount is the readable documents counted at the last publish
+	// (not part of the owner's JSON).
+	DocumentsCount int64
 }
 
 // Subscriber is a person an owner shared an agent with.
@@ -327,6 +341,13 @@ type UpdateInput struct {
 	Description  *string
 	// SubscriberMonthlyCapCents: nil = not given; given as null = no cap.
 	SubscriberMonthlyCapCents *CapCents
+	// Marketplace fields (nil = not given; ignored while the marketplace is
+	// off).
+	MarkupPercent     *WholeNumber
+	GreetingCostCents *WholeNumber
+	Greeting          *string
+	MemoryTokens      *WholeNumber
+	ShowSources       *bool
 }
 
 // CapCents is a monthly cap in cents as a request gives it.
@@ -413,10 +434,15 @@ func oneOf(s string, list []string) bool {
 	return false
 }
 
-// ValidateCreate normalises (trims, defaults) and validates a create request.
-// Fields are checked in the order name, description, category, isPublic,
-// iconName, iconColor, instructions, tags.
-func ValidateCreate(in CreateInput) (CreateInput, error) {
+// ValidateCreate is ValidateCreateFor with the marketplace off.
+func ValidateCreate(in CreateInput) (CreateInput, error) { return ValidateCreateFor(in, false) }
+
+// ValidateCreateFor normalises (trims, defaults) and validates a create
+// request. Fields are checked in the order name, description, category,
+// isPublic, iconName, iconColor, instructions, tags. isPublic true is
+// refused either way: "coming soon" while the marketplace is off, and with
+// MsgPublishNeedsDocuments while it is on (a new agent has no documents).
+func ValidateCreateFor(in CreateInput, marketplace bool) (CreateInput, error) {
 	var v validator
 	in.Name = strings.TrimSpace(in.Name)
 	in.Description = strings.TrimSpace(in.Description)
@@ -432,7 +458,11 @@ func ValidateCreate(in CreateInput) (CreateInput, error) {
 		v.add("category", MsgCategoryMax)
 	}
 	if in.IsPublic {
-		v.add("isPublic", MsgPublicComingSoon)
+		if marketplace {
+			v.add("isPublic", MsgPublishNeedsDocuments)
+		} else {
+			v.add("isPublic", MsgPublicComingSoon)
+		}
 	}
 	if in.IconName == "" {
 		in.IconName = Icons[0]
@@ -451,8 +481,15 @@ func ValidateCreate(in CreateInput) (CreateInput, error) {
 	return in, v.err()
 }
 
-// ValidateUpdate normalises and validates a partial update.
-func ValidateUpdate(in UpdateInput) (UpdateInput, error) {
+// ValidateUpdate is ValidateUpdateFor with the marketplace off.
+func ValidateUpdate(in UpdateInput) (UpdateInput, error) { return ValidateUpdateFor(in, false) }
+
+// ValidateUpdateFor normalises and validates a partial update. With the
+// marketplace off, isPublic true is refused ("coming soon") and the
+// marketplace fields are ignored; with it on they are checked
+// (checkListingFields) and isPublic true is left to the publishing rules
+// (Service.UpdateAgent), which need the agent and its documents.
+func ValidateUpdateFor(in UpdateInput, marketplace bool) (UpdateInput, error) {
 	var v validator
 	if in.Description != nil {
 		d := strings.TrimSpace(*in.Description)
@@ -466,7 +503,7 @@ func ValidateUpdate(in UpdateInput) (UpdateInput, error) {
 		}
 		in.Status = &s
 	}
-	if in.IsPublic != nil && *in.IsPublic {
+	if in.IsPublic != nil && *in.IsPublic && !marketplace {
 		v.add("isPublic", MsgPublicComingSoon)
 	}
 	if in.Instructions != nil {
@@ -480,6 +517,11 @@ func ValidateUpdate(in UpdateInput) (UpdateInput, error) {
 		if _, ok := in.SubscriberMonthlyCapCents.value(); !ok {
 			v.add("subscriberMonthlyCapCents", MsgCapCents)
 		}
+	}
+	if marketplace {
+		in = checkListingFields(&v, in)
+	} else {
+		in.MarkupPercent, in.GreetingCostCents, in.Greeting, in.MemoryTokens, in.ShowSources = nil, nil, nil, nil, nil
 	}
 	return in, v.err()
 }
@@ -568,6 +610,14 @@ type Store interface {
 	// ListShared returns the agents uid is an active subscriber of (not
 	// redacted), newest subscription first, each agent once.
 	ListShared(ctx context.Context, uid string) ([]SharedAgent, error)
+	// ListListed returns up to f.Limit+1 listed agents in f's order after
+	// f.After (marketplace_postgres.go).
+	ListListed(ctx context.Context, f ListFilter) ([]Listing, error)
+	// GetListed returns the listed agent with this slug; ErrNotFound when
+	// there is none (unknown, or not listed).
+	GetListed(ctx context.Context, slug string) (Listing, error)
+	// ListedCategories counts the listed agents per category, most first.
+	ListedCategories(ctx context.Context) ([]CategoryCount, error)
 }
 
 // Service is the catalog API.
@@ -610,6 +660,12 @@ type Service interface {
 	// ListSharedAgents returns the agents uid is an active subscriber of,
 	// newest subscription first, with the owner-only fields withheld.
 	ListSharedAgents(ctx context.Context, uid string) ([]SharedAgent, error)
+
+	// The public marketplace (marketplace.go): listed agents only, nothing
+	// owner-only. ErrNotFound while the marketplace is off.
+	ListListed(ctx context.Context, q ListQuery) (ListPage, error)
+	GetListed(ctx context.Context, slug string) (Listing, error)
+	ListCategories(ctx context.Context) ([]CategoryCount, error)
 }
 
 // Config configures the service.
@@ -624,6 +680,20 @@ type Config struct {
 	// DefaultMaxAgentsPerUser; negative: no limit).
 	MaxAgentsPerUser int
 	Logger           *slog.Logger
+
+	// Marketplace is the launch switch (MARKETPLACE_ENABLED): off, isPublic
+	// true is refused as "coming soon", the marketplace fields are ignored
+	// and the public routes answer 404.
+	Marketplace bool
+	// Documents counts an agent's documents (the documents service): the
+	// publishing rule and the profile's documentsCount. nil: publishing
+	// answers ErrDocumentsUnavailable.
+	Documents Documents
+	// DocumentsTimeout bounds one count (default 2s).
+	DocumentsTimeout time.Duration
+	// CategoriesTTL is how long the marketplace's categories are reused
+	// (0: DefaultCategoriesTTL; negative: counted on every request).
+	CategoriesTTL time.Duration
 }
 
 type service struct {
@@ -631,6 +701,10 @@ type service struct {
 	cfg    Config
 	now    func() time.Time
 	logger *slog.Logger
+	// docCounts caches the profile's documentsCount (marketplace.go).
+	docCounts *countCache
+	// categories caches ListCategories (marketplace.go).
+	categories categoriesCache
 }
 
 // NewService returns the Service backed by store.
@@ -644,7 +718,13 @@ func NewService(store Store, cfg Config) Service {
 	if cfg.MaxAgentsPerUser == 0 {
 		cfg.MaxAgentsPerUser = DefaultMaxAgentsPerUser
 	}
-	return &service{store: store, cfg: cfg, now: time.Now, logger: cfg.Logger}
+	if cfg.DocumentsTimeout <= 0 {
+		cfg.DocumentsTimeout = 2 * time.Second
+	}
+	if cfg.CategoriesTTL == 0 {
+		cfg.CategoriesTTL = DefaultCategoriesTTL
+	}
+	return &service{store: store, cfg: cfg, now: time.Now, logger: cfg.Logger, docCounts: newCountCache(profileCountTTL, 10000)}
 }
 
 // validID reports whether id is a UUID (anything else cannot exist).
@@ -661,7 +741,7 @@ func (s *service) CreateAgent(ctx context.Context, owner string, in CreateInput)
 	if owner == "" {
 		return Agent{}, errors.New("create agent: no owner")
 	}
-	in, err := ValidateCreate(in)
+	in, err := ValidateCreateFor(in, s.cfg.Marketplace)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -691,17 +771,47 @@ func (s *service) UpdateAgent(ctx context.Context, owner, id string, in UpdateIn
 		return Agent{}, ErrNotFound
 	}
 	// Ownership before validation: another user's agent is 404 whatever the body.
-	if _, err := s.store.Get(ctx, owner, id); err != nil {
-		return Agent{}, err
-	}
-	in, err := ValidateUpdate(in)
+	cur, err := s.store.Get(ctx, owner, id)
 	if err != nil {
 		return Agent{}, err
 	}
+	in, err = ValidateUpdateFor(in, s.cfg.Marketplace)
+	if err != nil {
+		return Agent{}, err
+	}
+	// Publishing (marketplace.go): the agent must be active (as the update
+	// leaves it) and have a readable document.
+	var (
+		ready   int64
+		checked bool
+	)
+	if in.IsPublic != nil && *in.IsPublic && !cur.IsPublic {
+		if ready, err = s.checkPublish(ctx, cur, in); err != nil {
+			return Agent{}, err
+		}
+		checked = true
+	}
 	return s.store.Update(ctx, owner, id, func(cur Agent) (Agent, []string, error) {
 		next, changed := applyUpdate(cur, in)
-		if len(changed) > 0 {
-			next.UpdatedAt = s.now().UTC()
+		if len(changed) == 0 {
+			return next, changed, nil
+		}
+		now := s.now().UTC()
+		next.UpdatedAt = now
+		switch {
+		case next.IsPublic && !cur.IsPublic:
+			// Re-checked on the locked row: a concurrent PATCH may have
+			// deactivated it since checkPublish, or unpublished it since
+			// the read that skipped the check (the caller may retry).
+			if next.Status != StatusActive {
+				return Agent{}, nil, publishRefused(MsgPublishNeedsActive)
+			}
+			if !checked {
+				return Agent{}, nil, publishRefused(MsgPublishNeedsDocuments)
+			}
+			next.PublishedAt, next.DocumentsCount = now, ready
+		case !next.IsPublic:
+			next.PublishedAt = time.Time{}
 		}
 		return next, changed, nil
 	})
@@ -739,7 +849,7 @@ func applyUpdate(cur Agent, in UpdateInput) (Agent, []string) {
 			changed = append(changed, FieldSubscriberCap)
 		}
 	}
-	return next, changed
+	return applyListingUpdate(cur, next, in, changed)
 }
 
 // FieldSubscriberCap is the changed-field name of the default cap. It is

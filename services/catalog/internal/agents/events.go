@@ -21,6 +21,8 @@ const (
 	TypeSubscriberAdded     = "agentic.catalog.subscriber.added.v1"
 	TypeSubscriberActivated = "agentic.catalog.subscriber.activated.v1"
 	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
+	TypeAgentPublished      = "agentic.catalog.agent.published.v1"
+	TypeAgentUnpublished    = "agentic.catalog.agent.unpublished.v1"
 
 	// Identity's events the catalog consumes.
 	IdentityTopic     = "agentic.identity.v1"
@@ -42,14 +44,16 @@ func createdEvent(a Agent) events.Event {
 	})
 }
 
-// updateEvents returns AgentUpdated for the changed fields other than status
-// and the default subscriber cap (the event has no field for it, and the
-// activity feed need not show it), and AgentStatusChanged when status changed.
+// updateEvents returns AgentUpdated for the changed fields other than
+// status, isPublic and the default subscriber cap (the event has no field for
+// it, and the activity feed need not show it; the listing fields are named in
+// changed_fields only), AgentStatusChanged when status changed, and
+// AgentPublished / AgentUnpublished when isPublic did.
 func updateEvents(prev, next Agent, changed []string) []events.Event {
 	var out []events.Event
 	var others []string
 	for _, f := range changed {
-		if f != "status" && f != FieldSubscriberCap {
+		if f != "status" && f != FieldSubscriberCap && f != FieldIsPublic {
 			others = append(others, f)
 		}
 	}
@@ -76,6 +80,19 @@ func updateEvents(prev, next Agent, changed []string) []events.Event {
 		out = append(out, agentEvent(next, TypeAgentStatusChanged, &eventsv1.AgentStatusChanged{
 			AgentId: next.ID, OwnerUid: next.OwnerUID, Name: next.Name, IconName: next.IconName,
 			IconColor: next.IconColor, OldStatus: prev.Status, NewStatus: next.Status, OccurredAt: ts(next.UpdatedAt),
+		}))
+	}
+	switch {
+	case next.IsPublic && !prev.IsPublic:
+		out = append(out, agentEvent(next, TypeAgentPublished, &eventsv1.AgentPublished{
+			AgentId: next.ID, OwnerUid: next.OwnerUID, Name: next.Name, IconName: next.IconName, IconColor: next.IconColor,
+			Slug: next.Slug, MarkupPercent: int32(next.MarkupPercent), GreetingCostCents: int32(next.GreetingCostCents),
+			OccurredAt: ts(next.UpdatedAt),
+		}))
+	case prev.IsPublic && !next.IsPublic:
+		out = append(out, agentEvent(next, TypeAgentUnpublished, &eventsv1.AgentUnpublished{
+			AgentId: next.ID, OwnerUid: next.OwnerUID, Name: next.Name, IconName: next.IconName, IconColor: next.IconColor,
+			Slug: next.Slug, OccurredAt: ts(next.UpdatedAt),
 		}))
 	}
 	return out

@@ -18,29 +18,62 @@ import (
 type PostgresStore struct {
 	pool   *pgxpool.Pool
 	outbox *events.Outbox
+	// estimate prices an agent's typical answer before its first one
+	// (marketplace_postgres.go).
+	estimate AnswerEstimate
+}
+
+// StoreOption configures a PostgresStore.
+type StoreOption func(*PostgresStore)
+
+// WithAnswerEstimate sets the estimate of a first answer (default: the
+// default model's prices, NewAnswerEstimate(DefaultEstimateInputPrice,
+// DefaultEstimateOutputPrice)).
+func WithAnswerEstimate(e AnswerEstimate) StoreOption {
+	return func(s *PostgresStore) { s.estimate = e }
 }
 
 // NewPostgresStore returns a Store using pool; events go to the outbox table
 // of the same database.
-func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
-	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
+func NewPostgresStore(pool *pgxpool.Pool, opts ...StoreOption) *PostgresStore {
+	s := &PostgresStore{pool: pool, outbox: events.NewOutbox(Source),
+		estimate: NewAnswerEstimate(DefaultEstimateInputPrice, DefaultEstimateOutputPrice)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // maxEmailAttempts bounds the retries when a generated address was issued before.
 const maxEmailAttempts = 20
 
+// agentColumns are an agent's columns (no expression may contain a comma:
+// agentColumnsAs splits on them).
 const agentColumns = `id::text, owner_uid, name, description, category, status, is_public, icon_name, icon_color,
-	instructions, tags, subscribers, total_interactions, email, created_at, updated_at, subscriber_monthly_cap_cents`
+	instructions, tags, subscribers, total_interactions, email, created_at, updated_at, subscriber_monthly_cap_cents,
+	slug, published_at, markup_percent, greeting_cost_cents, greeting, memory_tokens, show_sources, documents_count`
 
 // scanAgent scans agentColumns, then extra (columns selected after them).
 func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
-	var a Agent
+	var (
+		a         Agent
+		slug      *string
+		published *time.Time
+	)
 	dest := append([]any{&a.ID, &a.OwnerUID, &a.Name, &a.Description, &a.Category, &a.Status, &a.IsPublic,
 		&a.IconName, &a.IconColor, &a.Instructions, &a.Tags, &a.Subscribers, &a.TotalInteractions, &a.Email,
-		&a.CreatedAt, &a.UpdatedAt, &a.SubscriberMonthlyCapCents}, extra...)
+		&a.CreatedAt, &a.UpdatedAt, &a.SubscriberMonthlyCapCents,
+		&slug, &published, &a.MarkupPercent, &a.GreetingCostCents, &a.Greeting, &a.MemoryTokens, &a.ShowSources,
+		&a.DocumentsCount}, extra...)
 	err := row.Scan(dest...)
 	if a.Tags == nil {
 		a.Tags = []string{}
+	}
+	if slug != nil {
+		a.Slug = *slug
+	}
+	if published != nil {
+		a.PublishedAt = *published
 	}
 	return a, err
 }
@@ -207,15 +240,26 @@ func (s *PostgresStore) Update(ctx context.Context, owner, id string, fn func(Ag
 			out = cur
 			return nil
 		}
+		var published *time.Time
+		if !next.PublishedAt.IsZero() {
+			published = &next.PublishedAt
+		}
 		out, err = scanAgent(tx.QueryRow(ctx, `
 			UPDATE agents SET description = $2, instructions = $3, tags = $4, is_public = $5, status = $6, updated_at = $7,
-				subscriber_monthly_cap_cents = $8
+				subscriber_monthly_cap_cents = $8, markup_percent = $9, greeting_cost_cents = $10, greeting = $11,
+				memory_tokens = $12, show_sources = $13, published_at = $14, documents_count = $15
 			WHERE id = $1
 			RETURNING `+agentColumns,
 			id, next.Description, next.Instructions, next.Tags, next.IsPublic, next.Status, next.UpdatedAt,
-			next.SubscriberMonthlyCapCents))
+			next.SubscriberMonthlyCapCents, next.MarkupPercent, next.GreetingCostCents, next.Greeting,
+			next.MemoryTokens, next.ShowSources, published, next.DocumentsCount))
 		if err != nil {
 			return fmt.Errorf("update agent: %w", err)
+		}
+		// The listing: a slug at the first publish, the typical answer's
+		// price when the markup changed or the agent is published.
+		if out, err = s.updateListing(ctx, tx, cur, out, changed); err != nil {
+			return err
 		}
 		if err := s.enqueue(ctx, tx, updateEvents(cur, out, changed)...); err != nil {
 			return err
@@ -623,13 +667,15 @@ func (s *PostgresStore) ListShared(ctx context.Context, uid string) ([]SharedAge
 }
 
 // RecordInteraction counts one answer of agentID within tx (the usage
-// consumer's transaction): the agent's total_interactions, and the asking
-// user's subscriber row when userUID is an active subscriber rather than the
-// owner. interactionID ("" = unknown) is remembered in counted_interactions
-// so the same answer is never counted twice, even under two event ids. It
-// reports whether anything was counted: false for an already counted
-// interaction or an unknown agent (nothing to count; not an error, so a usage
-// event for a deleted agent is not parked).
+// consumer's transaction): the agent's total_interactions, the asking
+// user's agent_users row (answers, first and last answer time; the owner
+// included) when userUID is set, and the asking user's subscriber row when
+// userUID is an active subscriber rather than the owner. interactionID
+// ("" = unknown) is remembered in counted_interactions so the same answer is
+// never counted twice, even under two event ids. It reports whether
+// anything was counted: false for an already counted interaction or an
+// unknown agent (nothing to count; not an error, so a usage event for a
+// deleted agent is not parked).
 func (s *PostgresStore) RecordInteraction(ctx context.Context, tx pgx.Tx, interactionID, agentID, userUID string, at time.Time) (bool, error) {
 	if !validID(agentID) {
 		return false, nil
@@ -655,7 +701,18 @@ func (s *PostgresStore) RecordInteraction(ctx context.Context, tx pgx.Tx, intera
 	if err != nil {
 		return false, fmt.Errorf("count agent interaction: %w", err)
 	}
-	if userUID == "" || userUID == owner {
+	if userUID == "" {
+		return true, nil
+	}
+	// Who received answers from the agent (agent_users; the owner too, whom
+	// the review rules refuse on their own): only such a user may review it.
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO agent_users (agent_id, uid, answers, first_answer_at, last_answer_at) VALUES ($1, $2, 1, $3, $3)
+		ON CONFLICT (agent_id, uid) DO UPDATE SET answers = agent_users.answers + 1,
+			last_answer_at = GREATEST(agent_users.last_answer_at, EXCLUDED.last_answer_at)`, agentID, userUID, at); err != nil {
+		return false, fmt.Errorf("count agent user: %w", err)
+	}
+	if userUID == owner {
 		return true, nil
 	}
 	if _, err := tx.Exec(ctx, `

@@ -176,6 +176,27 @@ func TestAccessAndRecordInteraction(t *testing.T) {
 	if err != nil || got.TotalInteractions != 4 {
 		t.Fatalf("total = %d %v", got.TotalInteractions, err)
 	}
+	// agent_users (the marketplace's review rule): every asking user with a
+	// uid, the owner and a non-subscriber included; counted once per answer.
+	users := map[string]int64{}
+	rows, err := s.pool.Query(ctx, `SELECT uid, answers FROM agent_users WHERE agent_id = $1 AND first_answer_at <= last_answer_at`, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			uid string
+			n   int64
+		)
+		if err := rows.Scan(&uid, &n); err != nil {
+			t.Fatal(err)
+		}
+		users[uid] = n
+	}
+	rows.Close()
+	if len(users) != 3 || users["sam"] != 2 || users["owner"] != 1 || users["ivy"] != 1 {
+		t.Errorf("agent_users = %v, want sam 2, owner 1, ivy 1", users)
+	}
 	subs, err := s.ListSubscribers(ctx, "owner", a.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,9 @@ const (
 // group "catalog-usage") inside the consumer's transaction: every
 // interaction.recorded adds one to the agent's totalInteractions and, when the
 // asking user is an active subscriber (not the owner), one to that
-// subscriber's interactions (the Users tab's Usage column). The consumer's
+// subscriber's interactions (the Users tab's Usage column), and keeps the
+// answer's cost among the agent's last ones (the marketplace's typical
+// answer, RecordAnswerCost). The consumer's
 // processed_events makes a re-delivered event a no-op; RecordInteraction also
 // ignores an interaction id it has counted before. Other types are ignored.
 // An undecodable payload or one without agent_id is an error (retried, then
@@ -46,7 +48,12 @@ func UsageEventHandler(store *PostgresStore, now func() time.Time) events.Handle
 		if msg.GetAgentId() == "" {
 			return fmt.Errorf("%s without agent_id", ev.Type)
 		}
-		_, err := store.RecordInteraction(ctx, tx, msg.GetInteractionId(), msg.GetAgentId(), msg.GetUserUid(), now().UTC())
-		return err
+		at := now().UTC()
+		counted, err := store.RecordInteraction(ctx, tx, msg.GetInteractionId(), msg.GetAgentId(), msg.GetUserUid(), at)
+		if err != nil || !counted {
+			return err
+		}
+		// The marketplace's typical answer (marketplace_postgres.go).
+		return store.RecordAnswerCost(ctx, tx, msg.GetAgentId(), msg.GetCostMicros(), msg.GetTotalMicros(), at)
 	}
 }

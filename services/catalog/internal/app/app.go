@@ -13,8 +13,10 @@ import (
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/catalog/internal/documentsclient"
 	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
 	"github.com/agentic-app/agentic/services/catalog/internal/identityclient"
+	"github.com/agentic-app/agentic/services/catalog/internal/reviews"
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
@@ -50,6 +52,33 @@ type Config struct {
 	// InvitationRate is the invitations per agent (RATE_LIMIT_INVITATIONS,
 	// "<limit>/<window>"; "": DefaultInvitationRate; "0/24h" disables it).
 	InvitationRate string
+	// MarketplaceEnabled is the marketplace launch switch
+	// (MARKETPLACE_ENABLED, default true). Off: the /api/marketplace/*
+	// routes and the review replies answer 404 not_found.
+	MarketplaceEnabled bool
+	// ReviewRate is the reviews per user (RATE_LIMIT_REVIEWS; "":
+	// DefaultReviewRate; "0/24h" disables it); ReportRate the reports per
+	// user (RATE_LIMIT_REPORTS; "": DefaultReportRate).
+	ReviewRate, ReportRate string
+	// DocumentsGRPCAddr is the documents service's gRPC address
+	// (DOCUMENTS_GRPC_ADDR): publishing asks it whether the agent has a
+	// readable document, the marketplace profile how many ("": publishing
+	// answers 503 knowledge_unavailable).
+	DocumentsGRPCAddr string
+	// MarketplaceRate is the public marketplace routes' rate per client
+	// address (RATE_LIMIT_MARKETPLACE; "": DefaultMarketplaceRate; "0/1m"
+	// turns it off); TrustedProxyHops how many proxies in front of the
+	// gateway append to X-Forwarded-For (TRUSTED_PROXY_HOPS; marketplace.go).
+	MarketplaceRate  string
+	TrustedProxyHops int
+	// EstimateInputPrice and EstimateOutputPrice price the typical answer
+	// of an agent without answers yet: the default model's prices in
+	// micro-dollars per 1M tokens (MARKETPLACE_ESTIMATE_INPUT_PRICE,
+	// MARKETPLACE_ESTIMATE_OUTPUT_PRICE; 0: gpt-4o-mini's).
+	EstimateInputPrice, EstimateOutputPrice int64
+	// CategoriesTTL overrides how long the marketplace's categories are
+	// reused (tests; negative: never).
+	CategoriesTTL time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -85,10 +114,24 @@ func LoadConfig() (Config, error) {
 		MaxAgentsPerUser:  l.Int("MAX_AGENTS_PER_USER", agents.DefaultMaxAgentsPerUser),
 		InvitationRate:    l.String("RATE_LIMIT_INVITATIONS", DefaultInvitationRate),
 	}
+	c.MarketplaceEnabled = l.Bool("MARKETPLACE_ENABLED", true)
+	c.DocumentsGRPCAddr = l.String("DOCUMENTS_GRPC_ADDR", "127.0.0.1:9103")
+	c.MarketplaceRate = l.String("RATE_LIMIT_MARKETPLACE", DefaultMarketplaceRate)
+	c.TrustedProxyHops = l.Int("TRUSTED_PROXY_HOPS", 0)
+	c.EstimateInputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_INPUT_PRICE", agents.DefaultEstimateInputPrice))
+	c.EstimateOutputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_OUTPUT_PRICE", agents.DefaultEstimateOutputPrice))
+	if err := checkMarketplaceConfig(c); err != nil {
+		l.Check(err)
+	}
+	c.ReviewRate = l.String("RATE_LIMIT_REVIEWS", DefaultReviewRate)
+	c.ReportRate = l.String("RATE_LIMIT_REPORTS", DefaultReportRate)
 	if c.MaxAgentsPerUser < 1 {
 		l.Check(fmt.Errorf("MAX_AGENTS_PER_USER: %d, want a whole number >= 1", c.MaxAgentsPerUser))
 	}
 	if _, err := invitationRule(c.InvitationRate); err != nil {
+		l.Check(err)
+	}
+	if _, err := reviewRules(c.ReviewRate, c.ReportRate); err != nil {
 		l.Check(err)
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
@@ -162,7 +205,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer rdb.Close()
 
-	store := agents.NewPostgresStore(pool)
+	store := agents.NewPostgresStore(pool, agents.WithAnswerEstimate(answerEstimate(cfg)))
+	// The marketplace's estimated typical answers follow the configured price.
+	if n, err := store.RefreshEstimates(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		logger.Info("typical answer estimates re-priced", "agents", n)
+	}
 	consumer, err := events.NewConsumer(events.ConsumerConfig{
 		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.ConsumerGroup, Topics: []string{agents.IdentityTopic},
 		Handler: agents.IdentityEventHandler(store, nil), MaxWait: cfg.ConsumerMaxWait,
@@ -189,15 +238,44 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		defer idc.Close()
 		svcCfg.Directory = idc
 	}
+	// The marketplace (marketplace.go): the switch, and the documents
+	// service for the publishing rule and the profiles' counts.
+	svcCfg.Marketplace, svcCfg.CategoriesTTL = cfg.MarketplaceEnabled, cfg.CategoriesTTL
+	if cfg.DocumentsGRPCAddr != "" {
+		dc, err := documentsclient.New(cfg.DocumentsGRPCAddr, grpcSec)
+		if err != nil {
+			return err
+		}
+		defer dc.Close()
+		svcCfg.Documents = dc
+	}
+	marketplaceRate, err := marketplaceRule(cfg.MarketplaceRate)
+	if err != nil {
+		return err
+	}
 	svc := agents.NewService(store, svcCfg)
 	set := endpoints.New(svc, logger, reg)
+	// The marketplace's reviews, replies and reports (internal/reviews).
+	endpoints.AddReviews(&set, reviews.NewService(reviews.NewPostgresStore(pool)), logger, reg)
 
 	mux := server.NewMux(reg,
 		server.Check{Name: "database", Fn: database.Check(pool)},
 		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
 	)
 	limiter := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
-	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)))
+	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)),
+		transport.WithMarketplace(cfg.MarketplaceEnabled),
+		transport.WithMarketplaceGate(marketplaceGate(limiter, marketplaceRate, cfg.TrustedProxyHops)))
+	// Per-user review and report quotas (reviewquotas.go) in front of the
+	// mux; none while the marketplace is off (its routes answer 404).
+	reviewQuotas, err := reviewRules(cfg.ReviewRate, cfg.ReportRate)
+	if err != nil {
+		return err
+	}
+	if !cfg.MarketplaceEnabled {
+		reviewQuotas = nil
+	}
+	httpHandler := limiter.Guard(mux, reviewQuotas, ratelimit.TokenUser(verifier))
 
 	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
 	catalogv1.RegisterCatalogServiceServer(grpcSrv, transport.NewGRPCServer(set))
@@ -206,7 +284,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Logger:       logger,
 		HTTPAddr:     cfg.HTTPAddr,
 		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
+		HTTPHandler:  server.Middleware(httpHandler, ServiceName, logger, reg),
 		GRPCAddr:     cfg.GRPCAddr,
 		GRPCListener: cfg.GRPCListener,
 		GRPCServer:   grpcSrv,

@@ -95,12 +95,24 @@ func TestInvitationQuotaFailsClosed(t *testing.T) {
 	}
 }
 
-// The rate the catalog applies is the one the OpenAPI document lists
-// (x-quotas), on the route it is applied to.
+// The rates the catalog applies are the ones the OpenAPI document lists
+// (x-quotas), on the routes they are applied to: the invitations per agent
+// and the reviews and reports per user (reviewquotas.go).
 func TestInvitationRateIsDocumented(t *testing.T) {
-	for _, p := range openapi.CheckRates(ServiceName, map[string]string{
+	rates := map[string]string{
 		http.MethodPost + " " + transport.PathSubscribers: "RATE_LIMIT_INVITATIONS",
-	}) {
+	}
+	reviewQuotas, err := reviewRules("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for route, env := range reviewQuotas.Envs() {
+		rates[route] = env
+	}
+	for route, env := range marketplaceRates() { // per client address (marketplace.go)
+		rates[route] = env
+	}
+	for _, p := range openapi.CheckRates(ServiceName, rates) {
 		t.Error(p)
 	}
 }

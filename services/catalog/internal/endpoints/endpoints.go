@@ -33,6 +33,20 @@ type Set struct {
 	ListSharedAgents endpoint.Endpoint
 	// AccessChangesSince is internal gRPC (conversations' access cache).
 	AccessChangesSince endpoint.Endpoint
+	// The public marketplace (marketplace.go): no caller identity.
+	ListListed     endpoint.Endpoint
+	GetListed      endpoint.Endpoint
+	ListCategories endpoint.Endpoint
+
+	// Reviews, replies and reports (the marketplace; reviews.go, filled by
+	// AddReviews).
+	PutReview    endpoint.Endpoint
+	DeleteReview endpoint.Endpoint
+	ListReviews  endpoint.Endpoint
+	PutReply     endpoint.Endpoint
+	DeleteReply  endpoint.Endpoint
+	ReportAgent  endpoint.Endpoint
+	ReportReview endpoint.Endpoint
 }
 
 // Requests and responses. Claims are the verified caller (HTTP routes).
@@ -207,6 +221,9 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			}
 			return SharedAgentsResponse{Agents: as}, nil
 		}),
+		ListListed:     wrap("ListListed", listListed(svc)),
+		GetListed:      wrap("GetListed", getListed(svc)),
+		ListCategories: wrap("ListCategories", listCategories(svc)),
 	}
 }
 
@@ -239,10 +256,14 @@ var outcome = endpointmw.Default(func(err error) string {
 	var (
 		ve *agents.ValidationError
 		le *agents.LimitError
+		qe *agents.QueryError
 	)
 	if errors.As(err, &ve) || errors.As(err, &le) || errors.Is(err, agents.ErrNotFound) || errors.Is(err, agents.ErrSubscriberNotFound) ||
-		errors.Is(err, agents.ErrAlreadyInvited) {
+		errors.Is(err, agents.ErrAlreadyInvited) || errors.As(err, &qe) {
 		return endpointmw.OutcomeClientError
+	}
+	if errors.Is(err, agents.ErrDocumentsUnavailable) {
+		return endpointmw.OutcomeUnavailable
 	}
 	return ""
 })

@@ -26,5 +26,13 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/agents/" + id + "/subscribers"},
 		{Method: http.MethodPatch, Path: "/api/agents/" + id, Fresh: true},
 		{Method: http.MethodPost, Path: "/api/agents", Fresh: true},
+		// The marketplace's reviews, replies and reports (the list is public).
+		{Method: http.MethodPut, Path: "/api/marketplace/agents/tutor/review", Fresh: true},
+		{Method: http.MethodDelete, Path: "/api/marketplace/agents/tutor/review", Fresh: true},
+		{Method: http.MethodPost, Path: "/api/marketplace/agents/tutor/report", Fresh: true},
+		{Method: http.MethodPost, Path: "/api/marketplace/reviews/" + id + "/report", Fresh: true},
+		{Method: http.MethodPut, Path: "/api/agents/" + id + "/reviews/" + id + "/reply", Fresh: true},
+		{Method: http.MethodDelete, Path: "/api/agents/" + id + "/reviews/" + id + "/reply", Fresh: true},
+		{Method: http.MethodGet, Path: "/api/marketplace/agents/tutor/reviews"},
 	})
 }

@@ -34,6 +34,11 @@ type Option func(*httpOptions)
 
 type httpOptions struct {
 	inviteGate func(http.Handler) http.Handler
+	// marketplaceOff: MARKETPLACE_ENABLED=false (WithMarketplace, reviews.go).
+	marketplaceOff bool
+	// marketplaceGate is in front of the public marketplace routes (the
+	// per-address rate limit; WithMarketplaceGate, marketplace.go).
+	marketplaceGate func(http.Handler) http.Handler
 }
 
 // WithInviteGate puts gate between the authentication (with its revocation
@@ -92,6 +97,11 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 			server.WriteError(w, server.ErrMethodNotAllowed)
 		})
 	}
+
+	// The marketplace's reviews, replies and reports (reviews.go).
+	registerReviews(mux, set, fresh, logger, o.marketplaceOff, o.marketplaceGate)
+	// The public marketplace: lists, profiles, categories (marketplace.go).
+	registerMarketplace(mux, set, logger, o.marketplaceOff, o.marketplaceGate)
 }
 
 // AgentJSON is an agent as the HTTP API shows it.
@@ -115,6 +125,15 @@ type AgentJSON struct {
 	// SubscriberMonthlyCapCents is the default monthly cap per subscriber;
 	// null = no cap (always null in shared-agent responses).
 	SubscriberMonthlyCapCents *int64 `json:"subscriberMonthlyCapCents"`
+	// The marketplace fields (issue 27): slug null until the first publish,
+	// publishedAt null while not listed.
+	Slug              *string    `json:"slug"`
+	MarkupPercent     int        `json:"markupPercent"`
+	GreetingCostCents int        `json:"greetingCostCents"`
+	Greeting          string     `json:"greeting"`
+	MemoryTokens      int        `json:"memoryTokens"`
+	ShowSources       bool       `json:"showSources"`
+	PublishedAt       *time.Time `json:"publishedAt"`
 }
 
 // AgentToJSON converts a domain agent.
@@ -123,14 +142,25 @@ func AgentToJSON(a agents.Agent) AgentJSON {
 	if tags == nil {
 		tags = []string{}
 	}
-	return AgentJSON{
+	j := AgentJSON{
 		ID: a.ID, UserID: a.OwnerUID, Name: a.Name, Description: a.Description, Category: a.Category,
 		Status: a.Status, IsPublic: a.IsPublic, IconName: a.IconName, IconColor: a.IconColor,
 		Instructions: a.Instructions, Tags: tags, Subscribers: a.Subscribers,
 		TotalInteractions: a.TotalInteractions, Email: a.Email,
 		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 		SubscriberMonthlyCapCents: a.SubscriberMonthlyCapCents,
+		MarkupPercent:             a.MarkupPercent, GreetingCostCents: a.GreetingCostCents, Greeting: a.Greeting,
+		MemoryTokens: a.MemoryTokens, ShowSources: a.ShowSources,
 	}
+	if a.Slug != "" {
+		slug := a.Slug
+		j.Slug = &slug
+	}
+	if !a.PublishedAt.IsZero() {
+		at := a.PublishedAt.UTC()
+		j.PublishedAt = &at
+	}
+	return j
 }
 
 // SharedAgentJSON is an agent in GET /api/agents/shared: the AgentJSON shape
@@ -239,6 +269,12 @@ type updateBody struct {
 	Tags                      *[]string       `json:"tags"`
 	Description               *string         `json:"description"`
 	SubscriberMonthlyCapCents json.RawMessage `json:"subscriberMonthlyCapCents"`
+	// The marketplace fields; ignored while the marketplace is off.
+	MarkupPercent     json.RawMessage `json:"markupPercent"`
+	GreetingCostCents json.RawMessage `json:"greetingCostCents"`
+	Greeting          *string         `json:"greeting"`
+	MemoryTokens      json.RawMessage `json:"memoryTokens"`
+	ShowSources       *bool           `json:"showSources"`
 }
 
 // capFromJSON reads a cap in cents: absent → nil; null → no cap; a number
@@ -285,10 +321,24 @@ func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return endpoints.UpdateAgentRequest{Claims: c, AgentID: r.PathValue("id"), Input: agents.UpdateInput{
+	in := agents.UpdateInput{
 		Instructions: b.Instructions, Status: b.Status, IsPublic: b.IsPublic, Tags: b.Tags, Description: b.Description,
-		SubscriberMonthlyCapCents: capCents,
-	}}, nil
+		SubscriberMonthlyCapCents: capCents, Greeting: b.Greeting, ShowSources: b.ShowSources,
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **agents.WholeNumber
+	}{
+		{"markupPercent", b.MarkupPercent, &in.MarkupPercent},
+		{"greetingCostCents", b.GreetingCostCents, &in.GreetingCostCents},
+		{"memoryTokens", b.MemoryTokens, &in.MemoryTokens},
+	} {
+		if *f.dst, err = wholeFromJSON(f.name, f.raw); err != nil {
+			return nil, err
+		}
+	}
+	return endpoints.UpdateAgentRequest{Claims: c, AgentID: r.PathValue("id"), Input: in}, nil
 }
 
 // decodeSubscriberCap decodes PATCH /api/agents/{id}/subscribers/{subscriberId}:
@@ -377,6 +427,10 @@ var (
 	ErrAgentNotFound      = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: agents.MsgAgentNotFound}
 	ErrSubscriberNotFound = &server.Error{Status: http.StatusNotFound, Code: "not_found", Message: agents.MsgSubscriberMissing}
 	ErrAlreadyInvited     = &server.Error{Status: http.StatusConflict, Code: "conflict", Message: agents.MsgAlreadyInvited}
+	// ErrDocumentsUnavailable: publishing could not ask the documents
+	// service whether the agent has a readable document.
+	ErrDocumentsUnavailable = &server.Error{Status: http.StatusServiceUnavailable, Code: server.CodeKnowledgeUnavailable,
+		Message: "The documents service is unavailable. Please try again."}
 )
 
 func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
@@ -385,6 +439,7 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			se *server.Error
 			ve *agents.ValidationError
 			le *agents.LimitError
+			qe *agents.QueryError
 		)
 		switch {
 		case errors.As(err, &se):
@@ -403,6 +458,11 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, ErrSubscriberNotFound)
 		case errors.Is(err, agents.ErrAlreadyInvited):
 			server.WriteError(w, ErrAlreadyInvited)
+		case errors.As(err, &qe):
+			server.WriteError(w, server.BadRequest(qe.Code, qe.Message))
+		case errors.Is(err, agents.ErrDocumentsUnavailable):
+			logger.WarnContext(ctx, "documents service unavailable", "error", err)
+			server.WriteError(w, ErrDocumentsUnavailable)
 		default:
 			server.WriteFailure(ctx, logger, w, err)
 		}

@@ -110,6 +110,10 @@ func TestKnowledge(t *testing.T) {
 	if docs["FAQ"]["sharingStatus"] != "shared" {
 		t.Errorf("faq = %v", docs["FAQ"])
 	}
+	// The private document is linked but not readable.
+	if c := countDocuments(t, app.grpc, agentA); c.GetTotal() != 3 || c.GetReady() != 2 {
+		t.Errorf("CountDocuments with one unshared = %v, want 3 linked, 2 ready", c)
+	}
 
 	// Test retrieval.
 	r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"What is the grading policy?"}`)
@@ -195,6 +199,28 @@ func TestKnowledge(t *testing.T) {
 	defer conn.Close()
 	kc := documentsv1.NewKnowledgeServiceClient(conn)
 	ctx := context.Background()
+
+	// CountDocuments (the catalog's publishing rule): every linked document,
+	// and those the agent can read (shared, text indexed).
+	var want documents.Counts
+	for _, d := range waitDocs(t, base, agentA, alice) {
+		want.Total++
+		if d["sharingStatus"] == "shared" && d["tokenCount"] != nil {
+			want.Ready++
+		}
+	}
+	if cr, err := kc.CountDocuments(ctx, &documentsv1.CountDocumentsRequest{AgentId: agentA}); err != nil || want.Ready == 0 ||
+		cr.GetTotal() != want.Total || cr.GetReady() != want.Ready {
+		t.Fatalf("CountDocuments = %v %v, want %+v", cr, err, want)
+	}
+	for _, id := range []string{unknown, "nope"} {
+		if cr, err := kc.CountDocuments(ctx, &documentsv1.CountDocumentsRequest{AgentId: id}); err != nil || cr.GetTotal() != 0 || cr.GetReady() != 0 {
+			t.Errorf("CountDocuments(%s) = %v %v", id, cr, err)
+		}
+	}
+	if _, err := kc.CountDocuments(ctx, &documentsv1.CountDocumentsRequest{}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("CountDocuments without agent_id = %v", err)
+	}
 	sr, err := kc.Search(ctx, &documentsv1.SearchRequest{AgentId: agentA, Query: "How do I reset my password or see my grade?", Labels: []string{"faq"}})
 	if err != nil || len(sr.GetPassages()) == 0 {
 		t.Fatalf("grpc search: %v %v", sr, err)
@@ -250,4 +276,19 @@ func TestKnowledge(t *testing.T) {
 		m.GetTokenCount() == 0 || m.GetName() != "Syllabus" || m.GetOwnerUid() != "alice" {
 		t.Errorf("syllabus synced = %v", m)
 	}
+}
+
+// countDocuments asks KnowledgeService.CountDocuments.
+func countDocuments(t *testing.T, addr, agentID string) *documentsv1.CountDocumentsResponse {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c, err := documentsv1.NewKnowledgeServiceClient(conn).CountDocuments(context.Background(), &documentsv1.CountDocumentsRequest{AgentId: agentID})
+	if err != nil {
+		t.Fatalf("CountDocuments: %v", err)
+	}
+	return c
 }

@@ -311,7 +311,14 @@ type Store interface {
 	// RequestSync queues a sync of the agent's document and returns it;
 	// ErrDocumentNotFound otherwise.
 	RequestSync(ctx context.Context, agentID, id string) (Document, error)
+	// Count counts the agent's documents and those it can read (Counts).
+	Count(ctx context.Context, agentID string) (Counts, error)
 }
+
+// Counts is an agent's linked documents (Total) and, of those, the ones it
+// can read (Ready): shared with the agent at the last sync and with indexed
+// text. The catalog publishes an agent only when Ready > 0 (issue 27).
+type Counts struct{ Total, Ready int64 }
 
 // Knowledge searches the agents' indexed documents (knowledge.Index).
 type Knowledge interface {
@@ -366,6 +373,10 @@ type Service interface {
 	// SearchKnowledge is the Test retrieval box: the passages the agent
 	// would use for query. limit nil = DefaultSearchLimit.
 	SearchKnowledge(ctx context.Context, owner, agentID, query string, limit *int) ([]knowledge.Passage, error)
+	// CountDocuments counts an agent's documents (internal gRPC, no caller
+	// identity: the catalog asks before publishing). knowledge.ErrNoAgent
+	// for an empty id; an unknown or non-UUID id has none.
+	CountDocuments(ctx context.Context, agentID string) (Counts, error)
 }
 
 type service struct {
@@ -504,6 +515,16 @@ func (s *service) SyncDocument(ctx context.Context, owner, agentID, documentID s
 		return Document{}, ErrDocumentNotFound
 	}
 	return s.store.RequestSync(ctx, strings.ToLower(agentID), strings.ToLower(documentID))
+}
+
+func (s *service) CountDocuments(ctx context.Context, agentID string) (Counts, error) {
+	if strings.TrimSpace(agentID) == "" {
+		return Counts{}, knowledge.ErrNoAgent
+	}
+	if !validID(agentID) {
+		return Counts{}, nil
+	}
+	return s.store.Count(ctx, strings.ToLower(agentID))
 }
 
 func (s *service) SearchKnowledge(ctx context.Context, owner, agentID, query string, limit *int) ([]knowledge.Passage, error) {

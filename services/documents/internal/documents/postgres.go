@@ -50,6 +50,17 @@ func nameTaken(err error) error {
 	return err
 }
 
+// Count implements Store: one pass over the agent's documents
+// (documents_agent_created_idx). Ready = shared at the last sync and text
+// indexed (token_count is set while text is in retrieval).
+func (s *PostgresStore) Count(ctx context.Context, agentID string) (Counts, error) {
+	var c Counts
+	err := s.pool.QueryRow(ctx, `SELECT count(*),
+			count(*) FILTER (WHERE sharing_status = 'shared' AND token_count IS NOT NULL)
+		FROM documents WHERE agent_id = $1`, agentID).Scan(&c.Total, &c.Ready)
+	return c, err
+}
+
 // List implements Store: oldest first.
 func (s *PostgresStore) List(ctx context.Context, agentID string) ([]Document, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+documentColumns+` FROM documents WHERE agent_id = $1

@@ -28,6 +28,8 @@ type Set struct {
 	// authorised the agent themselves.
 	Search      endpoint.Endpoint
 	GetPassages endpoint.Endpoint
+	// CountDocuments: the catalog's publishing rule (issue 27).
+	CountDocuments endpoint.Endpoint
 }
 
 // Searcher is the knowledge index as the gRPC API uses it.
@@ -77,6 +79,9 @@ type (
 		TokenBudget int
 	}
 	PassagesResponse struct{ Passages []knowledge.Passage }
+	// CountDocumentsRequest / CountsResponse: CountDocuments.
+	CountDocumentsRequest struct{ AgentID string }
+	CountsResponse        struct{ Counts documents.Counts }
 
 	DocumentsResponse struct{ Documents []documents.Document }
 	DocumentResponse  struct{ Document documents.Document }
@@ -144,6 +149,13 @@ func New(svc documents.Service, idx Searcher, logger *slog.Logger, reg prometheu
 				return nil, err
 			}
 			return PassagesResponse{Passages: ps}, nil
+		}),
+		CountDocuments: wrap("CountDocuments", func(ctx context.Context, req any) (any, error) {
+			c, err := svc.CountDocuments(ctx, req.(CountDocumentsRequest).AgentID)
+			if err != nil {
+				return nil, err
+			}
+			return CountsResponse{Counts: c}, nil
 		}),
 		GetPassages: wrap("GetPassages", func(ctx context.Context, req any) (any, error) {
 			r := req.(GetPassagesRequest)

@@ -15,8 +15,9 @@ import (
 
 type knowledgeServer struct {
 	documentsv1.UnimplementedKnowledgeServiceServer
-	search      grpctransport.Handler
-	getPassages grpctransport.Handler
+	search         grpctransport.Handler
+	getPassages    grpctransport.Handler
+	countDocuments grpctransport.Handler
 }
 
 // NewKnowledgeServer implements documentsv1.KnowledgeServiceServer on top of
@@ -40,6 +41,14 @@ func NewKnowledgeServer(set endpoints.Set) documentsv1.KnowledgeServiceServer {
 				return endpoints.GetPassagesRequest{AgentID: r.GetAgentId(), DocumentIDs: r.GetDocumentIds(),
 					TokenBudget: int(r.GetTokenBudget())}, nil
 			}, encode),
+		countDocuments: grpctransport.NewServer(set.CountDocuments,
+			func(_ context.Context, req any) (any, error) {
+				return endpoints.CountDocumentsRequest{AgentID: req.(*documentsv1.CountDocumentsRequest).GetAgentId()}, nil
+			},
+			func(_ context.Context, resp any) (any, error) {
+				c := resp.(endpoints.CountsResponse).Counts
+				return &documentsv1.CountDocumentsResponse{Total: c.Total, Ready: c.Ready}, nil
+			}),
 	}
 }
 
@@ -80,6 +89,19 @@ func (s *knowledgeServer) GetPassages(ctx context.Context, req *documentsv1.GetP
 		return nil, grpcError(err)
 	}
 	return &documentsv1.GetPassagesResponse{Passages: resp.([]*documentsv1.Passage)}, nil
+}
+
+// CountDocuments counts the agent's linked documents and the readable ones
+// (INVALID_ARGUMENT for an empty agent_id; an unknown agent has none).
+func (s *knowledgeServer) CountDocuments(ctx context.Context, req *documentsv1.CountDocumentsRequest) (*documentsv1.CountDocumentsResponse, error) {
+	if req.GetAgentId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "agent_id is required")
+	}
+	_, resp, err := s.countDocuments.ServeGRPC(ctx, req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return resp.(*documentsv1.CountDocumentsResponse), nil
 }
 
 func grpcError(err error) error {
