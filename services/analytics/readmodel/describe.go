@@ -13,6 +13,8 @@ import (
 //	agent.created         Created agent Math Tutor
 //	agent.updated         Updated the instructions and tags of Math Tutor
 //	agent.status_changed  Math Tutor is now inactive
+//	agent.published       Published Math Tutor on the marketplace
+//	agent.unpublished     Took Math Tutor off the marketplace
 //	subscriber.activated  Erin E subscribed to Math Tutor
 //	document.added        Document "Syllabus" added to Math Tutor
 //	document.updated      Document "Syllabus" updated on Math Tutor
@@ -33,6 +35,10 @@ func Describe(kind, subject, agent string) string {
 		return "Updated the " + subject + " of " + agent
 	case KindAgentStatusChanged:
 		return agent + " is now " + subject
+	case KindAgentPublished:
+		return "Published " + agent + " on the marketplace"
+	case KindAgentUnpublished:
+		return "Took " + agent + " off the marketplace"
 	case KindSubscriberActivated:
 		if subject == "" {
 			subject = "A new subscriber"

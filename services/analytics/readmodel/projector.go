@@ -165,6 +165,36 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 			NameHint: a.Name, ColorHint: a.IconColor, At: at,
 		})
 
+	case TypeAgentPublished, TypeAgentUnpublished:
+		// The owner's 'publish'/'unpublish' activities (issue 27).
+		var a agentAttrs
+		var kind, details string
+		if ev.Type == TypeAgentPublished {
+			var m eventsv1.AgentPublished
+			if err := decode(ev, &m); err != nil {
+				return false, err
+			}
+			a = agentAttrs{ID: m.GetAgentId(), Owner: m.GetOwnerUid(), Name: m.GetName(), IconName: m.GetIconName(), IconColor: m.GetIconColor(), At: occurred(m.GetOccurredAt(), ev)}
+			kind, details = KindAgentPublished, "/marketplace/"+m.GetSlug()
+		} else {
+			var m eventsv1.AgentUnpublished
+			if err := decode(ev, &m); err != nil {
+				return false, err
+			}
+			a = agentAttrs{ID: m.GetAgentId(), Owner: m.GetOwnerUid(), Name: m.GetName(), IconName: m.GetIconName(), IconColor: m.GetIconColor(), At: occurred(m.GetOccurredAt(), ev)}
+			kind, details = KindAgentUnpublished, "/marketplace/"+m.GetSlug()
+		}
+		if err := a.validate(ev); err != nil {
+			return false, err
+		}
+		if err := upsertAgent(ctx, tx, a); err != nil {
+			return false, err
+		}
+		return true, insertActivity(ctx, tx, activityRow{
+			ID: ev.ID, Owner: a.Owner, AgentID: a.ID, Type: ActivityUpdate, Kind: kind,
+			Details: ptr(details), NameHint: a.Name, ColorHint: a.IconColor, At: a.At,
+		})
+
 	case TypeAgentDeleted:
 		// Not published by the catalog yet; understood so agent counts stay right
 		// once it is (payload: agentId, ownerUid, occurredAt).

@@ -430,3 +430,39 @@ func TestInteractionRecordedIsTheGeneratedMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishAndUnpublishAreActivities: the owner's feed says when an agent
+// went on and off the marketplace (issue 27), once per event.
+func TestPublishAndUnpublishAreActivities(t *testing.T) {
+	pool := newDB(t)
+	p := readmodel.NewProjector(readmodel.ProjectorConfig{})
+	store := readmodel.NewStore(pool, func() time.Time { return t0.Add(time.Hour) })
+	published := ev("p1", readmodel.TopicCatalog, readmodel.TypeAgentPublished, t0.Add(time.Minute), &eventsv1.AgentPublished{
+		AgentId: "a1", OwnerUid: "alice", Name: "Tutor", IconColor: "#10B981", Slug: "tutor", OccurredAt: ts(t0.Add(time.Minute)),
+	})
+	apply(t, pool, p,
+		agentCreated("e1", "a1", "alice", "Tutor", t0),
+		published,
+		published, // redelivered: no second activity
+		ev("u1", readmodel.TopicCatalog, readmodel.TypeAgentUnpublished, t0.Add(2*time.Minute), &eventsv1.AgentUnpublished{
+			AgentId: "a1", OwnerUid: "alice", Name: "Tutor", Slug: "tutor", OccurredAt: ts(t0.Add(2 * time.Minute)),
+		}),
+	)
+	feed, err := store.Activities(context.Background(), "alice", 20)
+	if err != nil || len(feed) != 3 {
+		t.Fatalf("feed: %+v %v", feed, err)
+	}
+	if d := feed[0].Description; d != "Took Tutor off the marketplace" || feed[0].ActivityType != "update" {
+		t.Fatalf("unpublish: %+v", feed[0])
+	}
+	if d := feed[1].Description; d != "Published Tutor on the marketplace" || feed[1].Metadata.Details == nil || *feed[1].Metadata.Details != "/marketplace/tutor" {
+		t.Fatalf("publish: %+v", feed[1])
+	}
+	// A payload without its ids is an error (retried, then parked).
+	err = pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		return p.Handle(context.Background(), tx, ev("p2", readmodel.TopicCatalog, readmodel.TypeAgentPublished, t0, &eventsv1.AgentPublished{Name: "x"}))
+	})
+	if err == nil {
+		t.Fatal("published without ids: no error")
+	}
+}
