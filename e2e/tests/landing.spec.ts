@@ -1,4 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
+import { forceMarketplace } from '../support/marketplace';
+
+// The spec's landing page: the marketplace launch switch off (issue 27), whatever the stack runs with.
+// marketplace-launch.spec.ts checks the page with the switch on.
+test.beforeEach(async ({ page }) => {
+  await forceMarketplace(page, false);
+});
 
 const TITLE = 'Agentic: Turn Your Expertise into an AI Agent';
 

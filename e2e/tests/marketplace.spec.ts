@@ -1,5 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
+import { forceMarketplace } from '../support/marketplace';
 import { newUser, register, toast } from '../support/users';
+
+// The spec's teaser and waitlist: the marketplace launch switch off (issue 27), whatever the stack runs with.
+test.beforeEach(async ({ page }) => {
+  await forceMarketplace(page, false);
+});
 
 const RECORDED = "Your interest has been recorded. We'll notify you!";
 

@@ -64,6 +64,32 @@ export const routes: RouteObject[] = [
         ],
       },
       {
+        // The public marketplace (issue 27): only while the launch switch is on; otherwise the not-found screen.
+        lazy: async () => ({
+          Component: (await import('@/features/marketplace/components/MarketplaceGate')).MarketplaceGate,
+        }),
+        children: [
+          {
+            path: '/marketplace',
+            lazy: async () => ({
+              Component: (await import('@/features/marketplace/routes/PublicMarketplacePage')).PublicMarketplacePage,
+            }),
+          },
+          {
+            path: '/marketplace/:slug',
+            lazy: async () => ({
+              Component: (await import('@/features/marketplace/routes/AgentProfilePage')).AgentProfilePage,
+            }),
+          },
+          {
+            path: '/marketplace/:slug/chat',
+            lazy: async () => ({
+              Component: (await import('@/features/marketplace/routes/MarketplaceChatPage')).MarketplaceChatPage,
+            }),
+          },
+        ],
+      },
+      {
         path: '*',
         lazy: async () => ({ Component: (await import('@/components/NotFound')).NotFound }),
       },

@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, RouterProvider, type InitialEntry } from 'react-router';
 import { vi } from 'vitest';
 import { routes } from '@/app/router';
 import { Toaster } from '@/components/toast';
@@ -22,8 +22,11 @@ export function authValue(overrides: Partial<AuthContextValue> = {}): AuthContex
   };
 }
 
-/** Renders the real route table at `path` with a given auth context (and a fresh QueryClient). */
-export function renderApp(path: string, auth: AuthContextValue = authValue()) {
+/**
+ * Renders the real route table at `path` (a path, or an entry with router state) with a given auth context
+ * (and a fresh QueryClient).
+ */
+export function renderApp(path: InitialEntry, auth: AuthContextValue = authValue()) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const queryClient = createQueryClient();
   const utils = render(

@@ -28,6 +28,26 @@ export interface Agent {
   subscriberMonthlyCapCents?: number | null;
   /** Shared-agent responses only: the owner's display name (never a uid). */
   ownerName?: string | null;
+  /**
+   * Marketplace listing (issue 27), in the owner's view while the marketplace is on; absent otherwise.
+   * slug: assigned at the first publish, then stable (null before).
+   */
+  slug?: string | null;
+  publishedAt?: string | null;
+  markupPercent?: number;
+  greetingCostCents?: number;
+  greeting?: string;
+  memoryTokens?: number;
+  showSources?: boolean;
+}
+
+/** The listing members of PATCH /api/agents/{id}, sent by Save Changes only while the marketplace is on. */
+export interface ListingPayload {
+  markupPercent: number;
+  greetingCostCents: number;
+  greeting: string;
+  memoryTokens: number;
+  showSources: boolean;
 }
 
 /** POST /api/agents body (spec §7). */
@@ -52,6 +72,9 @@ export interface AgentUpdatePayload {
   tags: string[];
   description: string;
 }
+
+/** What Save Changes sends: the spec's members, plus the listing ones while the marketplace is on. */
+export type AgentSavePayload = AgentUpdatePayload & Partial<ListingPayload>;
 
 export type SubscriberStatus = 'invited' | 'active';
 

@@ -24,6 +24,8 @@ interface Card {
   title: string;
   text: string;
   comingSoon?: boolean;
+  /** The text once the marketplace is open (issue 27), when it differs. */
+  liveText?: string;
 }
 
 export const STEPS: Card[] = [
@@ -46,6 +48,7 @@ export const STEPS: Card[] = [
     icon: 'lock',
     title: 'Control Access or Monetize',
     text: 'Keep it private with exclusive access control, or publish it to the marketplace (coming soon).',
+    liveText: 'Keep it private with exclusive access control, or publish it to the marketplace.',
   },
 ];
 
@@ -110,6 +113,16 @@ export const PUBLIC_PLAN = {
     '3% service fee added to base costs',
   ],
 };
+
+/** The marketplace's launch (issue 27): what the landing page says and links to once it is open. */
+export const MARKETPLACE_LIVE = {
+  browse: 'Browse the Marketplace',
+  browseHref: '/marketplace',
+  publish: 'Publish an Agent',
+  /** Where Publish an Agent leads a signed-in visitor (anyone else goes to /auth). */
+  publishHref: '/dashboard/agentic-users',
+  consumerText: 'Use agents built by experts whenever you need them and pay only for what you use, from your own wallet.',
+} as const;
 
 export function copyright(year = new Date().getFullYear()) {
   return `© ${year} Agentic. All rights reserved.`;

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, authFetch, getIdToken, requestIdOf } from '@/lib/api-client';
-import type { Agent, AgentUpdatePayload, NewAgentPayload, Subscriber, SubscriberCapPayload } from '../types';
+import type { Agent, AgentSavePayload, NewAgentPayload, Subscriber, SubscriberCapPayload } from '../types';
 
 /** The agents query key (spec §7): the default fetch GETs its first element. */
 export const AGENTS_QUERY_KEY = ['/api/agents'] as const;
@@ -58,6 +58,20 @@ export function fieldError(error: unknown, field: string): string | undefined {
   return error instanceof ApiMessageError ? error.fields?.[field] : undefined;
 }
 
+/**
+ * The error of a failed response: the server's `message` (else the body text, else the status text) and its
+ * per-field messages.
+ */
+export async function messageErrorOf(response: Response): Promise<ApiMessageError> {
+  const { message, fields } = await errorBodyOf(response);
+  return new ApiMessageError(
+    message || response.statusText || `HTTP error! status: ${response.status}`,
+    response.status,
+    requestIdOf(response),
+    fields,
+  );
+}
+
 async function requestWithMessage<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {
   const response = await authFetch(path, init);
   if (!response.ok) {
@@ -97,12 +111,26 @@ export function useCreateAgent() {
   });
 }
 
-/** PATCH /api/agents/{id}; failure: 'Failed to update agent: {status} {status text} - {body}'. */
-export async function updateAgent(agentId: string, payload: AgentUpdatePayload): Promise<Agent> {
+/**
+ * PATCH /api/agents/{id}; failure: 'Failed to update agent: {status} {status text} - {body}', carrying the
+ * per-field messages of a 400 validation_failed (`fields`) so the editor can show them at the fields.
+ */
+export async function updateAgent(agentId: string, payload: AgentSavePayload): Promise<Agent> {
   const response = await authFetch(`/api/agents/${encodeURIComponent(agentId)}`, { method: 'PATCH', body: payload });
   if (!response.ok) {
     const body = await response.text().catch(() => '');
-    throw new Error(`Failed to update agent: ${response.status} ${response.statusText} - ${body}`);
+    let fields: Record<string, string> | undefined;
+    try {
+      fields = fieldsOf((JSON.parse(body) as { fields?: unknown } | null)?.fields);
+    } catch {
+      // not JSON: no field messages
+    }
+    throw new ApiMessageError(
+      `Failed to update agent: ${response.status} ${response.statusText} - ${body}`,
+      response.status,
+      requestIdOf(response),
+      fields,
+    );
   }
   return (await response.json()) as Agent;
 }
@@ -110,7 +138,7 @@ export async function updateAgent(agentId: string, payload: AgentUpdatePayload):
 export function useUpdateAgent() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, payload }: { id: string; payload: AgentUpdatePayload }) => updateAgent(id, payload),
+    mutationFn: ({ id, payload }: { id: string; payload: AgentSavePayload }) => updateAgent(id, payload),
     onSuccess: (updated) => {
       queryClient.setQueryData<Agent[]>(AGENTS_QUERY_KEY, (old) =>
         old?.map((agent) => (agent.id === updated.id ? updated : agent)),

@@ -4,7 +4,8 @@ import { Controller, useForm } from 'react-hook-form';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
 import { useAuth } from '@/features/auth';
-import { USER_NOT_AUTHENTICATED, toastMessage, useCreateAgent } from '../api/agents';
+import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
+import { USER_NOT_AUTHENTICATED, fieldError, toastMessage, useCreateAgent } from '../api/agents';
 import { CATEGORY_SUGGESTIONS, COLOR_OPTIONS, ICON_OPTIONS, PUBLIC_AGENTS_NOTE } from '../constants';
 import {
   createAgentDefaults,
@@ -40,9 +41,11 @@ export function CreateAgentDialog({ open, onClose }: CreateAgentDialogProps) {
 function CreateAgentForm({ onDone }: { onDone: () => void }) {
   const { user } = useAuth();
   const createAgent = useCreateAgent();
+  const marketplace = useMarketplaceEnabled();
   const {
     control,
     handleSubmit,
+    setError,
     formState: { errors },
   } = useForm<CreateAgentInput, unknown, CreateAgentValues>({
     resolver: zodResolver(createAgentSchema),
@@ -56,7 +59,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
         name: values.name,
         description: values.description,
         category: values.category,
-        isPublic: values.isPublic ?? false,
+        isPublic: marketplace ? (values.isPublic ?? false) : false,
         iconName: values.iconName,
         iconColor: values.iconColor,
         userId: user.uid,
@@ -67,6 +70,8 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
       onDone();
     } catch (error) {
       console.error('Error creating agent:', error);
+      const visibility = fieldError(error, 'isPublic');
+      if (visibility) setError('isPublic', { type: 'server', message: visibility });
       toast({ title: 'Error', description: toastMessage(error, 'Failed to create agent.'), variant: 'destructive', error });
     }
   });
@@ -121,24 +126,55 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
         )}
       />
 
-      <div className="form-field">
-        <span className="form-field__label" id="agent-visibility-label">
-          Visibility
-        </span>
-        <div className="agents-visibility">
-          <Switch
-            disabled
-            checked={false}
-            // The name holds the visible "Private" (WCAG 2.5.3, label in name).
-            aria-label="Visibility: Private"
-            checkedChildren="Public"
-            unCheckedChildren="Private"
-          />
-          <span className="agents-muted">
-            {PUBLIC_AGENTS_NOTE} <ExpressInterestButton withIdToken />
+      {marketplace ? (
+        <Controller
+          control={control}
+          name="isPublic"
+          render={({ field }) => (
+            <div className="form-field">
+              <span className="form-field__label" id="agent-visibility-label">
+                Visibility
+              </span>
+              <div className="agents-visibility">
+                <Switch
+                  checked={field.value === true}
+                  onChange={(checked) => field.onChange(checked)}
+                  // The name holds the visible "Private" / "Public" (WCAG 2.5.3, label in name).
+                  aria-label={`Visibility: ${field.value ? 'Public' : 'Private'}`}
+                  aria-invalid={errors.isPublic ? true : undefined}
+                  aria-describedby={errors.isPublic ? 'agent-visibility-error' : undefined}
+                  checkedChildren="Public"
+                  unCheckedChildren="Private"
+                />
+              </div>
+              {errors.isPublic?.message && (
+                <p id="agent-visibility-error" className="form-field__error">
+                  {errors.isPublic.message}
+                </p>
+              )}
+            </div>
+          )}
+        />
+      ) : (
+        <div className="form-field">
+          <span className="form-field__label" id="agent-visibility-label">
+            Visibility
           </span>
+          <div className="agents-visibility">
+            <Switch
+              disabled
+              checked={false}
+              // The name holds the visible "Private" (WCAG 2.5.3, label in name).
+              aria-label="Visibility: Private"
+              checkedChildren="Public"
+              unCheckedChildren="Private"
+            />
+            <span className="agents-muted">
+              {PUBLIC_AGENTS_NOTE} <ExpressInterestButton withIdToken />
+            </span>
+          </div>
         </div>
-      </div>
+      )}
 
       <Controller
         control={control}

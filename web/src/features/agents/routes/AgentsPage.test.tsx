@@ -6,6 +6,7 @@ import { removeToast } from '@/components/toast/toast-store';
 import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
 import { fakeIdentity } from '@/test/fake-firebase';
+import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue } from '@/test/render';
 import type { Agent } from '../types';
 import { AgentsPage } from './AgentsPage';
@@ -289,5 +290,164 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     const alert = await screen.findByRole('alert', { name: 'Error' });
     expect(alert).toHaveTextContent('Failed to update agent: 404 Not Found - nope');
     await waitFor(() => expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(1));
+  });
+});
+
+describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 }, () => {
+  beforeEach(() => setMarketplaceEnabled(true));
+
+  async function openSettings(current: Agent) {
+    renderPage();
+    fireEvent.click(await screen.findByText(current.name));
+    const editor = await screen.findByRole('dialog', { name: current.name });
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Settings' }));
+    // The switch is asked asynchronously: Public becomes choosable once it is known to be on.
+    await waitFor(() => expect(within(editor).getByRole('button', { name: 'Public' })).toBeEnabled());
+    return editor;
+  }
+
+  it('the Create dialog offers Public without the coming-soon note, and shows the server refusal at Visibility', async () => {
+    handler = (url, init) =>
+      url === '/api/agents' && init.method === 'POST'
+        ? json(
+            {
+              error: 'validation_failed',
+              message: 'Link and share at least one document before publishing.',
+              fields: { isPublic: 'Link and share at least one document before publishing.' },
+            },
+            400,
+            'Bad Request',
+          )
+        : json([]);
+    renderPage();
+    await screen.findByText('No Agentic Users Yet');
+    fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
+    const dialog = await screen.findByRole('dialog', { name: 'Create New Agent' });
+    // The switch is asked asynchronously: the toggle becomes choosable once it is known to be on.
+    await waitFor(() => expect(within(dialog).getByRole('switch', { name: 'Visibility: Private' })).toBeEnabled());
+    const visibility = within(dialog).getByRole('switch', { name: 'Visibility: Private' });
+    expect(within(dialog).queryByText(/Public agents are coming soon/)).not.toBeInTheDocument();
+    expect(within(dialog).queryByRole('button', { name: 'Express Interest' })).not.toBeInTheDocument();
+
+    fireEvent.click(visibility);
+    expect(within(dialog).getByRole('switch', { name: 'Visibility: Public' })).toBeChecked();
+    fill(within(dialog).getByLabelText('Name'), 'Chem Tutor');
+    fill(within(dialog).getByLabelText('Description'), 'Explains chemistry step by step');
+    fill(within(dialog).getByLabelText('Category'), 'Education');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create Agent' }));
+
+    expect(await within(dialog).findByText('Link and share at least one document before publishing.')).toBeInTheDocument();
+    expect(JSON.parse(String(callsTo('POST', '/api/agents')[0]![1].body))).toMatchObject({ isPublic: true });
+    expect(within(dialog).getByRole('switch', { name: 'Visibility: Public' })).toHaveAccessibleDescription(
+      'Link and share at least one document before publishing.',
+    );
+  });
+
+  it('Public shows the Marketplace section; Save Changes sends its fields (cost in cents)', async () => {
+    let saved: Record<string, unknown> | undefined;
+    const current = agent({ slug: null, markupPercent: 20, greetingCostCents: 0, greeting: '', memoryTokens: 4000, showSources: true });
+    handler = (url, init) => {
+      if (url === '/api/agents/a1' && init.method === 'PATCH') {
+        saved = JSON.parse(String(init.body)) as Record<string, unknown>;
+        return json({ ...current, ...saved, slug: 'physics-tutor', publishedAt: '2026-02-01T00:00:00Z' });
+      }
+      if (url.endsWith('/subscribers')) return json([]);
+      return json([current]);
+    };
+    const editor = await openSettings(current);
+    expect(within(editor).queryByText(/Public agents are coming soon/)).not.toBeInTheDocument();
+    expect(within(editor).queryByRole('button', { name: 'Express Interest' })).not.toBeInTheDocument();
+    expect(within(editor).queryByRole('heading', { name: 'Marketplace' })).not.toBeInTheDocument();
+
+    fireEvent.click(within(editor).getByRole('button', { name: 'Public' }));
+    expect(within(editor).getByRole('button', { name: 'Public' })).toHaveAttribute('aria-pressed', 'true');
+    const section = within(editor).getByRole('region', { name: 'Marketplace' });
+    expect(within(section).getByTestId('agent-slug')).toHaveTextContent('Assigned when you publish');
+    expect(within(section).getByLabelText('Markup (%)')).toHaveValue('20');
+    expect(within(section).getByLabelText('Greeting cost')).toHaveValue('0.00');
+    expect(within(section).getByLabelText('Memory (tokens)')).toHaveValue('4000');
+    expect(within(section).getByRole('switch', { name: 'Show sources' })).toBeChecked();
+
+    fill(within(section).getByLabelText('Markup (%)'), '35');
+    fill(within(section).getByLabelText('Greeting cost'), '0.5');
+    fill(within(section).getByLabelText('Memory (tokens)'), '8000');
+    fill(within(section).getByLabelText('Greeting'), 'Hello! Ask me about physics.');
+    expect(within(section).getByText('28 / 500')).toBeInTheDocument();
+    fireEvent.click(within(section).getByRole('switch', { name: 'Show sources' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
+    expect(saved).toEqual({
+      instructions: '',
+      status: 'active',
+      isPublic: true,
+      tags: [],
+      description: 'Helps students with physics homework',
+      markupPercent: 35,
+      greetingCostCents: 50,
+      greeting: 'Hello! Ask me about physics.',
+      memoryTokens: 8000,
+      showSources: false,
+    });
+    // The slug assigned at the first publish replaces the placeholder.
+    expect(await within(editor).findByText('physics-tutor')).toBeInTheDocument();
+    expect(within(editor).getByRole('link', { name: 'View its marketplace profile' })).toHaveAttribute(
+      'href',
+      '/marketplace/physics-tutor',
+    );
+  });
+
+  it('checks the bounds before saving, and shows the server field messages at their fields', async () => {
+    const current = agent({});
+    handler = (url, init) => {
+      if (url === '/api/agents/a1' && init.method === 'PATCH') {
+        return json(
+          {
+            error: 'validation_failed',
+            message: 'Activate the agent before publishing.',
+            fields: { isPublic: 'Activate the agent before publishing.' },
+          },
+          400,
+          'Bad Request',
+        );
+      }
+      if (url.endsWith('/subscribers')) return json([]);
+      return json([current]);
+    };
+    const editor = await openSettings(current);
+    fireEvent.click(within(editor).getByRole('button', { name: 'Public' }));
+    const section = within(editor).getByRole('region', { name: 'Marketplace' });
+    fill(within(section).getByLabelText('Markup (%)'), '301');
+    fill(within(section).getByLabelText('Greeting cost'), '5.01');
+    fill(within(section).getByLabelText('Memory (tokens)'), '32001');
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    expect(await within(section).findByText('Markup must be a whole number from 0 to 300 percent.')).toBeInTheDocument();
+    expect(within(section).getByText('Greeting cost must be from $0.00 to $5.00.')).toBeInTheDocument();
+    expect(within(section).getByText('Memory must be a whole number of tokens from 0 to 32,000.')).toBeInTheDocument();
+    expect(within(section).getByLabelText('Markup (%)')).toHaveAttribute('aria-invalid', 'true');
+    expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(0);
+
+    fill(within(section).getByLabelText('Markup (%)'), '300');
+    fill(within(section).getByLabelText('Greeting cost'), '5');
+    fill(within(section).getByLabelText('Memory (tokens)'), '32000');
+    expect(within(section).queryByText('Markup must be a whole number from 0 to 300 percent.')).not.toBeInTheDocument();
+    fireEvent.click(within(editor).getByRole('button', { name: 'Inactive' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    await waitFor(() => expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(1));
+    expect(await within(editor).findByText('Activate the agent before publishing.')).toBeInTheDocument();
+    expect(within(editor).getByRole('group', { name: 'Visibility' })).toHaveAccessibleDescription(
+      'Activate the agent before publishing.',
+    );
+    expect(JSON.parse(String(callsTo('PATCH', '/api/agents/a1')[0]![1].body))).toMatchObject({
+      isPublic: true,
+      status: 'inactive',
+      markupPercent: 300,
+      greetingCostCents: 500,
+      memoryTokens: 32000,
+    });
+    // The update toast keeps the spec's wording.
+    expect(await screen.findByRole('alert', { name: 'Error' })).toHaveTextContent('Failed to update agent: 400 Bad Request');
   });
 });

@@ -23,6 +23,15 @@ describe('/auth', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
   });
 
+  it('sends a signed-in user back to the marketplace page that asked for sign-in, and nowhere else', async () => {
+    const user = { uid: 'u', email: 'a@b.co', displayName: null };
+    const back = renderApp({ pathname: '/auth', state: { returnTo: '/marketplace/tax-helper' } }, authValue({ user }));
+    await waitFor(() => expect(back.router.state.location.pathname).toBe('/marketplace/tax-helper'));
+    back.unmount();
+    const outside = renderApp({ pathname: '/auth', state: { returnTo: 'https://evil.example/' } }, authValue({ user }));
+    await waitFor(() => expect(outside.router.state.location.pathname).toBe('/dashboard'));
+  });
+
   it('renders the login tab by default with labelled fields', async () => {
     renderApp('/auth');
     expect(await screen.findByRole('tab', { name: 'Login', selected: true })).toBeInTheDocument();

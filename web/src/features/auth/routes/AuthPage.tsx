@@ -1,6 +1,6 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { Button, Tabs } from 'antd';
-import { Link, Navigate } from 'react-router';
+import { Link, Navigate, useLocation } from 'react-router';
 import { LoadingSpinner } from '@/components/LoadingSpinner';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAuth } from '../auth-context';
@@ -9,6 +9,7 @@ import { LoginForm } from '../components/LoginForm';
 import { MarketingPanel } from '../components/MarketingPanel';
 import { RegisterForm } from '../components/RegisterForm';
 import { useMarketplaceInterestOnSignIn } from '../hooks/useMarketplaceInterestOnSignIn';
+import { returnToOf } from '../lib/return-to';
 import './auth.css';
 
 /** /auth (spec §2 "Auth page"). */
@@ -17,6 +18,8 @@ export function AuthPage() {
   const { user, loading, profileLoading, error, refreshUser } = useAuth();
   // /auth?interest=marketplace: register the interest before leaving for /dashboard.
   const registeringInterest = useMarketplaceInterestOnSignIn();
+  // A marketplace page that asked for sign-in (its Chat button) gets the visitor back.
+  const returnTo = returnToOf(useLocation().state);
 
   if (loading || profileLoading || registeringInterest) return <LoadingSpinner />;
 
@@ -33,7 +36,7 @@ export function AuthPage() {
     );
   }
 
-  if (user) return <Navigate to="/dashboard" replace />;
+  if (user) return <Navigate to={returnTo ?? '/dashboard'} replace />;
 
   return (
     <div className="auth-page">

@@ -1,7 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { renderApp } from '@/test/render';
+import { fetchMarketplaceStatus } from '@/features/marketplace/api/status';
+import { setMarketplaceEnabled } from '@/test/marketplace';
+import { authValue, renderApp } from '@/test/render';
 import { CONTACT_HREF, LANDING_TITLE } from '../content';
 
 vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { currentUser: null } })) }));
@@ -106,5 +108,64 @@ describe('landing page', () => {
     const { router } = await renderLanding('/?success=true');
     await waitFor(() => expect(router.state.location.search).toBe(''));
     expect(router.state.location.pathname).toBe('/');
+  });
+});
+
+describe('landing page and the marketplace launch switch (issue 27)', () => {
+  it('on: Browse the Marketplace, Publish an Agent (to /auth) and no "coming soon" for the marketplace', async () => {
+    setMarketplaceEnabled(true);
+    const { router } = await renderLanding();
+    const browse = await screen.findByRole('link', { name: 'Browse the Marketplace' });
+    expect(browse).toHaveAttribute('href', '/marketplace');
+    expect(screen.queryByRole('button', { name: 'Join Waitlist for Marketplace' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Join Waitlist' })).not.toBeInTheDocument();
+    expect(screen.queryByText(/The marketplace is coming soon/)).not.toBeInTheDocument();
+
+    const pricing = within(document.getElementById('pricing')!);
+    expect(pricing.getByRole('link', { name: 'Publish an Agent' })).toHaveAttribute('href', '/auth');
+    expect(pricing.getByRole('heading', { name: 'Public Marketplace Agent' })).toBeInTheDocument();
+    expect(pricing.queryByText('Coming soon')).not.toBeInTheDocument();
+
+    const benefits = within(document.getElementById('features')!);
+    expect(benefits.getByRole('heading', { name: 'New Revenue Streams' })).toBeInTheDocument();
+    expect(benefits.queryByText('Coming soon')).not.toBeInTheDocument();
+    expect(within(document.getElementById('how-it-works')!).getByText(/publish it to the marketplace\.$/)).toBeInTheDocument();
+    // What the spec fixes stays: the other calls to action, the contact dialog.
+    expect(screen.getByRole('link', { name: 'Create Private Agent' })).toHaveAttribute('href', '/auth');
+    expect(screen.getByRole('heading', { name: 'Access Expert Knowledge, On Demand' })).toBeInTheDocument();
+
+    await userEvent.setup().click(browse);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/marketplace'));
+  });
+
+  it('on, signed in: Publish an Agent leads to the agent list', async () => {
+    setMarketplaceEnabled(true);
+    renderApp('/', authValue({ user: { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' } }));
+    expect(await screen.findByRole('link', { name: 'Publish an Agent' }, slow)).toHaveAttribute(
+      'href',
+      '/dashboard/agentic-users',
+    );
+  });
+
+  it('off, unknown or failed: the spec page with its waitlist buttons', async () => {
+    for (const status of [
+      async () => ({ enabled: false }),
+      () => new Promise<{ enabled: boolean }>(() => {}),
+      async () => {
+        throw new Error('503: Service Unavailable');
+      },
+    ]) {
+      vi.mocked(fetchMarketplaceStatus).mockImplementation(status);
+      const { unmount } = await renderLanding();
+      await waitFor(() => expect(fetchMarketplaceStatus).toHaveBeenCalled());
+      expect(screen.getByRole('button', { name: 'Join Waitlist for Marketplace' })).toBeInTheDocument();
+      expect(screen.getByRole('button', { name: 'Join Waitlist' })).toBeInTheDocument();
+      expect(screen.queryByRole('link', { name: 'Browse the Marketplace' })).not.toBeInTheDocument();
+      expect(screen.queryByRole('link', { name: 'Publish an Agent' })).not.toBeInTheDocument();
+      expect(within(document.getElementById('features')!).getByText('Coming soon')).toBeInTheDocument();
+      expect(screen.getByText(/The marketplace is coming soon\./)).toBeInTheDocument();
+      unmount();
+      vi.mocked(fetchMarketplaceStatus).mockClear();
+    }
   });
 });

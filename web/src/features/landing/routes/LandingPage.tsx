@@ -1,5 +1,7 @@
 import { useEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
+import { useAuth } from '@/features/auth/auth-context';
+import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
 import { Dialog } from '../components/Dialog';
 import { Icon } from '../components/Icon';
 import {
@@ -9,6 +11,7 @@ import {
   copyright,
   LANDING_TITLE,
   MARKETPLACE_INTEREST_HREF,
+  MARKETPLACE_LIVE,
   NAV_LINKS,
   PRIVATE_PLAN,
   PUBLIC_PLAN,
@@ -26,12 +29,18 @@ function stay(event: MouseEvent) {
  * Landing page (spec §2 "Landing page (/)"). Plain HTML and CSS with inline SVG icons, and no antd,
  * so that `/` stays within the bundle budget (docs/web-landing.md). The head tags crawlers need are
  * in web/index.html (served HTML), not set here.
+ *
+ * With the marketplace open (issue 27, the launch switch on) the consumer half's button is Browse the
+ * Marketplace, the Public card's is Publish an Agent, and "coming soon" goes from the marketplace's mentions.
+ * While the switch is unknown or off: the spec's page (waitlist buttons and dialog).
  */
 export function LandingPage() {
   const [waitlistOpen, setWaitlistOpen] = useState(false);
   const [contactOpen, setContactOpen] = useState(false);
   const location = useLocation();
   const navigate = useNavigate();
+  const marketplace = useMarketplaceEnabled();
+  const { user } = useAuth();
 
   useEffect(() => {
     document.title = LANDING_TITLE;
@@ -103,13 +112,30 @@ export function LandingPage() {
               <div className="lp-half lp-half--consumer">
                 <p className="lp-eyebrow">For people who need answers</p>
                 <h2 className="lp-half__title">Access Expert Knowledge, On Demand</h2>
-                <p className="lp-half__text">
-                  Use agents built by experts whenever you need them and pay only for what you use, from your own
-                  wallet. The marketplace is coming soon.
-                </p>
-                <button type="button" className="lp-btn lp-btn--dark lp-btn--lg" aria-haspopup="dialog" onClick={openWaitlist}>
-                  Join Waitlist for Marketplace
-                </button>
+                {marketplace ? (
+                  <>
+                    <p className="lp-half__text">{MARKETPLACE_LIVE.consumerText}</p>
+                    <Link to={MARKETPLACE_LIVE.browseHref} className="lp-btn lp-btn--dark lp-btn--lg">
+                      {MARKETPLACE_LIVE.browse}
+                      <Icon name="arrowRight" size={20} />
+                    </Link>
+                  </>
+                ) : (
+                  <>
+                    <p className="lp-half__text">
+                      Use agents built by experts whenever you need them and pay only for what you use, from your own
+                      wallet. The marketplace is coming soon.
+                    </p>
+                    <button
+                      type="button"
+                      className="lp-btn lp-btn--dark lp-btn--lg"
+                      aria-haspopup="dialog"
+                      onClick={openWaitlist}
+                    >
+                      Join Waitlist for Marketplace
+                    </button>
+                  </>
+                )}
               </div>
             </div>
           </div>
@@ -129,7 +155,7 @@ export function LandingPage() {
                   </span>
                   <Icon name={step.icon} className="lp-card__icon" />
                   <h3 className="lp-card__title">{step.title}</h3>
-                  <p className="lp-card__text">{step.text}</p>
+                  <p className="lp-card__text">{marketplace && step.liveText ? step.liveText : step.text}</p>
                 </li>
               ))}
             </ol>
@@ -148,7 +174,7 @@ export function LandingPage() {
                   <Icon name={benefit.icon} className="lp-card__icon" />
                   <h3 className="lp-card__title">
                     {benefit.title}
-                    {benefit.comingSoon && <span className="lp-badge">Coming soon</span>}
+                    {benefit.comingSoon && !marketplace && <span className="lp-badge">Coming soon</span>}
                   </h3>
                   <p className="lp-card__text">{benefit.text}</p>
                 </li>
@@ -192,7 +218,7 @@ export function LandingPage() {
                     <Icon name={isPublic ? 'global' : 'lock'} className="lp-card__icon" />
                     <h3 className="lp-card__title">
                       {plan.title}
-                      {isPublic && <span className="lp-badge">Coming soon</span>}
+                      {isPublic && !marketplace && <span className="lp-badge">Coming soon</span>}
                     </h3>
                     <p className="lp-plan__price">
                       <span className="lp-plan__amount">{plan.price}</span> <span>{plan.period}</span>
@@ -206,7 +232,14 @@ export function LandingPage() {
                         </li>
                       ))}
                     </ul>
-                    {isPublic ? (
+                    {isPublic && marketplace ? (
+                      <Link
+                        to={user ? MARKETPLACE_LIVE.publishHref : '/auth'}
+                        className="lp-btn lp-btn--ghost lp-btn--block"
+                      >
+                        {MARKETPLACE_LIVE.publish}
+                      </Link>
+                    ) : isPublic ? (
                       <button
                         type="button"
                         className="lp-btn lp-btn--ghost lp-btn--block"
@@ -275,7 +308,7 @@ export function LandingPage() {
       </footer>
 
       <Dialog
-        open={waitlistOpen}
+        open={waitlistOpen && !marketplace}
         onClose={() => setWaitlistOpen(false)}
         title="Marketplace Coming Soon!"
         actions={

@@ -10,10 +10,15 @@ import {
   ThunderboltOutlined,
 } from '@ant-design/icons';
 import { Button } from 'antd';
+import { LoadingSpinner } from '@/components/LoadingSpinner';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAuth } from '@/features/auth';
+import { useMarketplaceSwitch } from '../api/use-marketplace-enabled';
 import { useRegisterMarketplaceInterest } from '../api/use-register-interest';
+import { MarketplaceBrowser } from '../components/MarketplaceBrowser';
+import { MARKETPLACE_LEAD } from '../lib/texts';
 import './marketplace.css';
+import './marketplace-pages.css';
 
 /** The six coming features (spec §2 "Marketplace page"), as short labels. */
 export const MARKETPLACE_FEATURES = [
@@ -27,9 +32,30 @@ export const MARKETPLACE_FEATURES = [
 
 export const INTEREST_RECORDED_TEXT = "Your interest has been recorded. We'll notify you!";
 
-/** /dashboard/marketplace: the marketplace teaser with interest registration. */
+/**
+ * /dashboard/marketplace: the marketplace itself while it is open (issue 27, the launch switch on); otherwise
+ * the spec's teaser with interest registration. A short spinner while the switch is asked.
+ */
 export function MarketplacePage() {
   usePageTitle('Marketplace');
+  const { enabled, known } = useMarketplaceSwitch();
+  if (!known) return <LoadingSpinner fullPage={false} />;
+  if (enabled) {
+    return (
+      <section className="page mp-page" aria-labelledby="marketplace-title">
+        <h1 id="marketplace-title" className="page__title">
+          Marketplace
+        </h1>
+        <p className="page__lead">{MARKETPLACE_LEAD}</p>
+        <MarketplaceBrowser />
+      </section>
+    );
+  }
+  return <MarketplaceTeaser />;
+}
+
+/** The spec's "Marketplace page": Marketplace Coming Soon, the feature chips and Notify Me When Available. */
+function MarketplaceTeaser() {
   const { user, error } = useAuth();
   const register = useRegisterMarketplaceInterest();
   // The flag comes from the onboarding response; right after a successful call it is being refreshed.

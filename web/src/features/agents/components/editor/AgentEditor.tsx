@@ -3,9 +3,11 @@ import { Button, Drawer, Tabs } from 'antd';
 import { useState } from 'react';
 import { toast } from '@/components/toast';
 import { LazyChatPanel } from '@/features/chat';
-import { useUpdateAgent } from '../../api/agents';
+import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
+import { ApiMessageError, useUpdateAgent } from '../../api/agents';
+import { listingValuesOf, toListingPayload, validateListing, type ListingValues } from '../../lib/listing';
 import { initialEditorStatus } from '../../lib/status';
-import type { Agent, AgentUpdatePayload } from '../../types';
+import type { Agent, AgentSavePayload, AgentUpdatePayload } from '../../types';
 import { AgentIcon } from '../AgentIcon';
 import { AgentPausedNotice } from './AgentFeeNotice';
 import { ApiTab } from './ApiTab';
@@ -32,6 +34,19 @@ function draftOf(agent: Agent): AgentUpdatePayload {
   };
 }
 
+/** The fields the Settings tab shows; a server message for one of them opens that tab. */
+const SETTINGS_FIELDS = new Set([
+  'status',
+  'isPublic',
+  'tags',
+  'description',
+  'markupPercent',
+  'greetingCostCents',
+  'greeting',
+  'memoryTokens',
+  'showSources',
+]);
+
 /**
  * The full-screen agent editor: a dialog named by the agent's name, a header with its icon,
  * name, description and e-mail address (and "Paused: add funds to resume" when its monthly fee is unpaid),
@@ -40,21 +55,61 @@ function draftOf(agent: Agent): AgentUpdatePayload {
  */
 export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps) {
   const [draft, setDraft] = useState<AgentUpdatePayload>(() => draftOf(agent));
+  // The Marketplace section's values (issue 27): sent with Save Changes only while the marketplace is on.
+  const [listing, setListing] = useState<ListingValues>(() => listingValuesOf(agent));
+  // Messages at the fields: the section's own checks and the server's 400 validation_failed "fields".
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [activeTab, setActiveTab] = useState('instructions');
+  const marketplace = useMarketplaceEnabled();
   const update = useUpdateAgent();
   const titleId = `agent-editor-title-${agent.id}`;
 
-  const patch = (values: Partial<AgentUpdatePayload>) => setDraft((d) => ({ ...d, ...values }));
+  /** Drops the messages of the fields that change (a new value deserves a new verdict). */
+  const clearErrors = (fields: string[]) =>
+    setFieldErrors((errors) => {
+      if (!fields.some((f) => f in errors)) return errors;
+      const next = { ...errors };
+      for (const f of fields) delete next[f];
+      return next;
+    });
+
+  const patch = (values: Partial<AgentUpdatePayload>) => {
+    setDraft((d) => ({ ...d, ...values }));
+    // Status and visibility both decide whether publishing is allowed.
+    clearErrors([...Object.keys(values), ...('status' in values ? ['isPublic'] : [])]);
+  };
+
+  const patchListing = (values: Partial<ListingValues>) => {
+    setListing((l) => ({ ...l, ...values }));
+    clearErrors(Object.keys(values).map((key) => (key === 'greetingCost' ? 'greetingCostCents' : key)));
+  };
+
+  const showErrors = (errors: Record<string, string>) => {
+    setFieldErrors(errors);
+    if (Object.keys(errors).some((field) => SETTINGS_FIELDS.has(field))) setActiveTab('settings');
+  };
 
   const save = () => {
+    let payload: AgentSavePayload = draft;
+    if (marketplace) {
+      const problems = validateListing(listing);
+      if (Object.keys(problems).length > 0) {
+        showErrors(problems);
+        return;
+      }
+      payload = { ...draft, ...toListingPayload(listing) };
+    }
     update.mutate(
-      { id: agent.id, payload: draft },
+      { id: agent.id, payload },
       {
         onSuccess: (saved) => {
+          setFieldErrors({});
           toast({ title: 'Agent Updated', description: `Your changes to ${saved?.name ?? agent.name} have been saved.` });
           if (saved) onSaved?.(saved);
         },
         onError: (error) => {
           console.error('Error updating agent:', error);
+          if (error instanceof ApiMessageError && error.fields) showErrors(error.fields);
           toast({ title: 'Error', description: error.message, variant: 'destructive', error });
         },
       },
@@ -101,7 +156,8 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
       }
     >
       <Tabs
-        defaultActiveKey="instructions"
+        activeKey={activeTab}
+        onChange={setActiveTab}
         items={[
           {
             key: 'instructions',
@@ -136,6 +192,11 @@ export function AgentEditor({ agent, open, onClose, onSaved }: AgentEditorProps)
                 agentId={agent.id}
                 values={{ status: draft.status, isPublic: draft.isPublic, tags: draft.tags, description: draft.description }}
                 onChange={patch}
+                marketplace={marketplace}
+                slug={agent.slug ?? null}
+                listing={listing}
+                onListingChange={patchListing}
+                errors={fieldErrors}
               />
             ),
           },

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { agentsQueryString } from '../api/marketplace';
+import { filtersFromParams, isFiltered, withFilter } from './filters';
+
+describe('marketplace filters in the address', () => {
+  it('reads q, category, tag and sort (an unknown sort is the default)', () => {
+    expect(filtersFromParams(new URLSearchParams('q=tax&category=Finance&tag=vat&sort=rating'))).toEqual({
+      q: 'tax',
+      category: 'Finance',
+      tag: 'vat',
+      sort: 'rating',
+    });
+    expect(filtersFromParams(new URLSearchParams('sort=cheapest'))).toEqual({ q: '', category: '', tag: '', sort: 'popular' });
+  });
+
+  it('drops empty values and the default sort from the address', () => {
+    const params = new URLSearchParams('q=tax&sort=price');
+    expect(withFilter(params, 'q', '').toString()).toBe('sort=price');
+    expect(withFilter(params, 'sort', 'popular').toString()).toBe('q=tax');
+    expect(withFilter(params, 'category', 'Law').toString()).toBe('q=tax&sort=price&category=Law');
+    expect(params.toString()).toBe('q=tax&sort=price');
+  });
+
+  it('builds the list request: trimmed q, filters, sort, limit and cursor', () => {
+    const filters = { q: '  iso 27001 ', category: 'Compliance', tag: '', sort: 'newest' as const };
+    expect(agentsQueryString(filters)).toBe('q=iso+27001&category=Compliance&sort=newest&limit=20');
+    expect(agentsQueryString(filters, 'abc=')).toBe('q=iso+27001&category=Compliance&sort=newest&limit=20&cursor=abc%3D');
+    expect(isFiltered(filters)).toBe(true);
+    expect(isFiltered({ q: ' ', category: '', tag: '', sort: 'popular' })).toBe(false);
+  });
+});
