@@ -81,20 +81,5 @@ const (
 // newRedis returns a go-redis client for url (redis://[:pass@]host:port/db)
 // with short timeouts and no retries; its commands are traced.
 func newRedis(url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = redisDialTimeout
-	opt.ReadTimeout = redisIOTimeout
-	opt.WriteTimeout = redisIOTimeout
-	opt.PoolTimeout = redisIOTimeout
-	opt.MaxRetries = -1
-	opt.ContextTimeoutEnabled = true
-	rdb := redis.NewClient(opt)
-	if err := observability.TraceRedis(rdb, nil); err != nil {
-		_ = rdb.Close()
-		return nil, err
-	}
-	return rdb, nil
+	return observability.NewRedis(url, observability.RedisBounds{Dial: redisDialTimeout, IO: redisIOTimeout, Pool: redisIOTimeout})
 }

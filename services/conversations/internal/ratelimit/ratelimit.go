@@ -9,7 +9,6 @@ package ratelimit
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -41,23 +40,7 @@ const (
 // with short timeouts and no retries. Its commands are traced
 // (observability.TraceRedis).
 func NewClient(url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = DialTimeout
-	opt.ReadTimeout = IOTimeout
-	opt.WriteTimeout = IOTimeout
-	opt.PoolTimeout = PoolTimeout
-	opt.PoolSize = max(opt.PoolSize, PoolSize)
-	opt.MaxRetries = -1
-	opt.ContextTimeoutEnabled = true
-	rdb := redis.NewClient(opt)
-	if err := observability.TraceRedis(rdb, nil); err != nil {
-		_ = rdb.Close()
-		return nil, err
-	}
-	return rdb, nil
+	return observability.NewRedis(url, observability.RedisBounds{Dial: DialTimeout, IO: IOTimeout, Pool: PoolTimeout, PoolSize: PoolSize})
 }
 
 // Limiter allows Limit calls per Window per user.

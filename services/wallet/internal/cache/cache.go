@@ -15,7 +15,6 @@ package cache
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -48,22 +47,7 @@ const (
 // with short timeouts and no retries. Its commands are traced
 // (observability.TraceRedis).
 func NewClient(url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = DialTimeout
-	opt.ReadTimeout = IOTimeout
-	opt.WriteTimeout = IOTimeout
-	opt.PoolTimeout = IOTimeout
-	opt.MaxRetries = -1 // no retries: a miss is cheaper than waiting
-	opt.ContextTimeoutEnabled = true
-	rdb := redis.NewClient(opt)
-	if err := observability.TraceRedis(rdb, nil); err != nil {
-		_ = rdb.Close()
-		return nil, err
-	}
-	return rdb, nil
+	return observability.NewRedis(url, observability.RedisBounds{Dial: DialTimeout, IO: IOTimeout, Pool: IOTimeout})
 }
 
 type metrics struct {
