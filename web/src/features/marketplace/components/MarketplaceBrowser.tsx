@@ -1,7 +1,7 @@
 import { CloseOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
 import { Alert, Button, Input } from 'antd';
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
+import { useNavigation, useSearchParams } from 'react-router';
 import { flattenPages, useMarketplaceAgents, useMarketplaceCategories } from '../api/marketplace';
 import { filtersFromParams, isFiltered, SORT_OPTIONS, withFilter } from '../lib/filters';
 import { formatCount } from '../lib/format';
@@ -50,14 +50,18 @@ export function MarketplaceBrowser() {
     if (filters.q !== sentQ) setText(filters.q);
   }
 
+  // A card clicked during the pause starts a navigation (to a lazily loaded page) while this page is still
+  // shown; the pending search write is dropped so that it cannot replace it.
+  const navigating = useNavigation().state !== 'idle';
+
   useEffect(() => {
-    if (text === filters.q) return;
+    if (text === filters.q || navigating) return;
     const timer = setTimeout(() => {
       setSentQ(text);
       setParams((prev) => withFilter(prev, 'q', text), { replace: true });
     }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [text, filters.q, setParams]);
+  }, [text, filters.q, setParams, navigating]);
 
   const submitSearch = (event: FormEvent) => {
     event.preventDefault();
