@@ -614,3 +614,48 @@ func TestEnvoySetsTheSecurityHeaders(t *testing.T) {
 		}
 	}
 }
+
+// The agent pages (link previews) and sitemap.xml reach the catalog before
+// the SPA, with no token at the edge, as in the local gateway; /marketplace,
+// an agent's chat and the SPA's files stay the web app's. Without the
+// catalog they are the SPA's (nginx's index.html and static sitemap.xml).
+func TestAgentPagesRouteToTheCatalog(t *testing.T) {
+	table, err := routes.Parse(gateway.RoutesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pagePaths := []string{"/marketplace/math-tutor", "/marketplace/math-tutor-2", "/sitemap.xml"}
+	spaPaths := []string{"/marketplace", "/marketplace/", "/marketplace/math-tutor/", "/marketplace/math-tutor/chat", "/index.html", "/robots.txt", "/dashboard/marketplace"}
+	for _, p := range []profile{allServices, allServicesLoc, defaults} {
+		t.Run(p.name, func(t *testing.T) {
+			ec := loadEnvoy(t, p)
+			rs := mainRoutes(t, ec)
+			for _, path := range pagePaths {
+				r := matchRoute(t, rs, path)
+				if r == nil || r.GetRoute().GetCluster() != "svc_catalog" {
+					t.Errorf("%s: not routed to the catalog (%v)", path, r.GetName())
+					continue
+				}
+				if lr, ok := table.Lookup(path); !ok || lr.Name != r.GetName() || !lr.Page() {
+					t.Errorf("%s: Envoy picks %q, the local gateway %q", path, r.GetName(), lr.Name)
+				}
+				if jwtConfig(t, ec) != nil {
+					if pr, ok := perRoute(t, r, jwtFilter, &jwtv3.PerRouteConfig{}); !ok || !pr.GetDisabled() {
+						t.Errorf("%s: a page must not require a token at the edge", path)
+					}
+				}
+			}
+			for _, path := range spaPaths {
+				if r := matchRoute(t, rs, path); r == nil || r.GetRoute().GetCluster() != "web" {
+					t.Errorf("%s: not routed to the web app", path)
+				}
+			}
+		})
+	}
+	rs := mainRoutes(t, loadEnvoy(t, identityOnly))
+	for _, path := range pagePaths {
+		if r := matchRoute(t, rs, path); r == nil || r.GetRoute().GetCluster() != "web" {
+			t.Errorf("identity only: %s not routed to the web app", path)
+		}
+	}
+}

@@ -450,9 +450,60 @@ func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 			t.Errorf("%s: the gateway cannot reach the HTTP port", svc)
 		}
 	}
-	// web only from the gateway
-	if n := ty.netpol(release + "-web"); n == nil || len(n.Spec.Ingress) != 1 || n.Spec.Ingress[0].From[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "envoy" {
-		t.Errorf("web NetworkPolicy must admit only the gateway")
+	// web only from the gateway, and from the catalog, which reads the SPA's
+	// shell for its agent pages (webShell).
+	if got := webPeers(t, ty); got != "[envoy catalog]" {
+		t.Errorf("web NetworkPolicy admits %s; want only the gateway and the catalog", got)
+	}
+	if got := webPeers(t, decodeAll(t, identityOnly)); got != "[envoy]" {
+		t.Errorf("identity only: web NetworkPolicy admits %s; want only the gateway", got)
+	}
+}
+
+// webPeers lists the app names the web NetworkPolicy admits (one rule, HTTP).
+func webPeers(t *testing.T, ty *typed) string {
+	t.Helper()
+	n := ty.netpol(release + "-web")
+	if n == nil || len(n.Spec.Ingress) != 1 || len(n.Spec.Ingress[0].Ports) != 1 || n.Spec.Ingress[0].Ports[0].Port.StrVal != "http" {
+		t.Fatalf("web NetworkPolicy: %+v", n)
+	}
+	var names []string
+	for _, peer := range n.Spec.Ingress[0].From {
+		if peer.PodSelector == nil || peer.NamespaceSelector != nil || peer.IPBlock != nil {
+			t.Fatalf("web NetworkPolicy peer %+v is not a pod of the release", peer)
+		}
+		names = append(names, peer.PodSelector.MatchLabels["app.kubernetes.io/name"])
+	}
+	return fmt.Sprint(names)
+}
+
+// The catalog renders the agent pages (link previews) from the SPA's shell,
+// which it reads from the web Service (WEB_INDEX_URL), with canonical links
+// on the public origin (APP_BASE_URL); no other service reads the shell.
+func TestCatalogReadsTheWebShell(t *testing.T) {
+	for _, c := range []struct {
+		p    profile
+		base string
+	}{{defaults, "https://agentic.app"}, {production, "https://agentic.app"}, {local, "http://localhost:8080"}} {
+		ty := decodeAll(t, c.p)
+		cm := ty.configMap(release + "-catalog")
+		if cm == nil {
+			t.Fatalf("%s: no catalog ConfigMap", c.p.name)
+		}
+		if got, want := cm.Data["WEB_INDEX_URL"], "http://"+release+"-web.agentic.svc.cluster.local:8080/index.html"; got != want {
+			t.Errorf("%s: WEB_INDEX_URL = %q, want %q", c.p.name, got, want)
+		}
+		if cm.Data["APP_BASE_URL"] != c.base {
+			t.Errorf("%s: catalog APP_BASE_URL = %q, want %q", c.p.name, cm.Data["APP_BASE_URL"], c.base)
+		}
+		if s := ty.service(release + "-web"); s == nil || s.Spec.Ports[0].Port != 8080 {
+			t.Errorf("%s: the web Service does not serve port 8080", c.p.name)
+		}
+		for _, svc := range []string{"identity", "documents", "wallet", "analytics", "conversations", "mail"} {
+			if cm := ty.configMap(release + "-" + svc); cm != nil && cm.Data["WEB_INDEX_URL"] != "" {
+				t.Errorf("%s: %s reads the web shell", c.p.name, svc)
+			}
+		}
 	}
 }
 
@@ -573,6 +624,19 @@ func TestMarketplaceSwitchReachesEveryService(t *testing.T) {
 			if cm.Data["MARKETPLACE_ENABLED"] != c.want {
 				t.Errorf("%s: %s MARKETPLACE_ENABLED = %q, want %s", c.p.name, svc, cm.Data["MARKETPLACE_ENABLED"], c.want)
 			}
+		}
+	}
+}
+
+// Services whose e-mails or pages link to the app know its public origin
+// (without it the mail service's notification links would point at
+// localhost).
+func TestAppBaseURLWhereLinksAreMade(t *testing.T) {
+	ty := decodeAll(t, production)
+	for _, svc := range []string{"mail", "wallet", "catalog"} {
+		cm := ty.configMap(release + "-" + svc)
+		if cm == nil || !strings.HasPrefix(cm.Data["APP_BASE_URL"], "https://") {
+			t.Errorf("%s APP_BASE_URL = %v", svc, cm)
 		}
 	}
 }

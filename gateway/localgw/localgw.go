@@ -1,6 +1,7 @@
 // Package localgw is the gateway used where Envoy is not installed (the local
-// Tilt stack): one origin that serves the built SPA and proxies /api/* to the
-// services named by the route table.
+// Tilt stack): one origin that serves the built SPA and proxies /api/* (and
+// the few pages outside /api the table gives a service) to the services named
+// by the route table.
 //
 // It deliberately does not check tokens: the services always verify them
 // themselves, and emulator tokens are unsigned (ARCHITECTURE.md).
@@ -133,7 +134,7 @@ func New(cfg Config) (http.Handler, error) {
 	})
 	// The SPA is compressed here as Envoy/nginx would in a cluster; /api
 	// responses pass through as the services send them.
-	mux.Handle("/", gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	spa := gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "Only GET and HEAD are served here.")
 			return
@@ -151,11 +152,44 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		// Client-side routes (and unknown paths, which the SPA renders as
 		// its 404 screen) all get index.html, never cached so a new build
-		// is picked up on the next load.
+		// is picked up on the next load. /index.html itself is the file
+		// (the catalog reads the SPA's shell there, WEB_INDEX_URL), not a
+		// redirect to / as http.ServeFile would answer.
 		w.Header().Set("Cache-Control", "no-cache")
-		http.ServeFile(w, r, index)
-	})))
-	return accessLog(cfg.Logger, securityHeaders(sec, mux)), nil
+		serveIndex(w, r, index)
+	}))
+	// Pages the route table gives a service (the catalog's agent pages and
+	// sitemap.xml) are routed before the SPA's files, as Envoy does.
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route, ok := cfg.Table.Lookup(r.URL.Path); ok && route.Page() {
+			traceRequest(r)
+			proxies[route.Service].ServeHTTP(w, r)
+			return
+		}
+		spa.ServeHTTP(w, r)
+	}))
+	page := func(path string) bool {
+		route, ok := cfg.Table.Lookup(path)
+		return ok && route.Page()
+	}
+	return accessLog(cfg.Logger, page, securityHeaders(sec, mux)), nil
+}
+
+// serveIndex answers with the SPA's index.html (conditional requests and
+// HEAD included).
+func serveIndex(w http.ResponseWriter, r *http.Request, index string) {
+	f, err := os.Open(index)
+	if err != nil {
+		http.Error(w, "the web app is not built (web/dist/index.html)", http.StatusServiceUnavailable)
+		return
+	}
+	defer func() { _ = f.Close() }()
+	info, err := f.Stat()
+	if err != nil {
+		http.Error(w, "the web app is not built (web/dist/index.html)", http.StatusServiceUnavailable)
+		return
+	}
+	http.ServeContent(w, r, "index.html", info.ModTime(), f)
 }
 
 // securityHeaders sets the route table's security headers on every
@@ -242,10 +276,11 @@ func (s *statusRecorder) Flush() {
 // Observability; an /api/ path with no route is logged where it is
 // refused), so here it is DEBUG (LOG_LEVEL=debug shows it); a 5xx (the
 // gateway's 502 when a service is down, or a service's failure) is WARN;
-// the SPA's files are logged only when refused (405), at INFO. Every line
+// the SPA's files are logged only when refused (405), at INFO; a page the
+// table gives a service (page) is logged as an /api/ request. Every line
 // costs Tilt, which reads the gateway's output, CPU on the cores the
 // answers need: one line per request had logged each chat message twice.
-func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
+func accessLog(logger *slog.Logger, page func(path string) bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
@@ -254,7 +289,7 @@ func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
 		switch {
 		case rec.status >= 500:
 			level = slog.LevelWarn
-		case !strings.HasPrefix(r.URL.Path, "/api/"):
+		case !strings.HasPrefix(r.URL.Path, "/api/") && !page(r.URL.Path):
 			if rec.status < 400 {
 				return // the SPA's own files
 			}

@@ -49,6 +49,8 @@ func newGatewayLogged(t *testing.T, upstreams map[string]string, logger *slog.Lo
 	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-1234.js"), []byte("console.log(1)"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "assets", "big-5678.js"), []byte(strings.Repeat("console.log('agentic');\n", 1000)), 0o644))
+	// web/public's static sitemap, which the catalog's page route replaces.
+	must(t, os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte("<urlset>static</urlset>"), 0o644))
 
 	closed := closedAddr(t)
 	ups := map[string]string{}
@@ -259,6 +261,8 @@ func TestAccessLogLeavesAnsweredRequestsToTheServices(t *testing.T) {
 		{"GET", "/api/nope", "INFO no API route; DEBUG request"},
 		{"GET", "/dashboard", ""}, // the SPA
 		{"POST", "/dashboard", "INFO request"},
+		// A page the table gives a service (the catalog, down here) is logged as /api is.
+		{"GET", "/marketplace/math-tutor", "WARN upstream unavailable; WARN request"},
 	} {
 		if got := levelOf(c.method, c.path, c.want); got != c.want {
 			t.Errorf("%s %s logged %q, want %q", c.method, c.path, got, c.want)
@@ -505,5 +509,70 @@ func TestUpstreamConnectionsAreReused(t *testing.T) {
 	defer mu.Unlock()
 	if extra := dialled - first; extra != 0 {
 		t.Fatalf("second round dialled %d new connections, want 0 (the first round's were kept alive)", extra)
+	}
+}
+
+// The pages the route table gives a service (the catalog's agent pages and
+// sitemap.xml) reach it before the SPA's files, whatever the method (the
+// service answers 405 itself), with the security headers and a request id;
+// the SPA keeps /marketplace, an agent's chat and every other path.
+func TestPagesReachTheirServiceBeforeTheSPA(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("<html>catalog</html>"))
+	}))
+	defer up.Close()
+	gw := newGatewayWith(t, map[string]string{"catalog": strings.TrimPrefix(up.URL, "http://")})
+	for _, p := range []string{"/marketplace/math-tutor", "/sitemap.xml"} {
+		resp, body := get(t, gw.URL+p)
+		if resp.StatusCode != 404 || body != "<html>catalog</html>" || resp.Header.Get("X-Request-Id") == "" ||
+			!strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: %d %q %v", p, resp.StatusCode, body, resp.Header)
+		}
+	}
+	resp, err := http.Post(gw.URL+"/marketplace/math-tutor", "text/plain", strings.NewReader("x"))
+	must(t, err)
+	resp.Body.Close()
+	for _, p := range []string{"/marketplace", "/marketplace/", "/marketplace/math-tutor/chat", "/dashboard/marketplace"} {
+		resp, body := get(t, gw.URL+p)
+		if resp.StatusCode != 200 || body != "<html>spa</html>" {
+			t.Errorf("%s: %d %q, want the SPA", p, resp.StatusCode, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(seen, ",") != "GET /marketplace/math-tutor,GET /sitemap.xml,POST /marketplace/math-tutor" {
+		t.Errorf("the catalog saw %v", seen)
+	}
+}
+
+// /index.html is the SPA's shell as a file (200, not http.ServeFile's
+// redirect to /): the catalog reads it there (WEB_INDEX_URL) to render the
+// agent pages, and it never goes to a service.
+func TestIndexHTMLIsTheShellItself(t *testing.T) {
+	gw := newGateway(t, closedAddr(t))
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(gw.URL + "/index.html")
+	must(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(body) != "<html>spa</html>" || resp.Header.Get("Cache-Control") != "no-cache" ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("/index.html: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	// Conditional requests work on it as on any file.
+	req, _ := http.NewRequest(http.MethodGet, gw.URL+"/index.html", nil)
+	req.Header.Set("If-Modified-Since", resp.Header.Get("Last-Modified"))
+	again, err := client.Do(req)
+	must(t, err)
+	again.Body.Close()
+	if again.StatusCode != http.StatusNotModified {
+		t.Fatalf("conditional /index.html: %d", again.StatusCode)
 	}
 }

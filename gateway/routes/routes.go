@@ -12,7 +12,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Service is an upstream that owns some /api paths.
+// Service is an upstream that owns some /api paths (and maybe pages: see
+// Route.Page).
 type Service struct {
 	// LocalHTTP is the service's HTTP address in the local (Tilt) stack.
 	LocalHTTP string `yaml:"localHTTP"`
@@ -33,7 +34,8 @@ type Route struct {
 	Name    string `yaml:"name"`
 	Match   Match  `yaml:"match"`
 	Service string `yaml:"service"`
-	// Auth defaults to true; only the Stripe webhook turns it off.
+	// Auth defaults to true; false where the service checks another
+	// credential or the route is public (routes.yaml), and on every page.
 	Auth *bool `yaml:"auth"`
 	// RateLimited marks routes that get an edge rate limit in Envoy.
 	RateLimited bool `yaml:"rateLimited"`
@@ -42,6 +44,13 @@ type Route struct {
 	Stream bool `yaml:"stream"`
 
 	re *regexp.Regexp
+}
+
+// Page reports whether the route serves a page outside /api/ (the catalog's
+// agent pages and sitemap.xml, answered in place of the SPA's shell): no
+// token, and the gateway routes it before the SPA's files.
+func (r Route) Page() bool {
+	return !strings.HasPrefix(r.Match.Path+r.Match.Prefix+r.Match.Regex, "/api/")
 }
 
 // RequiresAuth reports whether the route needs a Firebase ID token.
@@ -156,8 +165,14 @@ func (t *Table) validate() error {
 			return fmt.Errorf("route %q needs exactly one of path, prefix or regex", r.Name)
 		}
 		for _, v := range []string{r.Match.Path, r.Match.Prefix, r.Match.Regex} {
-			if v != "" && !strings.HasPrefix(v, "/api/") {
-				return fmt.Errorf("route %q must match under /api/", r.Name)
+			if v == "" || strings.HasPrefix(v, "/api/") {
+				continue
+			}
+			// A page outside /api (the catalog's agent pages and sitemap):
+			// a browser or a crawler opens it without a token, and an exact
+			// path or a regex keeps it from taking the SPA's other paths.
+			if !strings.HasPrefix(v, "/") || r.Match.Prefix != "" || r.RequiresAuth() || r.Stream || r.RateLimited {
+				return fmt.Errorf("route %q: a route outside /api/ must be a page: a path or regex from /, auth: false, no stream or rateLimited", r.Name)
 			}
 		}
 		if r.Match.Regex != "" {

@@ -72,6 +72,10 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/marketplace/agents/math-tutor", "catalog", false},
 		{"/api/marketplace/categories", "catalog", false},
 		{"/api/marketplace/agents/math-tutor/reviews", "catalog", false},
+		// Pages: a listed agent's link preview and the sitemap (issue 27).
+		{"/marketplace/math-tutor", "catalog", false},
+		{"/marketplace/math-tutor-2", "catalog", false},
+		{"/sitemap.xml", "catalog", false},
 	}
 	for _, c := range cases {
 		r, ok := table.Lookup(c.path)
@@ -91,7 +95,10 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 func TestUnroutedPaths(t *testing.T) {
 	table := mustTable(t)
 	for _, p := range []string{"/api/unknown", "/api/agents/a/b/c/d", "/api/user", "/dashboard", "/api/agents/a1/documents/d1/extra",
-		"/api/marketplace", "/api/marketplace/agents/a/b", "/api/marketplace/agents/a/reviews/x", "/api/marketplace/categories/x"} {
+		"/api/marketplace", "/api/marketplace/agents/a/b", "/api/marketplace/agents/a/reviews/x", "/api/marketplace/categories/x",
+		// The SPA's: its files, its shell and its other marketplace pages.
+		"/", "/index.html", "/robots.txt", "/assets/index-1234.js", "/marketplace", "/marketplace/", "/marketplace/math-tutor/",
+		"/marketplace/math-tutor/chat", "/dashboard/marketplace", "/dashboard/marketplace/x", "/sitemap.xml.gz"} {
 		if r, ok := table.Lookup(p); ok {
 			t.Errorf("%s unexpectedly routed to %s", p, r.Name)
 		}
@@ -103,7 +110,7 @@ func TestUnroutedPaths(t *testing.T) {
 // OpenAPI document and the public marketplace are public.
 func TestOnlyTheWebhookAndAgentAPISkipAuth(t *testing.T) {
 	for _, r := range mustTable(t).Routes {
-		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && r.Name != "marketplace-public" && r.Match.Prefix != "/api/v1/" {
+		if !r.RequiresAuth() && r.Name != "stripe-webhook" && r.Name != "openapi" && r.Name != "marketplace-public" && r.Match.Prefix != "/api/v1/" && !r.Page() {
 			t.Errorf("route %s skips auth", r.Name)
 		}
 	}
@@ -128,6 +135,7 @@ func TestParseRejectsBadTables(t *testing.T) {
 		"unknown key":     svc + "routes:\n  - { name: r, match: { path: /api/x }, service: a, colour: red }\n",
 		"duplicate name":  svc + "routes:\n  - { name: r, match: { path: /api/x }, service: a }\n  - { name: r, match: { path: /api/y }, service: a }\n",
 		"outside /api":    svc + "routes:\n  - { name: r, match: { path: /x }, service: a }\n",
+
 		"service no port": "services:\n  a: { localHTTP: \"127.0.0.1:1\" }\nroutes:\n  - { name: r, match: { path: /api/x }, service: a }\n",
 	}
 	for name, doc := range cases {
@@ -147,6 +155,49 @@ func TestOnlyMessageSendingStreams(t *testing.T) {
 	for _, r := range table.Routes {
 		if r.Stream != (r.Name == "conversation-messages" || r.Name == "agent-api") {
 			t.Errorf("route %s: stream = %v", r.Name, r.Stream)
+		}
+	}
+}
+
+// The only pages outside /api are the catalog's agent pages and its sitemap
+// (link previews, issue 27); every other non-/api path is the SPA's. A page
+// may be defined with a path or a regex when it needs no token.
+func TestPagesAreTheCatalogsAgentPagesAndSitemap(t *testing.T) {
+	var pages []string
+	for _, r := range mustTable(t).Routes {
+		if r.Page() {
+			pages = append(pages, r.Name)
+			if r.Service != "catalog" || r.RequiresAuth() || r.Stream || r.RateLimited {
+				t.Errorf("page %s: %+v", r.Name, r)
+			}
+		}
+	}
+	if strings.Join(pages, ",") != "marketplace-agent-page,sitemap" {
+		t.Errorf("pages %v", pages)
+	}
+	svc := "services:\n  a: { localHTTP: \"127.0.0.1:1\", httpPort: 1, grpcPort: 2 }\n" +
+		"securityHeaders: { contentSecurityPolicy: \"default-src 'self'\", referrerPolicy: no-referrer, permissionsPolicy: \"camera=()\" }\n"
+	for name, route := range map[string]string{
+		"with a token": "{ name: r, match: { path: /x }, service: a }",
+		"prefix":       "{ name: r, match: { prefix: /x }, service: a, auth: false }",
+		"catch-all":    "{ name: r, match: { prefix: / }, service: a, auth: false }",
+		"stream":       "{ name: r, match: { path: /x }, service: a, auth: false, stream: true }",
+		"rate limited": "{ name: r, match: { path: /x }, service: a, auth: false, rateLimited: true }",
+		"relative":     "{ name: r, match: { regex: \"x/[^/]+\" }, service: a, auth: false }",
+	} {
+		if _, err := routes.Parse([]byte(svc + "routes:\n  - " + route + "\n")); err == nil || !strings.Contains(err.Error(), "outside /api/") {
+			t.Errorf("page %s: %v", name, err)
+		}
+	}
+	table, err := routes.Parse([]byte(svc + "routes:\n  - { name: p, match: { regex: \"/p/[^/]+\" }, service: a, auth: false }\n" +
+		"  - { name: q, match: { path: /q.xml }, service: a, auth: false }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/p/x": "p", "/q.xml": "q", "/p": "", "/p/x/y": ""} {
+		r, ok := table.Lookup(path)
+		if ok != (want != "") || r.Name != want || (ok && !r.Page()) {
+			t.Errorf("%s: %q %v, want %q", path, r.Name, ok, want)
 		}
 	}
 }

@@ -3,7 +3,9 @@ The Envoy bootstrap, rendered from the route table (files/routes.yaml).
 
 Listener :8080 (the Service's target) routes, in this order:
   1. every route of the table whose service is enabled (same order, same
-     match: path -> exact path, prefix -> prefix, regex -> safe_regex/RE2);
+     match: path -> exact path, prefix -> prefix, regex -> safe_regex/RE2),
+     the pages outside /api included (the catalog's agent pages and
+     sitemap.xml; with the catalog disabled they fall to the SPA);
   2. any other /api/ path -> JSON 404 (never the SPA);
   3. everything else -> the web Deployment (index.html fallback in nginx).
 Auth is per route: jwt_authn PerRouteConfig names the "firebase" requirement

@@ -618,6 +618,9 @@ type Store interface {
 	GetListed(ctx context.Context, slug string) (Listing, error)
 	// ListedCategories counts the listed agents per category, most first.
 	ListedCategories(ctx context.Context) ([]CategoryCount, error)
+	// ListedSitemap returns up to limit listed agents' slugs and last
+	// changes, most answered first (pages.go).
+	ListedSitemap(ctx context.Context, limit int) ([]SitemapEntry, error)
 }
 
 // Service is the catalog API.
@@ -666,6 +669,10 @@ type Service interface {
 	ListListed(ctx context.Context, q ListQuery) (ListPage, error)
 	GetListed(ctx context.Context, slug string) (Listing, error)
 	ListCategories(ctx context.Context) ([]CategoryCount, error)
+	// The marketplace's pages (pages.go): an agent page's listing (no
+	// documents count) and sitemap.xml's agents.
+	ListedPreview(ctx context.Context, slug string) (Listing, error)
+	Sitemap(ctx context.Context, limit int) ([]SitemapEntry, error)
 }
 
 // Config configures the service.

@@ -79,6 +79,13 @@ type Config struct {
 	// CategoriesTTL overrides how long the marketplace's categories are
 	// reused (tests; negative: never).
 	CategoriesTTL time.Duration
+	// WebIndexURL is where the SPA's shell is read for the agent pages
+	// (WEB_INDEX_URL; "": no agent pages or sitemap.xml, tests only);
+	// AppBaseURL the web app's public origin for their canonical links
+	// (APP_BASE_URL); PagesTTL how long the shell and the sitemap are
+	// reused (tests; 0: a minute). pages.go.
+	WebIndexURL, AppBaseURL string
+	PagesTTL                time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -121,6 +128,11 @@ func LoadConfig() (Config, error) {
 	c.EstimateInputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_INPUT_PRICE", agents.DefaultEstimateInputPrice))
 	c.EstimateOutputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_OUTPUT_PRICE", agents.DefaultEstimateOutputPrice))
 	if err := checkMarketplaceConfig(c); err != nil {
+		l.Check(err)
+	}
+	c.WebIndexURL = l.String("WEB_INDEX_URL", DefaultWebIndexURL)
+	c.AppBaseURL = l.String("APP_BASE_URL", DefaultAppBaseURL)
+	if err := checkPagesConfig(c); err != nil {
 		l.Check(err)
 	}
 	c.ReviewRate = l.String("RATE_LIMIT_REVIEWS", DefaultReviewRate)
@@ -265,7 +277,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	limiter := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
 	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)),
 		transport.WithMarketplace(cfg.MarketplaceEnabled),
-		transport.WithMarketplaceGate(marketplaceGate(limiter, marketplaceRate, cfg.TrustedProxyHops)))
+		transport.WithMarketplaceGate(marketplaceGate(limiter, marketplaceRate, cfg.TrustedProxyHops)),
+		pagesOption(cfg, logger))
 	// Per-user review and report quotas (reviewquotas.go) in front of the
 	// mux; none while the marketplace is off (its routes answer 404).
 	reviewQuotas, err := reviewRules(cfg.ReviewRate, cfg.ReportRate)

@@ -37,6 +37,9 @@ type Set struct {
 	ListListed     endpoint.Endpoint
 	GetListed      endpoint.Endpoint
 	ListCategories endpoint.Endpoint
+	// The marketplace's pages (pages.go): an agent page, sitemap.xml.
+	ListedPreview endpoint.Endpoint
+	Sitemap       endpoint.Endpoint
 
 	// Reviews, replies and reports (the marketplace; reviews.go, filled by
 	// AddReviews).
@@ -224,6 +227,8 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 		ListListed:     wrap("ListListed", listListed(svc)),
 		GetListed:      wrap("GetListed", getListed(svc)),
 		ListCategories: wrap("ListCategories", listCategories(svc)),
+		ListedPreview:  wrap("ListedPreview", listedPreview(svc)),
+		Sitemap:        wrap("Sitemap", sitemap(svc)),
 	}
 }
 

@@ -39,6 +39,8 @@ type httpOptions struct {
 	// marketplaceGate is in front of the public marketplace routes (the
 	// per-address rate limit; WithMarketplaceGate, marketplace.go).
 	marketplaceGate func(http.Handler) http.Handler
+	// pages: the agent pages and sitemap.xml (WithPages, pages.go).
+	pages *PagesConfig
 }
 
 // WithInviteGate puts gate between the authentication (with its revocation
@@ -102,6 +104,10 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	registerReviews(mux, set, fresh, logger, o.marketplaceOff, o.marketplaceGate)
 	// The public marketplace: lists, profiles, categories (marketplace.go).
 	registerMarketplace(mux, set, logger, o.marketplaceOff, o.marketplaceGate)
+	// The marketplace's pages outside /api: agent pages, sitemap.xml (pages.go).
+	if o.pages != nil {
+		registerPages(mux, set, logger, o.marketplaceOff, *o.pages)
+	}
 }
 
 // AgentJSON is an agent as the HTTP API shows it.
