@@ -71,6 +71,9 @@ test.describe('with the marketplace open', () => {
     await expect(page).toHaveURL(new RegExp(`\\?q=${query}$`));
     await expect(page.getByText('No agents match your search.')).toBeVisible();
     await expect.poll(() => requests.some((r) => r.url.searchParams.get('q') === query)).toBe(true);
+    // A search is sorted by best match unless another order is chosen.
+    await expect(page.getByLabel('Sort by')).toHaveValue('relevance');
+    expect(requests.find((r) => r.url.searchParams.get('q') === query)?.url.searchParams.get('sort')).toBe('relevance');
     expect(requests.every((r) => r.authorization === undefined)).toBe(true);
 
     await page.getByLabel('Sort by').selectOption('newest');

@@ -1,6 +1,7 @@
 /** The public marketplace's shapes (issue 27 "Discovery" and "Reviews"; docs/catalog.md). */
 
-export type MarketplaceSort = 'popular' | 'rating' | 'newest' | 'price';
+/** 'relevance' (best match) only with a search: the API refuses it without one. */
+export type MarketplaceSort = 'relevance' | 'popular' | 'rating' | 'newest' | 'price';
 export type ReviewSort = 'newest' | 'highest' | 'lowest';
 
 export interface Rating {

@@ -3,7 +3,7 @@ import { Alert, Button, Input } from 'antd';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useNavigation, useSearchParams } from 'react-router';
 import { flattenPages, useMarketplaceAgents, useMarketplaceCategories } from '../api/marketplace';
-import { filtersFromParams, isFiltered, SORT_OPTIONS, withFilter } from '../lib/filters';
+import { filtersFromParams, isFiltered, sortOptions, withFilter } from '../lib/filters';
 import { formatCount } from '../lib/format';
 import { AgentCard, AgentCardSkeleton } from './AgentCard';
 
@@ -193,7 +193,7 @@ export function MarketplaceBrowser() {
             {BROWSER_TEXTS.sort}
           </label>
           <select id={`${ids}-sort`} className="mp-select" value={filters.sort} onChange={(e) => setFilter('sort', e.target.value)}>
-            {SORT_OPTIONS.map((o) => (
+            {sortOptions(filters.q).map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
               </option>

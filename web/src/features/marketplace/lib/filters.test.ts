@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentsQueryString } from '../api/marketplace';
-import { filtersFromParams, isFiltered, withFilter } from './filters';
+import { filtersFromParams, isFiltered, sortOptions, withFilter } from './filters';
 
 describe('marketplace filters in the address', () => {
   it('reads q, category, tag and sort (an unknown sort is the default)', () => {
@@ -13,10 +13,21 @@ describe('marketplace filters in the address', () => {
     expect(filtersFromParams(new URLSearchParams('sort=cheapest'))).toEqual({ q: '', category: '', tag: '', sort: 'popular' });
   });
 
+  it('sorts a search by best match unless another sort is chosen, and never without a search', () => {
+    expect(filtersFromParams(new URLSearchParams('q=tax')).sort).toBe('relevance');
+    expect(filtersFromParams(new URLSearchParams('q=tax&sort=newest')).sort).toBe('newest');
+    expect(filtersFromParams(new URLSearchParams('sort=relevance')).sort).toBe('popular');
+    expect(sortOptions('tax').map((o) => o.value)).toContain('relevance');
+    expect(sortOptions('  ').map((o) => o.value)).not.toContain('relevance');
+  });
+
   it('drops empty values and the default sort from the address', () => {
     const params = new URLSearchParams('q=tax&sort=price');
     expect(withFilter(params, 'q', '').toString()).toBe('sort=price');
-    expect(withFilter(params, 'sort', 'popular').toString()).toBe('q=tax');
+    // While searching the default is best match: choosing 'popular' is kept, choosing best match is not.
+    expect(withFilter(params, 'sort', 'popular').toString()).toBe('q=tax&sort=popular');
+    expect(withFilter(params, 'sort', 'relevance').toString()).toBe('q=tax');
+    expect(withFilter(new URLSearchParams('sort=price'), 'sort', 'popular').toString()).toBe('');
     expect(withFilter(params, 'category', 'Law').toString()).toBe('q=tax&sort=price&category=Law');
     expect(params.toString()).toBe('q=tax&sort=price');
   });
