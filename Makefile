@@ -144,6 +144,13 @@ test-web: deps ## Vitest + the initial-JS budget for / (reads a production build
 bench-web: ## Lighthouse on / and /auth against a running `make dev` (prints score, LCP, TBT, CLS)
 	cd bench/web && npm ci --no-audit --no-fund --loglevel=error && ./run.sh
 
+.PHONY: bench-marketplace
+# Each client connects from its own 127.0.0.x, so the catalog's per-address RATE_LIMIT_MARKETPLACE (3000/1m in
+# tilt/lib.tilt) counts per client; the bench counts 429s and judges no target in a run that got any. For a run
+# the limit cannot touch, give the catalog RATE_LIMIT_MARKETPLACE=0/1m (disabled; tilt/lib.tilt's value, Tilt restarts it).
+bench-marketplace: ## marketplace browse/search/profile p99 through the gateway of a running `make dev` (seeds 10,000 listed agents, deletes them after; MARKETPLACE_FLAGS=-duration 10s)
+	go run ./bench/marketplace $(MARKETPLACE_FLAGS)
+
 .PHONY: faults
 faults: ## fault suite against a running `make dev` (kills services, stops the broker/Redis, restarts PostgreSQL; FAULTS_FLAGS=-short); not part of `make test`
 	go run ./bench/faults $(FAULTS_FLAGS)
