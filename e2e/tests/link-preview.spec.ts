@@ -55,7 +55,7 @@ async function publishByApi(
   });
   const doc = await request.post(`/api/agents/${id}/documents`, {
     headers,
-    data: { name: 'Tide tables', url: simDocUrl(file.id), labels: [], sharingStatus: 'shared' },
+    data: { name: 'Tide_tables', url: simDocUrl(file.id), labels: [], sharingStatus: 'shared' },
   });
   expect(doc.status(), await doc.text()).toBe(201);
   // Ready = shared at the last sync and its text indexed (tokenCount set).
