@@ -2,6 +2,7 @@ import { configure, fireEvent, screen, waitFor, within } from '@testing-library/
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
 import { fakeIdentity } from '@/test/fake-firebase';
+import { fetchMarketplaceStatus } from '@/features/marketplace/api/status';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue, renderApp } from '@/test/render';
 import { json, profile, review } from '../test/fixtures';
@@ -110,6 +111,15 @@ describe('/marketplace/:slug (profile)', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/marketplace/tax-helper/chat'));
     expect(await screen.findByRole('heading', { level: 1, name: 'Chat with Tax Helper' })).toBeInTheDocument();
     expect(screen.getByText(/Chatting with marketplace agents opens with paid answers \(coming next\)\./)).toBeInTheDocument();
+  });
+
+  it('waits for the session before asking for the profile (a user switch would cancel the request)', async () => {
+    renderApp('/marketplace/tax-helper', authValue({ loading: true }));
+    // The switch is asked; the page itself waits.
+    await waitFor(() => expect(vi.mocked(fetchMarketplaceStatus)).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(calls('GET', PROFILE)).toHaveLength(0);
+    expect(screen.queryByRole('heading', { level: 1, name: 'Tax Helper' })).toBeNull();
   });
 
   it('says so when the agent is not listed (404)', async () => {
