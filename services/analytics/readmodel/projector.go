@@ -259,13 +259,17 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 		if m.GetUid() == "" {
 			return false, fmt.Errorf("%s without uid", ev.Type)
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO revenue_entries (event_id, uid, amount_micros, occurred_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (event_id) DO NOTHING`,
-			ev.ID, m.GetUid(), m.GetAmountMicros(), occurred(m.GetOccurredAt(), ev)); err != nil {
-			return false, fmt.Errorf("revenue entry: %w", err)
+		return true, insertRevenue(ctx, tx, ev, m.GetUid(), m.GetAmountMicros(), occurred(m.GetOccurredAt(), ev))
+
+	case TypeEarningsCredited:
+		var m eventsv1.WalletEarningsCredited
+		if err := decode(ev, &m); err != nil {
+			return false, err
 		}
-		return true, nil
+		if m.GetCreatorUid() == "" || m.GetAmountMicros() <= 0 {
+			return false, fmt.Errorf("%s without creator_uid or amount", ev.Type)
+		}
+		return true, insertRevenue(ctx, tx, ev, m.GetCreatorUid(), m.GetAmountMicros(), occurred(m.GetOccurredAt(), ev))
 
 	case TypeChargeDebited:
 		var m eventsv1.WalletCharged
@@ -573,4 +577,14 @@ func joinNonEmpty(ss []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// insertRevenue records one revenue entry of uid (once per event id).
+func insertRevenue(ctx context.Context, tx pgx.Tx, ev events.Received, uid string, micros int64, at time.Time) error {
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO revenue_entries (event_id, uid, amount_micros, occurred_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (event_id) DO NOTHING`, ev.ID, uid, micros, at); err != nil {
+		return fmt.Errorf("revenue entry: %w", err)
+	}
+	return nil
 }

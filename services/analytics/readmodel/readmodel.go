@@ -49,6 +49,10 @@ const (
 	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
 
 	TypeIncomeCredited = "agentic.wallet.income.credited.v1"
+	// TypeEarningsCredited: a consumer's answer credited its creator's
+	// earnings (markup + greeting, issue 28). It is the creator's revenue
+	// (the dashboard's Total Revenue), like income credited to the wallet.
+	TypeEarningsCredited = "agentic.wallet.earnings.credited.v1"
 	// TypeChargeDebited is any expense debited from a wallet (payload
 	// eventsv1.WalletCharged); only monthly agent fees are projected (see
 	// IsAgentFee), answers are counted from TypeInteractionRecorded.

@@ -466,3 +466,33 @@ func TestPublishAndUnpublishAreActivities(t *testing.T) {
 		t.Fatal("published without ids: no error")
 	}
 }
+
+// A creator's earnings from consumers' answers (issue 28) are revenue: they
+// count towards Total Revenue like income, once per event, and belong to the
+// creator, never to the consumer who paid.
+func TestEarningsCreditedAreTheCreatorsRevenue(t *testing.T) {
+	pool := newDB(t)
+	p := readmodel.NewProjector(readmodel.ProjectorConfig{})
+	ctx := context.Background()
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	earning := func(id string, micros int64) events.Received {
+		return ev(id, readmodel.TopicWallet, readmodel.TypeEarningsCredited, at, &eventsv1.WalletEarningsCredited{
+			CreatorUid: "carol", ConsumerUid: "dave", AgentId: "a1", AmountMicros: micros,
+			MarkupMicros: micros, TransferId: "tr-" + id, OccurredAt: ts(at)})
+	}
+	e1 := earning("ec1", 1_234_567)
+	apply(t, pool, p, e1, earning("ec2", 765_433), e1) // e1 delivered twice
+	stats := func(uid string) readmodel.Stats {
+		s, err := readmodel.NewStore(pool, func() time.Time { return at.Add(time.Hour) }).Stats(ctx, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if got := stats("carol").TotalRevenue; got != 200 { // $2.00 in cents
+		t.Fatalf("creator's revenue %d cents, want 200", got)
+	}
+	if got := stats("dave").TotalRevenue; got != 0 {
+		t.Fatalf("consumer's revenue %d cents, want 0", got)
+	}
+}

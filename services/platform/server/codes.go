@@ -37,18 +37,22 @@ const (
 	CodeInvalidIdemKey   = "invalid_idempotency_key" // Idempotency-Key header too long (agent API)
 
 	// 401, 402, 403, 404, 405, 409, 413, 429.
-	CodeUnauthenticated   = "unauthenticated" // no bearer token
-	CodeInvalidToken      = "invalid_token"   // bad, expired or revoked token
-	CodeInsufficientFunds = "insufficient_funds"
-	CodeAgentUnavailable  = "agent_unavailable"      // the agent may not answer this user now (a subscriber's monthly cap is spent)
-	CodeForbidden         = "forbidden"              // the caller is known but may not do this (an owner reviewing their own agent)
-	CodeReviewNeedsAnswer = "review_requires_answer" // only a user who received an answer from the agent may review it
-	CodeNotFound          = "not_found"              // unknown, or not the caller's
-	CodeMethodNotAllowed  = "method_not_allowed"
-	CodeConflict          = "conflict"    // the resource exists or changed (already invited, name taken)
-	CodeInProgress        = "in_progress" // the same operation is still running
-	CodeBodyTooLarge      = "body_too_large"
-	CodeRateLimited       = "rate_limited"
+	CodeUnauthenticated         = "unauthenticated" // no bearer token
+	CodeInvalidToken            = "invalid_token"   // bad, expired or revoked token
+	CodeInsufficientFunds       = "insufficient_funds"
+	CodeAgentUnavailable        = "agent_unavailable"      // the agent may not answer this user now (a subscriber's monthly cap is spent)
+	CodeForbidden               = "forbidden"              // the caller is known but may not do this (an owner reviewing their own agent)
+	CodeReviewNeedsAnswer       = "review_requires_answer" // only a user who received an answer from the agent may review it
+	CodeNotFound                = "not_found"              // unknown, or not the caller's
+	CodeMethodNotAllowed        = "method_not_allowed"
+	CodeConflict                = "conflict"                  // the resource exists or changed (already invited, name taken)
+	CodeInProgress              = "in_progress"               // the same operation is still running
+	CodeEarningsInsufficient    = "earnings_insufficient"     // more was asked of the available earnings than they hold
+	CodePayoutAccountMissing    = "payout_account_missing"    // a payout without a payout (Stripe Connect) account
+	CodePayoutAccountRestricted = "payout_account_restricted" // the payout account cannot receive payouts yet
+	CodePayoutInFlight          = "payout_in_flight"          // a payout is already on its way
+	CodeBodyTooLarge            = "body_too_large"
+	CodeRateLimited             = "rate_limited"
 	// 499: written for logs and metrics only; the client that sent the request is gone.
 	CodeClientClosedRequest = "client_closed_request"
 
@@ -96,13 +100,17 @@ var Codes = []CodeInfo{
 	{CodeUnauthenticated, http.StatusUnauthorized, "No bearer token: 'Authentication token not available. User must be logged in.'"},
 	{CodeInvalidToken, http.StatusUnauthorized, "The token is invalid, expired or revoked: 'Invalid or expired authentication token.'"},
 	{CodeInsufficientFunds, http.StatusPaymentRequired, "The wallet that pays cannot cover the cost."},
-	{CodeAgentUnavailable, http.StatusForbidden, "The agent cannot answer this user right now (the owner's monthly cap for this subscriber is spent): 'This agent is unavailable right now.'"},
+	{CodeAgentUnavailable, http.StatusForbidden, "The agent cannot answer this user right now (the owner's monthly cap for this subscriber is spent, or a listed agent's creator cannot pay its monthly fee): 'This agent is unavailable right now.'"},
 	{CodeForbidden, http.StatusForbidden, "The caller may not do this (an owner reviewing their own agent)."},
 	{CodeReviewNeedsAnswer, http.StatusForbidden, "Only a user who received at least one answer from the agent may review it."},
 	{CodeNotFound, http.StatusNotFound, "No such route or resource, or it is not the caller's."},
 	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "The path exists but not with this method; Allow lists the methods."},
 	{CodeConflict, http.StatusConflict, "The resource already exists or conflicts with another (already invited, name taken)."},
 	{CodeInProgress, http.StatusConflict, "The same operation is still running."},
+	{CodeEarningsInsufficient, http.StatusConflict, "A transfer or payout asks for more than the available earnings: 'You have $X.XX available to transfer.' (or 'to withdraw.')"},
+	{CodePayoutAccountMissing, http.StatusConflict, "A payout needs a payout account: 'Set up your payout account first.'"},
+	{CodePayoutAccountRestricted, http.StatusConflict, "The payout account cannot receive payouts yet: 'Your payout account cannot receive payouts yet: <reason>.'"},
+	{CodePayoutInFlight, http.StatusConflict, "A payout is already on its way: 'A payout is already on its way. Try again when it has arrived.'"},
 	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, "The body is larger than 1 MiB."},
 	{CodeRateLimited, http.StatusTooManyRequests, "Too many requests; Retry-After says when to retry."},
 	{CodeClientClosedRequest, StatusClientClosedRequest, "The client closed the connection before the answer (a navigation, a Stop); nobody reads it, the request log and metrics record it."},

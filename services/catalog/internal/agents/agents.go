@@ -140,6 +140,16 @@ type Agent struct {
 	// DocumentsCount is the readable documents counted at the last publish
 	// (not part of the owner's JSON).
 	DocumentsCount int64
+	// Listed is set by the internal gRPC reads (FindAgent, FindAgentByEmail,
+	// CheckAccess): the marketplace is enabled and the agent IsListed.
+	Listed bool
+}
+
+// IsListed reports whether a is on the marketplace as the public lists
+// decide it (published: is_public with a publish time) and answering
+// (active). Whether the marketplace is enabled is the service's to add.
+func IsListed(a Agent) bool {
+	return a.IsPublic && !a.PublishedAt.IsZero() && a.Status == StatusActive
 }
 
 // Subscriber is a person an owner shared an agent with.
@@ -196,15 +206,19 @@ func (s Subscriber) DisplayName() string {
 const (
 	RoleOwner      = "owner"
 	RoleSubscriber = "subscriber"
+	// RoleConsumer is a signed-in user talking to a listed agent they
+	// neither own nor subscribe to (issue 28): they pay from their own
+	// wallet, with the creator's markup and greeting cost.
+	RoleConsumer = "consumer"
 )
 
 // Access answers "may this user use the agent, and who pays?".
 type Access struct {
 	Allowed bool
-	Role    string // RoleOwner | RoleSubscriber when allowed
-	// PayerUID is whose wallet pays for usage: always the owner's, because
-	// every agent is private for now (SPEC: usage costs on private agents are
-	// deducted from the creator's wallet).
+	Role    string // RoleOwner | RoleSubscriber | RoleConsumer when allowed
+	// PayerUID is whose wallet pays for usage: the owner's for the owner and
+	// subscribers (SPEC: usage costs on private agents are deducted from the
+	// creator's wallet), the caller's own for a consumer.
 	PayerUID string
 	Agent    Agent // set when allowed
 	// SubscriberCapMicros is, for a subscriber, the most the owner pays for
@@ -651,8 +665,10 @@ type Service interface {
 	FindAgentByEmail(ctx context.Context, email string) (Agent, error)
 	// CheckOwnership reports whether the agent exists and whether uid owns it.
 	CheckOwnership(ctx context.Context, agentID, uid string) (owned, exists bool, err error)
-	// CheckAccess reports whether uid may use the agent (owner, or active
-	// subscriber), who pays and, for a subscriber, their monthly cap. No
+	// CheckAccess reports whether uid may use the agent (owner, active
+	// subscriber, or — the marketplace enabled and the agent listed — any
+	// other signed-in user as a consumer who pays for themselves), who pays
+	// and, for a subscriber, their monthly cap. No
 	// access and unknown agents are Access{Allowed: false}, not errors; empty
 	// arguments are a ValidationError.
 	CheckAccess(ctx context.Context, agentID, uid string) (Access, error)
@@ -973,7 +989,15 @@ func (s *service) FindAgent(ctx context.Context, id string) (Agent, error) {
 	if !validID(id) {
 		return Agent{}, ErrNotFound
 	}
-	return s.store.Get(ctx, "", id)
+	return s.withListed(s.store.Get(ctx, "", id))
+}
+
+// withListed sets a.Listed (the internal reads).
+func (s *service) withListed(a Agent, err error) (Agent, error) {
+	if err == nil {
+		a.Listed = s.cfg.Marketplace && IsListed(a)
+	}
+	return a, err
 }
 
 func (s *service) FindAgentByEmail(ctx context.Context, email string) (Agent, error) {
@@ -984,7 +1008,7 @@ func (s *service) FindAgentByEmail(ctx context.Context, email string) (Agent, er
 	if chars(email) > MaxEmail || !strings.Contains(email, "@") {
 		return Agent{}, ErrNotFound // cannot be an issued address
 	}
-	return s.store.GetByEmail(ctx, email)
+	return s.withListed(s.store.GetByEmail(ctx, email))
 }
 
 func (s *service) CheckOwnership(ctx context.Context, agentID, uid string) (bool, bool, error) {
@@ -1012,11 +1036,21 @@ func (s *service) CheckAccess(ctx context.Context, agentID, uid string) (Access,
 		return Access{}, nil
 	}
 	a, role, capCents, err := s.store.Access(ctx, agentID, uid)
-	if errors.Is(err, ErrNotFound) || (err == nil && role == "") {
+	if errors.Is(err, ErrNotFound) {
 		return Access{}, nil
 	}
 	if err != nil {
 		return Access{}, err
+	}
+	a.Listed = s.cfg.Marketplace && IsListed(a)
+	if role == "" {
+		// Neither owner nor active subscriber: a consumer of a listed agent
+		// (the marketplace enabled; public, published and active, as the
+		// marketplace lists decide), paying from their own wallet.
+		if !a.Listed {
+			return Access{}, nil
+		}
+		return Access{Allowed: true, Role: RoleConsumer, PayerUID: uid, Agent: a}, nil
 	}
 	acc := Access{Allowed: true, Role: role, PayerUID: a.OwnerUID, Agent: a}
 	if role == RoleSubscriber && capCents != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSlug(t *testing.T) {
@@ -194,3 +195,22 @@ func TestCapValidation(t *testing.T) {
 }
 
 func ptr(v int64) *int64 { return &v }
+
+func TestIsListed(t *testing.T) {
+	published := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		a    Agent
+		want bool
+	}{
+		{"public, published, active", Agent{IsPublic: true, PublishedAt: published, Status: StatusActive}, true},
+		{"private", Agent{IsPublic: false, PublishedAt: published, Status: StatusActive}, false},
+		{"never published", Agent{IsPublic: true, Status: StatusActive}, false},
+		{"inactive", Agent{IsPublic: true, PublishedAt: published, Status: StatusInactive}, false},
+		{"pending", Agent{IsPublic: true, PublishedAt: published, Status: StatusPending}, false},
+	} {
+		if got := IsListed(c.a); got != c.want {
+			t.Errorf("%s: IsListed = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -551,6 +551,14 @@ func (s *PostgresStore) ActivateUser(ctx context.Context, tx pgx.Tx, u User, at 
 			return 0, err
 		}
 	}
+	// A user who talked to a listed agent as a consumer (paying for
+	// themselves) is a subscriber now (the owner pays): their cached access
+	// is stale.
+	for _, sub := range subs {
+		if err := recordAccessChange(ctx, tx, sub.AgentID, sub.UID); err != nil {
+			return 0, err
+		}
+	}
 	return len(subs), nil
 }
 

@@ -53,7 +53,10 @@ func UsageEventHandler(store *PostgresStore, now func() time.Time) events.Handle
 		if err != nil || !counted {
 			return err
 		}
-		// The marketplace's typical answer (marketplace_postgres.go).
-		return store.RecordAnswerCost(ctx, tx, msg.GetAgentId(), msg.GetCostMicros(), msg.GetTotalMicros(), at)
+		// The marketplace's typical answer (marketplace_postgres.go): cost +
+		// fee, without a consumer's markup and greeting (issue 28), which
+		// the typical answer adds at the agent's current markup itself.
+		total := msg.GetTotalMicros() - max(msg.GetMarkupMicros(), 0) - max(msg.GetGreetingMicros(), 0)
+		return store.RecordAnswerCost(ctx, tx, msg.GetAgentId(), msg.GetCostMicros(), max(total, msg.GetCostMicros()), at)
 	}
 }

@@ -272,8 +272,10 @@ func TestAccessChangesSince(t *testing.T) {
 	if d := time.Since(r0.GetNow().AsTime()); d < -5*time.Second || d > 5*time.Second {
 		t.Fatalf("now = %v, %v from this clock", r0.GetNow().AsTime(), d)
 	}
-	// Creating, inviting and activating end nobody's access.
-	expect("creation and invitations", since(nil, time.Minute))
+	// Creating and inviting end nobody's access; activating changes the
+	// activated user's (a consumer of a listed agent who paid for
+	// themselves becomes a subscriber the owner pays for; issue 28).
+	expect("creation, invitations and activations", since(nil, time.Minute), change{id, "erin"}, change{id, "frank"})
 
 	// Removing an active subscriber: that uid.
 	if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+erinID, "token-alice", ""); r.status != 204 {
@@ -308,12 +310,13 @@ func TestAccessChangesSince(t *testing.T) {
 	expect("deactivation", r4, change{id, ""})
 
 	// Margin: from r4's now nothing is new, but looking back far enough
-	// finds the deactivation (and the removal) again, each (agent, uid) once.
+	// finds the deactivation (and the removal and activations) again, each
+	// (agent, uid) once.
 	expect("margin 0", since(r4.GetNow(), 0))
-	expect("margin 1m", since(r4.GetNow(), time.Minute), change{id, ""}, change{id, "erin"})
+	expect("margin 1m", since(r4.GetNow(), time.Minute), change{id, ""}, change{id, "erin"}, change{id, "frank"})
 	// Without since: from the database's now minus the margin.
 	expect("no since, margin 0", since(nil, 0))
-	expect("no since, margin 1m", since(nil, time.Minute), change{id, ""}, change{id, "erin"})
+	expect("no since, margin 1m", since(nil, time.Minute), change{id, ""}, change{id, "erin"}, change{id, "frank"})
 	// A negative margin counts as 0; a huge one is bounded (no error).
 	expect("negative margin", since(r4.GetNow(), -time.Hour))
 	since(r4.GetNow(), 1<<62)

@@ -603,6 +603,19 @@ func TestTypicalAnswerFromUsage(t *testing.T) {
 	if p := do(t, "GET", profile, "", "").obj(); p["typicalAnswerMicros"] != float64(4060) || p["markupPercent"] != float64(100) {
 		t.Fatalf("after the markup: %v", p)
 	}
+	// Consumers' answers (issue 28) count at cost + fee: their total's
+	// markup and greeting are not added twice. Three at 1,000 → the
+	// median of 2,030 ×4, 4,060, 6,090 is 2,030.
+	for i := range 3 {
+		publishInteraction(t, l.brokers, fmt.Sprintf("usage-consumer-%d", i), &eventsv1.InteractionRecorded{
+			InteractionId: fmt.Sprintf("c%d", i), AgentId: id, OwnerUid: "alice", UserUid: "zed", PayerUid: "zed", PayerRole: "consumer",
+			CostMicros: 1000, FeeMicros: 30, MarkupMicros: 1000, GreetingMicros: 20_000, TotalMicros: 22_030,
+		})
+	}
+	waitUntil(t, "the consumers' answers counted", func() bool {
+		p := do(t, "GET", profile, "", "").obj()
+		return p["answers"] == float64(6) && p["typicalAnswerMicros"] == float64(2030)
+	})
 }
 
 // Off (MARKETPLACE_ENABLED=false): the public routes are 404 and publishing

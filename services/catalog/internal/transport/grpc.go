@@ -152,5 +152,8 @@ func AgentToProto(a agents.Agent) *catalogv1.Agent {
 		Instructions: a.Instructions, Tags: a.Tags, Subscribers: a.Subscribers,
 		TotalInteractions: a.TotalInteractions, Email: a.Email,
 		CreatedAt: timestamppb.New(a.CreatedAt), UpdatedAt: timestamppb.New(a.UpdatedAt),
+		MarkupPercent: int32(a.MarkupPercent), GreetingCostCents: int32(a.GreetingCostCents), //nolint:gosec // bounded (0..300, 0..500)
+		Greeting: a.Greeting, MemoryTokens: int32(a.MemoryTokens), ShowSources: a.ShowSources, //nolint:gosec // bounded (0..32000)
+		Slug: a.Slug, Listed: a.Listed,
 	}
 }

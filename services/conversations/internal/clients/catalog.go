@@ -151,8 +151,15 @@ func (c *Catalog) lookUp(ctx context.Context, k accessKey, gen uint64) (conversa
 		SubscriberCapMicros: max(0, resp.GetSubscriberCapMicros()),
 		Agent: conversations.Agent{
 			ID: agentID, OwnerUID: ag.GetOwnerUid(), Name: ag.GetName(), IconColor: ag.GetIconColor(),
-			Instructions: ag.GetInstructions(),
+			Instructions:  ag.GetInstructions(),
+			MarkupPercent: int(max(ag.GetMarkupPercent(), 0)), GreetingCostCents: int(max(ag.GetGreetingCostCents(), 0)),
+			Greeting: ag.GetGreeting(), MemoryTokens: int(max(ag.GetMemoryTokens(), 0)), ShowSources: ag.GetShowSources(),
+			Slug: ag.GetSlug(), Listed: ag.GetListed(),
 		},
+	}
+	if a.Role == conversations.AccessConsumer && a.PayerUID != uid {
+		// A consumer pays for themselves, always.
+		return conversations.Access{}, fmt.Errorf("catalog CheckAccess: consumer %s of agent %s with payer %s", uid, agentID, a.PayerUID)
 	}
 	if a.PayerUID == "" {
 		// The catalog always names the payer; if it ever does not, the

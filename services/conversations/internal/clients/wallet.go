@@ -71,8 +71,8 @@ func reason(err error) string {
 }
 
 // shortfall reads the amounts the wallet attaches to a Reserve refused for
-// funds (ErrorInfo metadata: needed_micros, available_micros, fee_micros);
-// nil when they are not all there.
+// funds (ErrorInfo metadata: needed_micros, available_micros and, when an
+// agent fee is due, fee_micros); nil when the first two are not there.
 func shortfall(err error) *metering.Shortfall {
 	for _, d := range status.Convert(err).Details() {
 		info, ok := d.(*errdetails.ErrorInfo)
@@ -82,7 +82,12 @@ func shortfall(err error) *metering.Shortfall {
 		m := info.GetMetadata()
 		needed, e1 := strconv.ParseInt(m["needed_micros"], 10, 64)
 		available, e2 := strconv.ParseInt(m["available_micros"], 10, 64)
-		fee, e3 := strconv.ParseInt(m["fee_micros"], 10, 64)
+		// fee_micros may be absent (no agent fee due: a consumer's answer).
+		var fee int64
+		var e3 error
+		if f, ok := m["fee_micros"]; ok {
+			fee, e3 = strconv.ParseInt(f, 10, 64)
+		}
 		if e1 == nil && e2 == nil && e3 == nil {
 			return &metering.Shortfall{NeededMicros: needed, AvailableMicros: available, FeeMicros: fee}
 		}

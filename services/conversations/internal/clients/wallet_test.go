@@ -27,6 +27,22 @@ func TestWalletRefusalCarriesTheShortfall(t *testing.T) {
 		*sh != (metering.Shortfall{NeededMicros: 10_040_000, AvailableMicros: 3_000_000, FeeMicros: 10_000_000}) {
 		t.Fatalf("refusal %v, shortfall %+v", got, sh)
 	}
+	// No agent fee due (a consumer's answer): fee_micros may be left out.
+	st2, _ := status.New(codes.FailedPrecondition, "insufficient_funds").WithDetails(&errdetails.ErrorInfo{
+		Reason: "insufficient_funds", Domain: "wallet.agentic",
+		Metadata: map[string]string{"needed_micros": "20000", "available_micros": "0"},
+	})
+	if sh := metering.RefusalShortfall(walletError("reserve", st2.Err(), metering.ErrInsufficientFunds)); sh == nil ||
+		*sh != (metering.Shortfall{NeededMicros: 20_000}) {
+		t.Fatalf("shortfall without fee_micros %+v", sh)
+	}
+	// The agent is unavailable (a listed agent's creator cannot pay its fee).
+	st3, _ := status.New(codes.FailedPrecondition, "agent_unavailable").WithDetails(&errdetails.ErrorInfo{
+		Reason: "agent_unavailable", Domain: "wallet.agentic"})
+	if un := walletError("reserve", st3.Err(), metering.ErrInsufficientFunds); !errors.Is(un, metering.ErrInsufficientFunds) ||
+		metering.RefusalReason(un) != metering.ReasonAgentUnavailable {
+		t.Fatalf("agent_unavailable refusal %v", un)
+	}
 	// An older wallet (no amounts): the reason alone.
 	plain := walletError("reserve", status.Error(codes.FailedPrecondition, "insufficient_funds"), metering.ErrInsufficientFunds)
 	if metering.RefusalShortfall(plain) != nil || metering.RefusalReason(plain) != "insufficient_funds" {

@@ -246,11 +246,32 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if !req.SuppliedHistory {
 		history = opened.History
 	}
-	built, err := s.buildPrompt(ctx, access.Agent, knowledge, history, req.Content, req.System, maxOut)
+	// The agent's memory (memoryTokens) bounds the stored history it keeps;
+	// the agent API's caller sends its own history and decides (as with
+	// OpenAI's API).
+	memory := access.Agent.MemoryTokens
+	if req.SuppliedHistory {
+		memory = 0
+	}
+	built, err := s.buildPrompt(ctx, access.Agent, knowledge, history, req.Content, req.System, maxOut, memory)
 	if err != nil {
 		return Turn{}, err
 	}
-	worst := pricing.WorstCase(price, ReserveInputTokens(built.InputTokens), int64(maxOut))
+	// A consumer pays the creator's markup on every answer and the greeting
+	// cost with the conversation's first charged answer (BeginTurn decides
+	// which answer that is); the owner and subscribers pay cost + fee.
+	consumer := access.Role == AccessConsumer
+	var (
+		markupPercent int
+		greeting      int64
+	)
+	if consumer {
+		markupPercent, greeting = access.Agent.MarkupPercent, pricing.Greeting(access.Agent.GreetingCostCents)
+		if _, paid := s.greeted.get(req.UID, conv.ID); paid {
+			greeting = 0 // paid with an earlier answer (captured: final)
+		}
+	}
+	worst := pricing.WorstCaseParts(price, ReserveInputTokens(built.InputTokens), int64(maxOut), markupPercent, greeting)
 	stage(stageContext)
 
 	// Record the turn and its charge before anything is reserved: from here
@@ -266,10 +287,17 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		// read these keys at Reserve (docs/billing-api.md).
 		"agent_id": conv.AgentID, "agent_name": access.Agent.Name,
 	}
+	if consumer {
+		// The wallet charges a consumer no agent fee (the creator pays it)
+		// and refuses with agent_unavailable when the agent is paused
+		// (docs/billing-api.md).
+		reserveMeta["payer_role"], reserveMeta["creator_uid"] = AccessConsumer, access.Agent.OwnerUID
+	}
 	charge := Charge{
 		MessageID: asst.ID, ConversationID: conv.ID, AgentID: conv.AgentID, UserUID: req.UID, PayerUID: access.PayerUID,
 		Channel: req.Channel, Key: "msg:" + asst.ID, ReserveMicros: worst, ReserveMeta: reserveMeta, State: ChargeReserving,
 		LeaseUntil: now.Add(s.cfg.AnswerTimeout + s.cfg.LeaseMargin), CreatedAt: now, UpdatedAt: now,
+		GreetingMicros: greeting,
 	}
 	if key != nil {
 		reserveMeta["apiKeyId"] = key.ID
@@ -294,8 +322,10 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// BeginTurn refuses a revoked or expired key, a key over its monthly
 	// limit and a subscriber over the owner's cap for them, and a refused
 	// request must not hold the owner's money even for a moment, so their
-	// turn is recorded first.
-	sequential := key != nil || charge.SubscriberCap != nil
+	// turn is recorded first. So is a consumer's turn that may carry the
+	// greeting cost: BeginTurn decides whether it does (the first charged
+	// answer of the conversation), and so what to reserve.
+	sequential := key != nil || charge.SubscriberCap != nil || charge.GreetingMicros > 0
 	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
 	defer cancelW()
 	type reserved struct {
@@ -319,6 +349,12 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		if !created {
 			return s.replay(t)
 		}
+		if t.GreetingMicros != greeting {
+			// Another answer of the conversation carries the greeting.
+			worst -= greeting - t.GreetingMicros
+			greeting = t.GreetingMicros
+			charge.ReserveMicros, charge.GreetingMicros = worst, greeting
+		}
 		reserve()
 	}
 	r := <-reserving
@@ -335,10 +371,16 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	}
 	err = r.err
 	switch {
+	case errors.Is(err, metering.ErrInsufficientFunds) && metering.RefusalReason(err) == metering.ReasonAgentUnavailable:
+		// A listed agent whose creator cannot pay its monthly fee answers
+		// no one (nothing was held).
+		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: metering.ReasonAgentUnavailable})
+		return Turn{}, &AgentUnavailableError{Reason: metering.ReasonAgentUnavailable}
 	case errors.Is(err, metering.ErrInsufficientFunds):
 		reason := metering.RefusalReason(err)
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: reason})
-		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason, Short: metering.RefusalShortfall(err)}
+		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason, Short: metering.RefusalShortfall(err),
+			NeededMicros: worst}
 	case errors.Is(err, metering.ErrRejected):
 		// Refused for a reason of ours (an amount or metadata the wallet
 		// does not accept): nothing was held.
@@ -433,23 +475,31 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if stoppedAfterSend {
 		s.m.stoppedCharged.Inc()
 	}
-	amounts := pricing.Quote(price, usage.InputTokens, usage.OutputTokens)
-	usage.CostMicros, usage.FeeMicros, usage.TotalMicros = amounts.CostMicros, amounts.FeeMicros, amounts.TotalMicros
-	if usage.TotalMicros > worst {
+	parts := pricing.QuoteParts(price, usage.InputTokens, usage.OutputTokens, markupPercent, greeting)
+	if parts.TotalMicros > worst {
 		// Never capture more than the hold: the provider counted beyond our
-		// margin. The answer is billed at the hold; cost and fee are scaled
-		// into it so that cost + fee is what was paid.
+		// margin. The answer is billed at the hold, its parts scaled into
+		// it (pricing.Parts.CapAt: the greeting kept, then fee and markup
+		// of the largest cost that fits, the cost the rest) so that they
+		// sum to what was paid.
 		s.log.WarnContext(ctx, "answer cost above its reservation, capped", "message_id", asst.ID,
-			"total_micros", usage.TotalMicros, "reserved_micros", worst)
-		usage.TotalMicros = worst
-		usage.FeeMicros = min(usage.FeeMicros, worst)
-		usage.CostMicros = worst - usage.FeeMicros
+			"total_micros", parts.TotalMicros, "reserved_micros", worst)
+		parts = parts.CapAt(worst, markupPercent)
 	}
+	usage.CostMicros, usage.FeeMicros, usage.TotalMicros = parts.CostMicros, parts.FeeMicros, parts.TotalMicros
+	usage.MarkupMicros, usage.GreetingMicros = parts.MarkupMicros, parts.GreetingMicros
 	s.m.tokens.WithLabelValues("input").Add(float64(usage.InputTokens))
 	s.m.tokens.WithLabelValues("output").Add(float64(usage.OutputTokens))
 
 	asst.Content = res.Text
 	asst.Citations = citations(prompt.CitedPassages(res.Text, built.Passages))
+	if !access.Agent.ShowSources && access.Role != AccessOwner {
+		// The creator keeps the sources to themselves (showSources off):
+		// others see which documents an answer cites, not where they are.
+		for i := range asst.Citations {
+			asst.Citations[i].URL = ""
+		}
+	}
 	asst.Usage = &usage
 	asst.Status = StatusComplete
 	if genErr != nil {
@@ -467,12 +517,20 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if key != nil {
 		captureMeta["apiKeyId"] = key.ID
 	}
+	if consumer {
+		// The wallet credits markup + greeting to the creator's pending
+		// earnings in the capture's transaction (docs/billing-api.md).
+		captureMeta["payer_role"], captureMeta["creator_uid"] = AccessConsumer, access.Agent.OwnerUID
+		captureMeta["markup_micros"] = strconv.FormatInt(usage.MarkupMicros, 10)
+		captureMeta["greeting_micros"] = strconv.FormatInt(usage.GreetingMicros, 10)
+	}
 	payload, err := protojson.Marshal(&eventsv1.InteractionRecorded{
 		InteractionId: asst.ID, AgentId: conv.AgentID, OwnerUid: access.Agent.OwnerUID, AgentName: access.Agent.Name,
 		IconColor: access.Agent.IconColor, DocumentReferences: citationNames(asst.Citations),
 		OccurredAt: timestamppb.New(asst.UpdatedAt), UserUid: req.UID, PayerUid: access.PayerUID, Channel: req.Channel,
 		ConversationId: conv.ID, Model: usage.Model, InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens,
 		CostMicros: usage.CostMicros, FeeMicros: usage.FeeMicros, TotalMicros: usage.TotalMicros,
+		MarkupMicros: usage.MarkupMicros, GreetingMicros: usage.GreetingMicros, PayerRole: access.Role,
 	})
 	if err != nil {
 		return Turn{}, err
@@ -510,6 +568,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		}
 		if settled.Outcome != metering.Unbilled {
 			asst.TransferID = settled.TransferID
+			if usage.GreetingMicros > 0 {
+				s.greeted.put(req.UID, conv.ID, "")
+			}
 		}
 	}
 
@@ -624,6 +685,7 @@ func (s *Service) outcome(t Turn, err error) string {
 		in *InsufficientFundsError
 		kl *KeyLimitError
 		sc *SubscriberCapError
+		au *AgentUnavailableError
 	)
 	switch {
 	case err == nil && t.Replayed:
@@ -646,6 +708,8 @@ func (s *Service) outcome(t Turn, err error) string {
 		return OutcomeKeyLimit
 	case errors.As(err, &sc):
 		return OutcomeSubscriberCap
+	case errors.As(err, &au):
+		return OutcomeAgentUnavailable
 	case errors.Is(err, ErrAPIKeyInvalid), errors.Is(err, ErrAPIKeyExpired):
 		return OutcomeKeyRefused
 	case errors.Is(err, ErrModelUnavailable):
@@ -791,7 +855,7 @@ func (s *Service) fetchReferences(k *knowledgeFetch, agent Agent, message string
 }
 
 // buildPrompt waits for the knowledge and builds the model's prompt.
-func (s *Service) buildPrompt(ctx context.Context, agent Agent, k *knowledgeFetch, history []Message, message, caller string, maxOut int) (prompt.Output, error) {
+func (s *Service) buildPrompt(ctx context.Context, agent Agent, k *knowledgeFetch, history []Message, message, caller string, maxOut, memory int) (prompt.Output, error) {
 	firstErr := k.wait(ctx)
 	byDoc, byLabel, retrieved := k.byDoc, k.byLabel, k.retrieved
 	switch {
@@ -814,6 +878,7 @@ func (s *Service) buildPrompt(ctx context.Context, agent Agent, k *knowledgeFetc
 		Referenced: append(byDoc, byLabel...), Retrieved: retrieved,
 		History: hist, Message: message, Caller: caller,
 		ContextWindow: s.cfg.ContextWindow, MaxOutputTokens: maxOut,
+		HistoryTokens: memory,
 	})
 	if errors.Is(err, prompt.ErrTooLong) {
 		return prompt.Output{}, errors.Join(ErrTooLong, err)

@@ -52,6 +52,11 @@ const (
 const (
 	AccessOwner      = "owner"
 	AccessSubscriber = "subscriber"
+	// AccessConsumer: a signed-in user talking to a listed agent they
+	// neither own nor subscribe to (issue 28). They pay from their own
+	// wallet: cost + fee + the creator's markup, and the greeting cost with
+	// the conversation's first charged answer.
+	AccessConsumer = "consumer"
 )
 
 // Limits (characters).
@@ -71,7 +76,12 @@ const (
 	MsgInvalidContent       = "Message must be 1 to 8,000 characters."
 	MsgInvalidClientID      = "clientMessageId must be 1 to 100 characters."
 	MsgInsufficientOwner    = "Insufficient funds: add funds to your wallet to keep talking to this agent."
-	MsgInsufficientOther    = MsgAgentUnavailable
+	// MsgInsufficientConsumer: a consumer's wallet cannot hold the answer's
+	// worst case (what it needs, then what the wallet has; dollars and
+	// cents). MsgInsufficientConsumerShort when the wallet did not say.
+	MsgInsufficientConsumer      = "This answer needs up to %s; your wallet has %s. Add funds to continue."
+	MsgInsufficientConsumerShort = "This answer needs up to %s. Add funds to continue."
+	MsgInsufficientOther         = MsgAgentUnavailable
 	// MsgAgentUnavailable is all a subscriber is told when the agent may not
 	// answer them for a reason of the owner's (money, their monthly cap).
 	MsgAgentUnavailable = "This agent is unavailable right now."
@@ -107,7 +117,11 @@ type Usage struct {
 	OutputTokens int64
 	CostMicros   int64
 	FeeMicros    int64
-	TotalMicros  int64
+	// MarkupMicros and GreetingMicros are a consumer's answer's parts for
+	// the creator (0 otherwise); TotalMicros includes them.
+	MarkupMicros   int64
+	GreetingMicros int64
+	TotalMicros    int64
 	// Estimated: the provider sent no usage (stream cut) and the tokens were
 	// counted by the service.
 	Estimated bool
@@ -123,6 +137,11 @@ type Conversation struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	LastMessageAt *time.Time
+	// Greeting is the agent's greeting when the conversation was created
+	// ("" for none), shown as its first assistant message (free, no usage)
+	// with id GreetingMessageID.
+	Greeting          string
+	GreetingMessageID string
 }
 
 // Message is one message of a conversation.
@@ -187,6 +206,9 @@ type InsufficientFundsError struct {
 	Role, Reason string
 	// Short is how much was missing, when the wallet said.
 	Short *metering.Shortfall
+	// NeededMicros is the worst case that was asked for (a consumer is told
+	// it when the wallet gave no Short).
+	NeededMicros int64
 }
 
 func (e *InsufficientFundsError) Error() string {
@@ -195,6 +217,9 @@ func (e *InsufficientFundsError) Error() string {
 
 // Message is what the caller is told.
 func (e *InsufficientFundsError) Message() string {
+	if e.Role == AccessConsumer {
+		return e.consumerMessage()
+	}
 	if e.Role != AccessOwner {
 		return MsgInsufficientOther
 	}
@@ -214,6 +239,35 @@ func (e *InsufficientFundsError) Message() string {
 	}
 	return MsgInsufficientOwner
 }
+
+// consumerMessage is what a consumer is told: their own wallet's rules
+// (limit, debt) as the owner is, and for funds what the answer needs
+// (rounded up to the cent) and what the wallet has (rounded down).
+func (e *InsufficientFundsError) consumerMessage() string {
+	switch e.Reason {
+	case metering.ReasonMonthlyLimitReached:
+		return MsgMonthlyLimit
+	case metering.ReasonDebtOutstanding:
+		return MsgDebt
+	case metering.ReasonAgentPaused, metering.ReasonAgentUnavailable:
+		return MsgAgentUnavailable
+	}
+	if sh := e.Short; sh != nil {
+		return fmt.Sprintf(MsgInsufficientConsumer, centsText(roundUpToCent(sh.NeededMicros)), centsText(max(sh.AvailableMicros, 0)))
+	}
+	return fmt.Sprintf(MsgInsufficientConsumerShort, centsText(roundUpToCent(e.NeededMicros)))
+}
+
+// AgentUnavailableError: the wallet refused the answer because the agent
+// answers no one right now (a listed agent whose creator cannot pay its
+// monthly fee; wallet reason "agent_unavailable") — 403 agent_unavailable
+// "This agent is unavailable right now.", nothing charged.
+type AgentUnavailableError struct{ Reason string }
+
+func (e *AgentUnavailableError) Error() string { return "agent unavailable (" + e.Reason + ")" }
+
+// Message is what the caller is told.
+func (e *AgentUnavailableError) Message() string { return MsgAgentUnavailable }
 
 // centsText shows micro-dollars as dollars and cents ("$10.00").
 func centsText(micros int64) string {

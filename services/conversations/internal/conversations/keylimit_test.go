@@ -46,3 +46,32 @@ func TestInsufficientFundsNamesADueFee(t *testing.T) {
 		t.Fatalf("subscriber: %q", subscriber.Message())
 	}
 }
+
+// A consumer is told what the answer needs (rounded up to the cent) and what
+// their wallet has (rounded down); their own wallet's other rules as the
+// owner is; agent_unavailable as everyone is.
+func TestInsufficientFundsMessageForConsumers(t *testing.T) {
+	for _, c := range []struct {
+		e    *InsufficientFundsError
+		want string
+	}{
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "insufficient_funds",
+			Short: &metering.Shortfall{NeededMicros: 15_001, AvailableMicros: 0}},
+			"This answer needs up to $0.02; your wallet has $0.00. Add funds to continue."},
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "insufficient_funds",
+			Short: &metering.Shortfall{NeededMicros: 1_230_000, AvailableMicros: 1_009_999}},
+			"This answer needs up to $1.23; your wallet has $1.00. Add funds to continue."},
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "insufficient_funds", NeededMicros: 20_500},
+			"This answer needs up to $0.03. Add funds to continue."},
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "monthly_limit_reached"}, MsgMonthlyLimit},
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "debt_outstanding"}, MsgDebt},
+		{&InsufficientFundsError{Role: AccessConsumer, Reason: "agent_unavailable"}, MsgAgentUnavailable},
+	} {
+		if got := c.e.Message(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+	if got := (&AgentUnavailableError{Reason: "agent_unavailable"}).Message(); got != "This agent is unavailable right now." {
+		t.Errorf("AgentUnavailableError: %q", got)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	OutcomeKeyLimit          = "key_limit_reached"
 	OutcomeKeyRefused        = "key_refused"
 	OutcomeSubscriberCap     = "subscriber_cap_reached"
+	OutcomeAgentUnavailable  = "agent_unavailable"
 	OutcomeModelUnavailable  = "model_unavailable"
 	OutcomeUnavailable       = "dependency_unavailable"
 	OutcomeCanceled          = "canceled"

@@ -25,11 +25,13 @@ func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
 	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
 }
 
-const conversationColumns = `id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at`
+const conversationColumns = `id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at,
+	COALESCE(greeting, ''), COALESCE(greeting_message_id::text, '')`
 
 func scanConversation(row pgx.Row) (Conversation, error) {
 	var c Conversation
-	err := row.Scan(&c.ID, &c.AgentID, &c.UserUID, &c.Title, &c.Channel, &c.CreatedAt, &c.UpdatedAt, &c.LastMessageAt)
+	err := row.Scan(&c.ID, &c.AgentID, &c.UserUID, &c.Title, &c.Channel, &c.CreatedAt, &c.UpdatedAt, &c.LastMessageAt,
+		&c.Greeting, &c.GreetingMessageID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Conversation{}, ErrConversationNotFound
 	}
@@ -39,10 +41,10 @@ func scanConversation(row pgx.Row) (Conversation, error) {
 // CreateConversation implements Store.
 func (s *PostgresStore) CreateConversation(ctx context.Context, c Conversation) (Conversation, error) {
 	return scanConversation(s.pool.QueryRow(ctx, `
-		INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, greeting, greeting_message_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, '')::uuid)
 		RETURNING `+conversationColumns,
-		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt))
+		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, c.Greeting, c.GreetingMessageID))
 }
 
 // ThreadConversation implements Store. Concurrent first messages of a
@@ -120,7 +122,7 @@ func (s *PostgresStore) DeleteConversation(ctx context.Context, uid, id string, 
 
 const messageColumns = `id::text, conversation_id::text, role, content, citations, status, COALESCE(client_message_id, ''),
 	COALESCE(reply_to::text, ''), model, input_tokens, output_tokens, cost_micros, fee_micros, total_micros, usage_estimated,
-	COALESCE(hold_id, ''), COALESCE(transfer_id, ''), created_at, updated_at`
+	COALESCE(hold_id, ''), COALESCE(transfer_id, ''), created_at, updated_at, markup_micros, greeting_micros`
 
 func scanMessage(row pgx.Row) (Message, error) {
 	var (
@@ -131,9 +133,12 @@ func scanMessage(row pgx.Row) (Message, error) {
 		cost, fee *int64
 		total     *int64
 		estimated bool
+		markup    int64
+		greeting  int64
 	)
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &citations, &m.Status, &m.ClientMessageID,
-		&m.ReplyTo, &model, &in, &out, &cost, &fee, &total, &estimated, &m.HoldID, &m.TransferID, &m.CreatedAt, &m.UpdatedAt)
+		&m.ReplyTo, &model, &in, &out, &cost, &fee, &total, &estimated, &m.HoldID, &m.TransferID, &m.CreatedAt, &m.UpdatedAt,
+		&markup, &greeting)
 	if err != nil {
 		return Message{}, err
 	}
@@ -145,7 +150,7 @@ func scanMessage(row pgx.Row) (Message, error) {
 	}
 	if model != nil && in != nil && out != nil && cost != nil && fee != nil && total != nil {
 		m.Usage = &Usage{Model: *model, InputTokens: *in, OutputTokens: *out, CostMicros: *cost, FeeMicros: *fee,
-			TotalMicros: *total, Estimated: estimated}
+			MarkupMicros: markup, GreetingMicros: greeting, TotalMicros: *total, Estimated: estimated}
 	}
 	return m, nil
 }
@@ -379,7 +384,7 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	if err != nil {
 		return Turn{}, false, err
 	}
-	if c.APIKeyID == "" && c.SubscriberCap == nil {
+	if c.APIKeyID == "" && c.SubscriberCap == nil && c.GreetingMicros == 0 {
 		return s.beginTurnOneTrip(ctx, user, asst, c, reserveMeta)
 	}
 	// An agent API turn checks its key's charges, and a capped subscriber's
@@ -426,6 +431,20 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 				return err
 			}
 		}
+		if c.GreetingMicros > 0 {
+			// The greeting goes with the conversation's first charged
+			// answer: this turn carries it unless another charge of the
+			// conversation does and is open or paid (checked under the
+			// conversation's lock, so two turns never both carry it).
+			var taken bool
+			if err := tx.QueryRow(ctx, greetingTakenSQL, c.ConversationID).Scan(&taken); err != nil {
+				return fmt.Errorf("greeting taken: %w", err)
+			}
+			if taken {
+				c.ReserveMicros -= c.GreetingMicros
+				c.GreetingMicros = 0
+			}
+		}
 		if c.SubscriberCap != nil {
 			refusal, err := s.checkSubscriberCap(ctx, tx, c)
 			if err != nil {
@@ -450,17 +469,17 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 			asst.ID, asst.ConversationID, user.ID, asst.CreatedAt)
 		b.Queue(`
 			INSERT INTO charges (message_id, conversation_id, agent_id, user_uid, payer_uid, channel, idempotency_key,
-				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at, api_key_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11, NULLIF($12, '')::uuid)`,
+				reserve_micros, reserve_meta, state, lease_until, created_at, updated_at, api_key_id, greeting_micros)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', $10, $11, $11, NULLIF($12, '')::uuid, $13)`,
 			c.MessageID, c.ConversationID, c.AgentID, c.UserUID, c.PayerUID, c.Channel, c.Key,
-			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt, c.APIKeyID)
+			c.ReserveMicros, reserveMeta, c.LeaseUntil, c.CreatedAt, c.APIKeyID, c.GreetingMicros)
 		b.Queue(`UPDATE conversations SET last_message_at = $2, updated_at = $2 WHERE id = $1`,
 			user.ConversationID, user.CreatedAt)
 		if err := execBatch(ctx, tx, b, "insert user message", "insert assistant message", "insert charge", "touch conversation"); err != nil {
 			return err
 		}
 		created = true
-		out = Turn{User: user, Assistant: asst}
+		out = Turn{User: user, Assistant: asst, GreetingMicros: c.GreetingMicros}
 		return nil
 	})
 	if err != nil {
@@ -471,6 +490,11 @@ func (s *PostgresStore) BeginTurn(ctx context.Context, user, asst Message, c Cha
 	}
 	return out, created, nil
 }
+
+// greetingTakenSQL: another charge of conversation $1 carries the greeting
+// and is open or paid (charges_greeting_idx).
+const greetingTakenSQL = `SELECT EXISTS (SELECT 1 FROM charges
+	WHERE conversation_id = $1 AND greeting_micros > 0 AND state IN ('reserving', 'held', 'capturing', 'captured'))`
 
 // updateChargeSQL moves charge $1 from one of the states $2 (ChargeUpdate's
 // empty fields leave their columns as they are).
@@ -551,13 +575,13 @@ func (s *PostgresStore) BeginCapture(ctx context.Context, messageID string, c Ca
 		), answer AS (
 			UPDATE messages SET content = $2, citations = $3, status = $4, model = $5, input_tokens = $6,
 				output_tokens = $7, cost_micros = $8, fee_micros = $9, total_micros = $10, usage_estimated = $11,
-				hold_id = $12, updated_at = $13
+				hold_id = $12, updated_at = $13, markup_micros = $19, greeting_micros = $20
 			WHERE id = $1 AND EXISTS (SELECT 1 FROM charge)
 		)
 		SELECT EXISTS (SELECT 1 FROM charge)`,
 		messageID, c.Assistant.Content, citations, c.Assistant.Status, u.Model, u.InputTokens, u.OutputTokens,
 		u.CostMicros, u.FeeMicros, u.TotalMicros, u.Estimated, c.Assistant.HoldID, c.Assistant.UpdatedAt,
-		c.CaptureMicros, c.Description, meta, c.Event, c.LeaseUntil).Scan(&ok)
+		c.CaptureMicros, c.Description, meta, c.Event, c.LeaseUntil, u.MarkupMicros, u.GreetingMicros).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("charge capturing, store answer: %w", err)
 	}
@@ -627,7 +651,7 @@ func (s *PostgresStore) FinishCharge(ctx context.Context, messageID, outcome, tr
 const chargeColumns = `message_id::text, conversation_id::text, agent_id::text, user_uid, payer_uid, channel, idempotency_key,
 	reserve_micros, reserve_meta, COALESCE(hold_id, ''), state, COALESCE(capture_micros, 0), COALESCE(description, ''),
 	capture_meta, event, COALESCE(outcome, ''), COALESCE(transfer_id, ''), attempts, COALESCE(last_error, ''),
-	lease_until, created_at, updated_at, COALESCE(api_key_id::text, '')`
+	lease_until, created_at, updated_at, COALESCE(api_key_id::text, ''), greeting_micros`
 
 func scanCharge(row pgx.Row) (Charge, error) {
 	var (
@@ -636,7 +660,8 @@ func scanCharge(row pgx.Row) (Charge, error) {
 	)
 	err := row.Scan(&c.MessageID, &c.ConversationID, &c.AgentID, &c.UserUID, &c.PayerUID, &c.Channel, &c.Key,
 		&c.ReserveMicros, &reserveMeta, &c.HoldID, &c.State, &c.CaptureMicros, &c.Description, &meta, &c.Event,
-		&c.Outcome, &c.TransferID, &c.Attempts, &c.LastError, &c.LeaseUntil, &c.CreatedAt, &c.UpdatedAt, &c.APIKeyID)
+		&c.Outcome, &c.TransferID, &c.Attempts, &c.LastError, &c.LeaseUntil, &c.CreatedAt, &c.UpdatedAt, &c.APIKeyID,
+		&c.GreetingMicros)
 	if err != nil {
 		return Charge{}, err
 	}

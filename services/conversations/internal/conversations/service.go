@@ -27,12 +27,26 @@ type Agent struct {
 	Name         string
 	IconColor    string
 	Instructions string
+	// Marketplace fields (issue 27/28): what a consumer pays on top of cost
+	// + fee (MarkupPercent of the cost per answer; GreetingCostCents with
+	// the conversation's first charged answer), the agent's first message
+	// (Greeting, free, added when a conversation is created), the history
+	// budget of the prompt (MemoryTokens; 0: the context window's), and
+	// whether non-owners see their citations' links (ShowSources).
+	MarkupPercent     int
+	GreetingCostCents int
+	Greeting          string
+	MemoryTokens      int
+	ShowSources       bool
+	Slug              string
+	// Listed: public, published and active, and the marketplace enabled.
+	Listed bool
 }
 
 // Access is the catalog's answer to "may uid talk to this agent, who pays?".
 type Access struct {
 	Allowed  bool
-	Role     string // AccessOwner or AccessSubscriber
+	Role     string // AccessOwner, AccessSubscriber or AccessConsumer
 	PayerUID string
 	Agent    Agent
 	// SubscriberCapMicros is, for a subscriber, the most the owner pays for
@@ -217,17 +231,21 @@ type OwnerAccounts interface {
 
 // Service is the conversations API. uid is always the verified caller.
 type Service struct {
-	store       Store
-	access      AccessChecker
-	knowledge   Knowledge
-	directory   Directory
-	limiter     RateLimiter
-	meter       *metering.Meter
-	provider    llm.Provider
-	keyStore    KeyStore
-	apiLimiter  APILimiter
-	keyCache    *keyCache
-	convAgents  *convAgents
+	store      Store
+	access     AccessChecker
+	knowledge  Knowledge
+	directory  Directory
+	limiter    RateLimiter
+	meter      *metering.Meter
+	provider   llm.Provider
+	keyStore   KeyStore
+	apiLimiter APILimiter
+	keyCache   *keyCache
+	convAgents *convAgents
+	// greeted holds the conversations (uid, id) whose greeting cost this
+	// replica saw paid (captured: final), so their consumers' next turns
+	// need not be recorded before their Reserve to learn it.
+	greeted     *convAgents
 	revocations KeyRevocationFeed
 	accounts    OwnerAccounts
 	cfg         Config
@@ -242,7 +260,7 @@ func NewService(d Deps, cfg Config) *Service {
 		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
 		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter, revocations: d.Revocations,
 		accounts: d.Accounts,
-		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), convAgents: newConvAgents(), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
+		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), convAgents: newConvAgents(), greeted: newConvAgents(), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
 	}
 }
 
@@ -289,22 +307,30 @@ func (s *Service) openTurn(ctx context.Context, uid, id, clientMessageID string,
 
 // CreateConversation starts a conversation with an agent the caller may use.
 // An absent or blank title is DefaultTitle.
+//
+// The agent's greeting, when it has one, is the conversation's first
+// message: an assistant message, free (no usage, nothing charged), for
+// every role. It is kept on the conversation as it was at creation.
 func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, title *string) (Conversation, error) {
-	if _, err := s.authorize(ctx, uid, agentID); err != nil {
+	access, err := s.authorize(ctx, uid, agentID)
+	if err != nil {
 		return Conversation{}, err
 	}
 	t := DefaultTitle
 	if title != nil && strings.TrimSpace(*title) != "" {
-		var err error
 		if t, err = NormalizeTitle(*title); err != nil {
 			return Conversation{}, err
 		}
 	}
 	now := s.now()
-	c, err := s.store.CreateConversation(ctx, Conversation{
+	conv := Conversation{
 		ID: newID(), AgentID: strings.ToLower(agentID), UserUID: uid, Title: t, Channel: ChannelChat,
 		CreatedAt: now, UpdatedAt: now,
-	})
+	}
+	if g := strings.TrimSpace(access.Agent.Greeting); g != "" {
+		conv.Greeting, conv.GreetingMessageID = g, newID()
+	}
+	c, err := s.store.CreateConversation(ctx, conv)
 	if err == nil {
 		s.convAgents.put(uid, c.ID, c.AgentID)
 	}
@@ -331,7 +357,22 @@ func (s *Service) GetConversation(ctx context.Context, uid, id string) (Conversa
 	if err != nil {
 		return ConversationWithMessages{}, err
 	}
+	if g := GreetingMessage(c); g != nil {
+		msgs = append([]Message{*g}, msgs...)
+	}
 	return ConversationWithMessages{Conversation: c, Messages: msgs}, nil
+}
+
+// GreetingMessage is the conversation's greeting as its first message (an
+// assistant message, complete, without usage: free), or nil when it has
+// none. It is not part of the model's history (Store.OpenTurn reads
+// answered turns only; a kept history starts with a user message).
+func GreetingMessage(c Conversation) *Message {
+	if c.Greeting == "" || c.GreetingMessageID == "" {
+		return nil
+	}
+	return &Message{ID: c.GreetingMessageID, ConversationID: c.ID, Role: RoleAssistant, Content: c.Greeting,
+		Citations: []Citation{}, Status: StatusComplete, CreatedAt: c.CreatedAt, UpdatedAt: c.CreatedAt}
 }
 
 // RenameConversation changes the title (400 invalid_title when blank or too long).

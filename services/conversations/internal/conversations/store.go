@@ -36,10 +36,15 @@ type Charge struct {
 	// the owner caps what that subscriber's answers cost them per month;
 	// BeginTurn enforces it. Not stored.
 	SubscriberCap *SubscriberCap
-	ReserveMicros int64
-	ReserveMeta   map[string]string
-	HoldID        string
-	State         string
+	// GreetingMicros is the greeting cost a consumer's turn asks to carry,
+	// included in ReserveMicros: BeginTurn keeps it only when no other
+	// charge of the conversation carries it and is open or paid, else takes
+	// it out of both (Turn.GreetingMicros says which). Stored.
+	GreetingMicros int64
+	ReserveMicros  int64
+	ReserveMeta    map[string]string
+	HoldID         string
+	State          string
 	// Set from capturing on.
 	CaptureMicros int64
 	Description   string
@@ -87,6 +92,10 @@ type Turn struct {
 	Simulated bool
 	// FinishReason is the provider's ("stop", "length"; "" for a replay).
 	FinishReason string
+	// GreetingMicros is, for a turn BeginTurn created, the greeting cost its
+	// charge carries (Charge.GreetingMicros, or 0 when another charge of the
+	// conversation carries it).
+	GreetingMicros int64
 }
 
 // TurnAction is what UpdateCharge does to the charge's turn.
@@ -156,6 +165,10 @@ type Store interface {
 	// monthly limit, when the key's spend this month plus its open charges
 	// plus this reservation exceed it (*KeyLimitError; checked under a lock
 	// on the key, so concurrent turns cannot together exceed it).
+	// A charge with GreetingMicros keeps them only when no other charge of
+	// the conversation carries the greeting and is reserving, held,
+	// capturing or captured (decided under the conversation's lock), else
+	// its reservation is lowered by them (Turn.GreetingMicros).
 	// A charge with a SubscriberCap is refused (*SubscriberCapError) when
 	// what the subscriber's answers cost the payer this UTC month (the
 	// captured spend plus the open charges' reservations) plus this

@@ -310,9 +310,10 @@ var outcome = endpointmw.Default(func(err error) string {
 		in *conversations.InsufficientFundsError
 		kl *conversations.KeyLimitError
 		sc *conversations.SubscriberCapError
+		au *conversations.AgentUnavailableError
 	)
 	switch {
-	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl), errors.As(err, &sc),
+	case errors.As(err, &ve), errors.As(err, &rl), errors.As(err, &in), errors.As(err, &kl), errors.As(err, &sc), errors.As(err, &au),
 		errors.Is(err, conversations.ErrAPIKeyInvalid), errors.Is(err, conversations.ErrAPIKeyExpired),
 		errors.Is(err, conversations.ErrAPIKeyOwnerDisabled),
 		errors.Is(err, conversations.ErrAPIKeyNotFound), errors.Is(err, conversations.ErrTooManyKeys),

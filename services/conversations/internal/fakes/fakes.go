@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -227,6 +228,11 @@ func (c *Catalog) checkAccess(req *catalogv1.CheckAccessRequest) (*catalogv1.Che
 	case c.subs[a.GetId()][req.GetUid()] == "active":
 		return &catalogv1.CheckAccessResponse{Allowed: true, Role: "subscriber", PayerUid: a.GetOwnerUid(), Agent: a,
 			SubscriberCapMicros: c.caps[a.GetId()][req.GetUid()]}, nil
+	case a.GetListed():
+		// A listed agent (the test sets Listed as the catalog would: public,
+		// published, active, the marketplace on): anyone else is a consumer
+		// who pays for themselves.
+		return &catalogv1.CheckAccessResponse{Allowed: true, Role: "consumer", PayerUid: req.GetUid(), Agent: a}, nil
 	}
 	return &catalogv1.CheckAccessResponse{}, nil
 }
@@ -332,6 +338,18 @@ func (w *Wallet) Refuse(uid, reason string) {
 func refusal(reason string) error {
 	st := status.New(codes.FailedPrecondition, reason)
 	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: "wallet.agentic"}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// shortRefusal is a Reserve refused for funds with the wallet's amounts
+// (ErrorInfo metadata needed_micros, available_micros, fee_micros).
+func shortRefusal(needed, available int64) error {
+	st := status.New(codes.FailedPrecondition, "insufficient_funds")
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: "insufficient_funds", Domain: "wallet.agentic",
+		Metadata: map[string]string{"needed_micros": strconv.FormatInt(needed, 10),
+			"available_micros": strconv.FormatInt(available, 10), "fee_micros": "0"}}); err == nil {
 		st = d
 	}
 	return st.Err()
@@ -479,8 +497,9 @@ func (w *Wallet) Reserve(_ context.Context, req *walletv1.ReserveRequest) (*wall
 	if r := w.refuse[req.GetUid()]; r != "" {
 		return nil, refusal(r)
 	}
-	if w.balances[req.GetUid()]-w.held(req.GetUid()) < req.GetAmountMicros() {
-		return nil, refusal("insufficient_funds")
+	if avail := w.balances[req.GetUid()] - w.held(req.GetUid()); avail < req.GetAmountMicros() {
+		// As the wallet does: what the hold needs and what was available.
+		return nil, shortRefusal(req.GetAmountMicros(), max(avail, 0))
 	}
 	ttl := time.Duration(req.GetTtlSeconds()) * time.Second
 	if ttl <= 0 {

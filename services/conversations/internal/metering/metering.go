@@ -56,6 +56,9 @@ const (
 	ReasonMonthlyLimitReached = "monthly_limit_reached"
 	ReasonDebtOutstanding     = "debt_outstanding"
 	ReasonAgentPaused         = "agent_paused"
+	// ReasonAgentUnavailable: a listed agent answers no one (its creator
+	// cannot pay its monthly fee; issue 28). Nothing was held.
+	ReasonAgentUnavailable = "agent_unavailable"
 )
 
 // RefusedError is a refusal by the wallet's money rules: not enough

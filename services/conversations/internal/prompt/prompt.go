@@ -63,6 +63,9 @@ type Input struct {
 	ContextWindow int
 	// MaxOutputTokens is reserved for the answer (Request.MaxTokens).
 	MaxOutputTokens int
+	// HistoryTokens bounds the history kept, in tokens (the agent's memory,
+	// memoryTokens); 0 = no bound but the context window's.
+	HistoryTokens int
 }
 
 // Output is the assembled prompt.
@@ -104,8 +107,9 @@ const (
 // prompt tokens): the instructions and the new message always (ErrTooLong if
 // they alone do not fit); then Referenced passages in order; then Retrieved
 // passages in order (a passage that does not fit is skipped, a smaller later
-// one may still fit); then history, newest first, as long as it fits (kept
-// history is contiguous and starts with a user message).
+// one may still fit); then history, newest first, as long as it fits and,
+// with HistoryTokens, stays within them (kept history is contiguous and
+// starts with a user message).
 func Build(in Input) (Output, error) {
 	if strings.TrimSpace(in.Message) == "" || in.ContextWindow <= 0 || in.MaxOutputTokens < 0 {
 		return Output{}, fmt.Errorf("%w: message, context window and output reserve are required", ErrInvalid)
@@ -170,15 +174,18 @@ func Build(in Input) (Output, error) {
 	}
 
 	// History, newest first; messages are counted separately, so exactly.
+	// Within the context window and, when set, the agent's memory.
 	histTokens := make([]int, len(in.History))
 	start := len(in.History)
+	kept := 0
 	for start > 0 {
 		cost := llm.MessageTokens(in.History[start-1])
-		if used+cost > budget {
+		if used+cost > budget || (in.HistoryTokens > 0 && kept+cost > in.HistoryTokens) {
 			break
 		}
 		histTokens[start-1] = cost
 		used += cost
+		kept += cost
 		start--
 	}
 

@@ -318,3 +318,32 @@ func TestCountIsExact(t *testing.T) {
 		}
 	}
 }
+
+// HistoryTokens (the agent's memoryTokens) bounds the kept history below
+// what the context window would allow; the newest turns are kept.
+func TestHistoryTokensBoundHistory(t *testing.T) {
+	in := Input{Instructions: "Be brief.", Message: "And now?", ContextWindow: 100000, MaxOutputTokens: 500, History: history(40)}
+	all, err := Build(in)
+	if err != nil || all.HistoryKept != 40 {
+		t.Fatalf("no memory bound: kept %d, %v", all.HistoryKept, err)
+	}
+	per := llm.MessageTokens(in.History[0])
+	in.HistoryTokens = per*6 + per/2 // six messages and a half
+	out, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.HistoryKept != 6 || out.Messages[1].Role != llm.RoleUser {
+		t.Fatalf("kept %d history messages (first %s), want the newest 6 starting with a user message", out.HistoryKept, out.Messages[1].Role)
+	}
+	if !reflect.DeepEqual(out.Messages[1:7], in.History[34:]) {
+		t.Fatal("kept history is not the newest")
+	}
+	kept := 0
+	for _, m := range out.Messages[1 : 1+out.HistoryKept] {
+		kept += llm.MessageTokens(m)
+	}
+	if kept > in.HistoryTokens {
+		t.Fatalf("kept %d history tokens, bound %d", kept, in.HistoryTokens)
+	}
+}

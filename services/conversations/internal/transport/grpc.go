@@ -66,6 +66,7 @@ func grpcError(err error) error {
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
 		sc *conversations.SubscriberCapError
+		au *conversations.AgentUnavailableError
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -76,8 +77,9 @@ func grpcError(err error) error {
 		return status.Error(codes.NotFound, "not_found")
 	case errors.As(err, &in):
 		return status.Error(codes.FailedPrecondition, "insufficient_funds")
-	case errors.As(err, &sc):
-		// The subscriber is over the owner's monthly cap for them: the
+	case errors.As(err, &sc), errors.As(err, &au):
+		// The subscriber is over the owner's monthly cap for them, or the
+		// agent answers no one (its creator has not paid its fee): the
 		// channel tells them MsgAgentUnavailable. Nothing was charged.
 		return status.Error(codes.FailedPrecondition, "agent_unavailable")
 	case errors.As(err, &rl):

@@ -76,7 +76,11 @@ type UsageJSON struct {
 	OutputTokens int64  `json:"outputTokens"`
 	CostMicros   int64  `json:"costMicros"`
 	FeeMicros    int64  `json:"feeMicros"`
-	TotalMicros  int64  `json:"totalMicros"`
+	// MarkupMicros and GreetingMicros: a consumer's answer's parts for the
+	// creator (0 for the owner and subscribers); totalMicros includes them.
+	MarkupMicros   int64 `json:"markupMicros"`
+	GreetingMicros int64 `json:"greetingMicros"`
+	TotalMicros    int64 `json:"totalMicros"`
 }
 
 // MessageJSON is a message as the API shows it.
@@ -129,7 +133,8 @@ func usageToJSON(u *conversations.Usage) *UsageJSON {
 		return nil
 	}
 	return &UsageJSON{Model: u.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CostMicros: u.CostMicros, FeeMicros: u.FeeMicros, TotalMicros: u.TotalMicros}
+		CostMicros: u.CostMicros, FeeMicros: u.FeeMicros, MarkupMicros: u.MarkupMicros, GreetingMicros: u.GreetingMicros,
+		TotalMicros: u.TotalMicros}
 }
 
 // MessageToJSON converts a domain message.
@@ -273,6 +278,7 @@ func httpError(err error) (*server.Error, time.Duration) {
 		rl *conversations.RateLimitedError
 		in *conversations.InsufficientFundsError
 		sc *conversations.SubscriberCapError
+		au *conversations.AgentUnavailableError
 		tk *conversations.TooManyKeysError
 	)
 	switch {
@@ -284,7 +290,7 @@ func httpError(err error) (*server.Error, time.Duration) {
 		return &server.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: conversations.MsgRateLimited}, rl.RetryAfter
 	case errors.As(err, &in):
 		return &server.Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds", Message: in.Message()}, 0
-	case errors.As(err, &sc):
+	case errors.As(err, &sc), errors.As(err, &au):
 		return ErrAgentUnavailable, 0
 	case errors.Is(err, conversations.ErrConversationNotFound):
 		return ErrConversationNotFound, 0

@@ -143,8 +143,14 @@ type (
 		CompletionTokens int64 `json:"completion_tokens"`
 		TotalTokens      int64 `json:"total_tokens"`
 		// Cost is what the answer was charged, in dollars (model cost +
-		// platform fee), as OpenRouter reports it.
+		// platform fee, and a consumer's markup and greeting), as
+		// OpenRouter reports it.
 		Cost float64 `json:"cost"`
+		// MarkupMicros and GreetingMicros (extensions): the parts of Cost
+		// for the agent's creator, in micro-dollars (0 but for a consumer
+		// of a listed agent; keys are the owner's, so always 0 today).
+		MarkupMicros   int64 `json:"markupMicros"`
+		GreetingMicros int64 `json:"greetingMicros"`
 	}
 	completionMessageJSON struct {
 		Role    string  `json:"role"`
@@ -197,7 +203,8 @@ func apiUsage(u *conversations.Usage) *usageAPIJSON {
 		return nil
 	}
 	return &usageAPIJSON{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens,
-		TotalTokens: u.InputTokens + u.OutputTokens, Cost: Dollars(u.TotalMicros)}
+		TotalTokens: u.InputTokens + u.OutputTokens, Cost: Dollars(u.TotalMicros),
+		MarkupMicros: u.MarkupMicros, GreetingMicros: u.GreetingMicros}
 }
 
 func apiCitations(cs []conversations.Citation) []CitationAPIJSON {

@@ -117,6 +117,7 @@ func apiErrorOf(err error) *APIError {
 		in *conversations.InsufficientFundsError
 		kl *conversations.KeyLimitError
 		sc *conversations.SubscriberCapError
+		au *conversations.AgentUnavailableError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -159,6 +160,8 @@ func apiErrorOf(err error) *APIError {
 		return &APIError{Status: http.StatusPaymentRequired, Type: typeQuota, Code: "key_limit_reached", Message: kl.Message()}
 	case errors.As(err, &sc):
 		return &APIError{Status: http.StatusForbidden, Type: typePermission, Code: "agent_unavailable", Message: sc.Message()}
+	case errors.As(err, &au):
+		return &APIError{Status: http.StatusForbidden, Type: typePermission, Code: "agent_unavailable", Message: au.Message()}
 	case errors.Is(err, conversations.ErrInProgress):
 		return &APIError{Status: http.StatusConflict, Type: typeInvalidRequest, Param: "Idempotency-Key", Code: "request_in_progress",
 			Message: "A request with this Idempotency-Key is still being answered.", RetryAfter: time.Second}

@@ -238,6 +238,10 @@ type (
 		TotalTokens int64 `json:"total_tokens"`
 		// Cost is what the answer was charged, in dollars (an extension).
 		Cost float64 `json:"cost"`
+		// MarkupMicros and GreetingMicros (extensions): a consumer's parts
+		// of Cost for the creator (0 otherwise).
+		MarkupMicros   int64 `json:"markupMicros"`
+		GreetingMicros int64 `json:"greetingMicros"`
 	}
 )
 
@@ -301,7 +305,8 @@ func (p parsedResponse) object(id, itemID, model string, created int64, m *endpo
 		Content: []outputTextJSON{{Type: "output_text", Text: a.Content, Annotations: annotations(a.Content, a.Citations), Logprobs: []any{}}}}}
 	if u := a.Usage; u != nil {
 		r.Usage = &responseUsageJSON{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-			TotalTokens: u.InputTokens + u.OutputTokens, Cost: Dollars(u.TotalMicros)}
+			TotalTokens: u.InputTokens + u.OutputTokens, Cost: Dollars(u.TotalMicros),
+			MarkupMicros: u.MarkupMicros, GreetingMicros: u.GreetingMicros}
 	}
 	return r
 }

@@ -60,6 +60,11 @@ type Config struct {
 	// Sessions and PaymentIntents at Stripe; ReconcileLookback how far back.
 	ReconcileInterval time.Duration
 	ReconcileLookback time.Duration
+	// EarningsHold is how long creators' earnings stay pending
+	// (EARNINGS_HOLD, default 168h; development 1m); EarningsInterval how
+	// often the maturation ticker moves due ones to available.
+	EarningsHold     time.Duration
+	EarningsInterval time.Duration
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
@@ -104,6 +109,8 @@ func LoadConfig() (Config, error) {
 		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", 15*time.Minute),
 		ReconcileInterval:    l.Duration("RECONCILE_INTERVAL", 10*time.Minute),
 		ReconcileLookback:    l.Duration("RECONCILE_LOOKBACK", 72*time.Hour),
+		EarningsHold:         l.Duration("EARNINGS_HOLD", wallet.DefaultEarningsHold),
+		EarningsInterval:     l.Duration("EARNINGS_INTERVAL", 15*time.Second),
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	// Production without the Stripe secrets (or with emulator mode) stops here,
@@ -116,6 +123,9 @@ func LoadConfig() (Config, error) {
 	}
 	if c.RechargeInterval <= 0 || c.RechargeRetryAfter < 0 {
 		return c, fmt.Errorf("RECHARGE_INTERVAL must be > 0 and RECHARGE_RETRY_AFTER >= 0")
+	}
+	if c.EarningsHold < 0 || c.EarningsInterval <= 0 {
+		return c, fmt.Errorf("EARNINGS_HOLD must be >= 0 and EARNINGS_INTERVAL > 0")
 	}
 	if c.AgentFeeInterval <= 0 {
 		return c, fmt.Errorf("AGENT_FEE_INTERVAL: must be greater than 0")
@@ -202,7 +212,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		APIBase: cfg.StripeAPIBase, SecretKey: cfg.StripeSecretKey,
 		PublishableKey: cfg.StripePublishableKey, WebhookSecret: cfg.StripeWebhookSecret,
 	})
-	store := wallet.NewPostgresStore(pool)
+	store := wallet.NewPostgresStore(pool).SetEarningsHold(cfg.EarningsHold)
 	walletCache := cache.New(rdb, logger, reg)
 	defer func() {
 		// Before the Redis client closes: the last writes' invalidations
@@ -214,13 +224,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			logger.Warn("cache invalidations still in flight at shutdown", "error", err)
 		}
 	}()
+	// Creator payouts through Stripe Connect (the same Stripe client).
+	payouts := wallet.NewPayouts(store, payments, walletCache, wallet.PayoutsConfig{AppBaseURL: cfg.AppBaseURL, Logger: logger})
 	svc := wallet.NewService(store,
 		walletCache,
 		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
 		payments,
 		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg,
-			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true, ReconcileLookback: cfg.ReconcileLookback})
+			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true, ReconcileLookback: cfg.ReconcileLookback,
+			Payouts: payouts})
 	set := endpoints.New(svc, logger, reg)
+	set.AddPayouts(payouts, logger, reg)
 	sweepInterval := cfg.HoldSweepInterval
 	if sweepInterval <= 0 {
 		sweepInterval = 15 * time.Second
@@ -233,12 +247,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if rechargeInterval <= 0 {
 		rechargeInterval = 30 * time.Second
 	}
+	earningsInterval := cfg.EarningsInterval
+	if earningsInterval <= 0 {
+		earningsInterval = 15 * time.Second
+	}
 	reconcileInterval := cfg.ReconcileInterval
 	if reconcileInterval <= 0 {
 		reconcileInterval = 10 * time.Minute
 	}
 	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
-		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String())
+		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String(),
+		"earnings_hold", cfg.EarningsHold.String())
 
 	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
 	mux := server.NewMux(reg,
@@ -263,6 +282,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
 		}},
 		{Name: "catalog-events", Run: catalogConsumer.Run},
+		// Every replica matures earnings; they take different creators
+		// (SKIP LOCKED). Reads, transfers and payouts also mature the
+		// caller's due earnings first, so the ticker is never a wait.
+		{Name: "earnings-maturation", Run: func(ctx context.Context) error {
+			return wallet.RunEvery(ctx, "earnings maturation", earningsInterval, logger, svc.MatureEarnings)
+		}},
 		// Every replica renews; they take different agents (SKIP LOCKED) and
 		// a period can be charged only once (agent_fee_periods' key).
 		{Name: "agent-fee-scheduler", Run: func(ctx context.Context) error {
@@ -271,6 +296,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		// Creates the PaymentIntents of auto-recharges (woken by the debit
 		// that starts one; the ticker picks up what a crash left pending).
 		{Name: "recharger", Run: func(ctx context.Context) error { return svc.RunRecharger(ctx, rechargeInterval) }},
+		// Repeats the Transfer of payouts saved but never sent or sent with an
+		// unknown outcome (same Idempotency-Key; replicas claim different
+		// payouts, SKIP LOCKED).
+		{Name: "payout-reconciler", Run: func(ctx context.Context) error {
+			return wallet.RunEvery(ctx, "payout reconciliation", wallet.PayoutReconcileInterval, logger, payouts.ReconcilePayouts)
+		}},
 		// A missed webhook is never lost for good (idempotent with the
 		// webhook path, so replicas may overlap).
 		{Name: "stripe-reconciliation", Run: func(ctx context.Context) error {

@@ -22,14 +22,20 @@ func quotaRules() (ratelimit.Rules, error) {
 		return nil, err
 	}
 	return ratelimit.Rules{
-		http.MethodPost + " " + transport.PathCheckout:       money.For("checkout"),
-		http.MethodPost + " " + transport.PathSetupSession:   money.For("recharge-setup"),
-		http.MethodPut + " " + transport.PathBillingSettings: money.For("billing-settings"),
-		http.MethodGet + " " + transport.PathBalance:         read.For("read"),
-		http.MethodGet + " " + transport.PathTransactions:    read.For("read"),
-		http.MethodGet + " " + transport.PathBillingSettings: read.For("read"),
-		http.MethodGet + " " + transport.PathAgentFees:       read.For("read"),
-		http.MethodGet + " " + transport.PathTransactionsCSV: read.For("read"),
+		http.MethodPost + " " + transport.PathCheckout:          money.For("checkout"),
+		http.MethodPost + " " + transport.PathSetupSession:      money.For("recharge-setup"),
+		http.MethodPut + " " + transport.PathBillingSettings:    money.For("billing-settings"),
+		http.MethodGet + " " + transport.PathBalance:            read.For("read"),
+		http.MethodGet + " " + transport.PathTransactions:       read.For("read"),
+		http.MethodGet + " " + transport.PathBillingSettings:    read.For("read"),
+		http.MethodGet + " " + transport.PathAgentFees:          read.For("read"),
+		http.MethodGet + " " + transport.PathTransactionsCSV:    read.For("read"),
+		http.MethodPost + " " + transport.PathPayoutAccountLink: money.For("payout-account-link"),
+		http.MethodPost + " " + transport.PathPayouts:           money.For("payouts"),
+		http.MethodGet + " " + transport.PathPayouts:            read.For("read"),
+		http.MethodGet + " " + transport.PathEarnings:           read.For("read"),
+		http.MethodGet + " " + transport.PathEarningsSeries:     read.For("read"),
+		http.MethodPost + " " + transport.PathEarningsTransfer:  money.For("earnings-transfer"),
 	}, nil
 }
 

@@ -30,6 +30,14 @@ type Set struct {
 	AgentFees             endpoint.Endpoint
 	SetupSession          endpoint.Endpoint
 	ExportTransactions    endpoint.Endpoint
+	// Earnings (issue 28).
+	Earnings         endpoint.Endpoint
+	EarningsSeries   endpoint.Endpoint
+	TransferEarnings endpoint.Endpoint
+	// Payouts (payouts.go, set by AddPayouts).
+	PayoutAccountLink endpoint.Endpoint
+	CreatePayout      endpoint.Endpoint
+	ListPayouts       endpoint.Endpoint
 }
 
 // Requests and responses.
@@ -68,6 +76,21 @@ type (
 	CaptureRequest   struct{ Request wallet.CaptureRequest }
 	ReleaseRequest   struct{ HoldID string }
 	HoldResponse     struct{ Result wallet.HoldResult }
+
+	EarningsResponse      struct{ View wallet.EarningsView }
+	EarningsSeriesRequest struct {
+		UID   string
+		Query wallet.SeriesQuery
+	}
+	EarningsSeriesResponse struct {
+		Query wallet.SeriesQuery
+		Days  []wallet.EarningsDay
+	}
+	TransferEarningsRequest struct {
+		UID          string
+		AmountMicros int64
+	}
+	TransferEarningsResponse struct{ Result wallet.EarningsTransferResult }
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -115,6 +138,29 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 				return nil, err
 			}
 			return ExportResponse{Items: items}, nil
+		}),
+		Earnings: wrap("Earnings", func(ctx context.Context, req any) (any, error) {
+			v, err := svc.Earnings(ctx, req.(BalanceRequest).UID)
+			if err != nil {
+				return nil, err
+			}
+			return EarningsResponse{View: v}, nil
+		}),
+		EarningsSeries: wrap("EarningsSeries", func(ctx context.Context, req any) (any, error) {
+			r := req.(EarningsSeriesRequest)
+			days, err := svc.EarningsSeries(ctx, r.UID, r.Query)
+			if err != nil {
+				return nil, err
+			}
+			return EarningsSeriesResponse{Query: r.Query, Days: days}, nil
+		}),
+		TransferEarnings: wrap("TransferEarnings", func(ctx context.Context, req any) (any, error) {
+			r := req.(TransferEarningsRequest)
+			res, err := svc.TransferEarnings(ctx, r.UID, r.AmountMicros)
+			if err != nil {
+				return nil, err
+			}
+			return TransferEarningsResponse{Result: res}, nil
 		}),
 		AgentFees: wrap("AgentFees", func(ctx context.Context, req any) (any, error) {
 			fees, err := svc.AgentFees(ctx, req.(BalanceRequest).UID)

@@ -200,6 +200,10 @@ func ParseWebhook(payload []byte, signatureHeader, secret string) (wallet.Webhoo
 		return wallet.WebhookEvent{}, fmt.Errorf("%w: data.object: %v", wallet.ErrBadSignature, err)
 	}
 	switch obj.Object {
+	case "account", "transfer":
+		if out.Connect, err = parseConnect(obj.Object, ev.Data.Raw, ev.Created); err != nil {
+			return wallet.WebhookEvent{}, fmt.Errorf("%w: data.object: %v", wallet.ErrBadSignature, err)
+		}
 	case "checkout.session":
 		out.SessionID, out.PaymentStatus, out.AmountTotal = obj.ID, obj.PaymentStatus, obj.AmountTotal
 		out.Currency, out.ClientReferenceID, out.Mode = obj.Currency, obj.ClientReferenceID, obj.Mode

@@ -100,6 +100,9 @@ type Sim struct {
 	charges       map[string]*Charge
 	refunds       map[string]*Refund
 	disputes      map[string]*Dispute
+	accounts      map[string]*Account     // Connect (connect.go)
+	links         map[string]*AccountLink // by link id
+	transfers     map[string]*Transfer
 	seq           int64
 	pausedHooks   bool
 	droppedEvents int
@@ -126,7 +129,9 @@ func New(cfg Config) *Sim {
 	s := &Sim{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), byID: map[string]*Session{}, idem: map[string]stored{},
 		customers: map[string]*Customer{}, methods: map[string]*PaymentMethod{}, setupIntents: map[string]*SetupIntent{},
 		intents: map[string]*PaymentIntent{}, charges: map[string]*Charge{}, refunds: map[string]*Refund{},
-		disputes: map[string]*Dispute{}}
+		disputes: map[string]*Dispute{}, accounts: map[string]*Account{}, links: map[string]*AccountLink{},
+		transfers: map[string]*Transfer{}}
+	s.registerConnect()
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -539,7 +544,8 @@ func (s *Sim) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintf(w, "Stripe simulator (development only). %d checkout session(s), %d payment intent(s).\n"+
 		"API: /v1/checkout/sessions, /v1/customers, /v1/setup_intents, /v1/payment_methods, /v1/payment_intents, /v1/refunds; hosted page: /pay/{id}\n"+
-		"Admin (JSON): POST /admin/refunds {\"session\"|\"payment_intent\"|\"charge\", \"amount\"?}, POST /admin/disputes {same}, "+
+		"Connect: /v1/accounts, /v1/account_links, /v1/transfers (a $13.13 transfer is refused); onboarding page: /connect/onboarding/{id}\n"+
+		"Admin (JSON): POST /admin/transfers/{id}/reverse {\"amount\"?}, POST /admin/transfers/{id}/fail, POST /admin/accounts/{id}/restrict {\"reason\"?}, POST /admin/refunds {\"session\"|\"payment_intent\"|\"charge\", \"amount\"?}, POST /admin/disputes {same}, "+
 		"POST /admin/disputes/{id}/close {\"outcome\":\"won\"|\"lost\"}, POST /admin/webhooks {\"paused\":true|false}\n", n, pis)
 }
 

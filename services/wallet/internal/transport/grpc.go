@@ -154,6 +154,10 @@ const (
 	ReasonMonthlyLimitReached = "monthly_limit_reached"
 	ReasonDebtOutstanding     = "debt_outstanding"
 	ReasonAgentPaused         = "agent_paused"
+	// A consumer's Reserve for an agent that is paused or whose creator
+	// cannot pay its monthly fee (issue 28); conversations answers 403
+	// agent_unavailable.
+	ReasonAgentUnavailable = "agent_unavailable"
 )
 
 // ErrorInfo metadata of an insufficient_funds refusal of Reserve (decimal
@@ -205,6 +209,8 @@ func grpcError(err error) error {
 		return withReason(codes.FailedPrecondition, ReasonDebtOutstanding, ReasonDebtOutstanding)
 	case errors.Is(err, wallet.ErrAgentPaused):
 		return withReason(codes.FailedPrecondition, ReasonAgentPaused, ReasonAgentPaused)
+	case errors.Is(err, wallet.ErrAgentUnavailable):
+		return withReason(codes.FailedPrecondition, ReasonAgentUnavailable, ReasonAgentUnavailable)
 	case errors.Is(err, wallet.ErrIdempotencyConflict):
 		return withReason(codes.AlreadyExists, "idempotency key already used with different parameters", ReasonIdempotencyConflict)
 	case errors.Is(err, wallet.ErrHoldNotFound):

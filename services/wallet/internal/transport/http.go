@@ -69,6 +69,8 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.SetupSession, decodeSetupSession, encodeSetupSession, opts...)))
 	server.Route(mux, http.MethodGet, PathTransactionsCSV, protect(httptransport.NewServer(
 		set.ExportTransactions, decodeExportRequest, encodeExport, opts...)))
+	registerEarnings(mux, set, protect, fresh, logger)
+	registerPayouts(mux, set, protect, fresh, logger)
 }
 
 // Dollars converts micro-dollars to the API's dollar number.
@@ -149,7 +151,8 @@ type TransactionJSON struct {
 func ToJSON(t wallet.Transfer) TransactionJSON {
 	return TransactionJSON{
 		ID: t.ID, Date: t.CreatedAt.UTC().Format(time.RFC3339Nano), Amount: Dollars(t.AmountMicros),
-		Type: string(t.Type), Provider: t.Provider, Description: t.Description,
+		// An earning_transfer shows as a deposit ("Transfer from earnings").
+		Type: string(t.Type.Display()), Provider: t.Provider, Description: t.Description,
 	}
 }
 

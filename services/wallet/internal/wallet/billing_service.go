@@ -51,7 +51,7 @@ func newBillingMetrics(reg prometheus.Registerer) billingMetrics {
 }
 
 func (m billingMetrics) refused(err error) {
-	for _, e := range []error{ErrInsufficientFunds, ErrMonthlyLimit, ErrDebtOutstanding, ErrAgentPaused} {
+	for _, e := range []error{ErrInsufficientFunds, ErrMonthlyLimit, ErrDebtOutstanding, ErrAgentPaused, ErrAgentUnavailable} {
 		if errors.Is(err, e) {
 			reason := e.Error()
 			if e == ErrInsufficientFunds {

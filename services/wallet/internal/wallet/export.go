@@ -48,24 +48,40 @@ func likeEscape(s string) string {
 }
 
 // ExportTransfers returns all of uid's history rows matching f (newest
-// first, at most MaxExportRows), from one snapshot.
+// first, at most MaxExportRows), from one snapshot. A creator's earnings are
+// listed one row per answer (income "Earnings · <agent> · Nov 26"), where
+// the screen shows one line per agent and day; an earning_transfer is a
+// deposit.
 func (s *PostgresStore) ExportTransfers(ctx context.Context, uid string, f ExportFilter) ([]Transfer, error) {
 	where := []string{"uid = $1", visibleTypes}
 	args := []any{uid}
+	earnings := true
 	switch f.Type {
 	case "", "all":
 	case "balance_update":
 		where = append(where, "provider = '"+ProviderStripe+"'")
+		earnings = false
+	case "deposit":
+		where = append(where, "type IN ('deposit', 'earning_transfer')")
+		earnings = false
 	default:
 		args = append(args, f.Type)
 		where = append(where, "type = $"+strconv.Itoa(len(args)))
+		earnings = f.Type == string(TypeIncome)
 	}
+	search := ""
 	if f.Search != "" {
 		args = append(args, "%"+likeEscape(f.Search)+"%")
-		where = append(where, `description ILIKE $`+strconv.Itoa(len(args))+` ESCAPE '\'`)
+		search = ` AND description ILIKE $` + strconv.Itoa(len(args)) + ` ESCAPE '\'`
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+transferColumns+` FROM transfers WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY seq DESC LIMIT `+strconv.Itoa(MaxExportRows), args...)
+	sql := `SELECT ` + transferColumns + ` FROM transfers WHERE ` + strings.Join(where, " AND ") + search
+	if earnings {
+		sql = `SELECT * FROM (` + sql + ` UNION ALL
+			SELECT * FROM (SELECT ` + earningRowColumns + ` FROM earnings e JOIN transfers t ON t.id = e.transfer_id
+				WHERE e.creator_uid = $1) er (id, seq, uid, debit_account, credit_account, amount_micros, type, description,
+					provider, metadata, idempotency_key, created_at) WHERE true` + search + `) h`
+	}
+	rows, err := s.pool.Query(ctx, sql+` ORDER BY seq DESC LIMIT `+strconv.Itoa(MaxExportRows), args...)
 	if err != nil {
 		return nil, fmt.Errorf("export transfers: %w", err)
 	}

@@ -114,6 +114,9 @@ func ValidateCapture(req CaptureRequest) error {
 	case len(req.Metadata) > MaxMetadataEntries:
 		return &ValidationError{Message: "metadata must have at most 50 entries"}
 	}
+	if _, _, err := ConsumerSplit(req.Metadata); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -128,6 +131,7 @@ func (s *service) Reserve(ctx context.Context, req ReserveRequest) (HoldResult, 
 	// refused, and so were a refusal's spend warning or agent pause (the
 	// balance view shows them).
 	s.metrics.expired(res.Expired)
+	s.invalidate(ctx, res.Touched)
 	if err != nil {
 		if len(res.Expired) > 0 || errors.Is(err, ErrMonthlyLimit) || errors.Is(err, ErrAgentPaused) {
 			s.cache.Invalidate(ctx, req.UID)
@@ -175,6 +179,7 @@ func (s *service) Capture(ctx context.Context, req CaptureRequest) (HoldResult, 
 			s.metrics.micros.WithLabelValues(holdReleased).Add(float64(rest))
 		}
 		s.cache.Invalidate(ctx, res.Hold.UID)
+		s.invalidate(ctx, res.Touched)
 	}
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -17,13 +18,27 @@ import (
 type PostgresStore struct {
 	pool   *pgxpool.Pool
 	outbox *events.Outbox
+	// earningsHold is how long a credited earning stays pending.
+	earningsHold time.Duration
 }
 
 // NewPostgresStore returns a Store using pool; events go to the outbox table
 // of the same database.
 func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
-	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source)}
+	return &PostgresStore{pool: pool, outbox: events.NewOutbox(Source), earningsHold: DefaultEarningsHold}
 }
+
+// SetEarningsHold sets how long credited earnings stay pending (EARNINGS_HOLD;
+// 0 matures them at once). Call before use.
+func (s *PostgresStore) SetEarningsHold(d time.Duration) *PostgresStore {
+	if d >= 0 {
+		s.earningsHold = d
+	}
+	return s
+}
+
+// EarningsHold is how long credited earnings stay pending.
+func (s *PostgresStore) EarningsHold() time.Duration { return s.earningsHold }
 
 // errKeyRace: a concurrent transaction inserted the same idempotency key
 // first (for another wallet); the caller re-reads the winner.
@@ -242,6 +257,19 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 		return PostResult{}, fmt.Errorf("read transfer by key: %w", err)
 	}
 
+	// A consumer's charge: the creator's part fits in the amount and the
+	// creator is not the payer.
+	if split, consumer, err := ConsumerSplit(p.Metadata); err != nil {
+		return PostResult{}, err
+	} else if consumer {
+		if p.Type != TypeExpense {
+			return PostResult{}, &ValidationError{Message: "payer_role consumer is only valid for a charge"}
+		}
+		if err := validateSplit(split, p.UID, p.AmountMicros); err != nil {
+			return PostResult{}, err
+		}
+	}
+
 	// 3. Funds. The wallet account holds the available balance (money on
 	// hold has left it), so Charge cannot spend held money.
 	delta := p.AmountMicros
@@ -311,12 +339,25 @@ func (s *PostgresStore) post(ctx context.Context, tx pgx.Tx, p Posting) (PostRes
 			}
 		}
 	}
+	var touched []string
 	if p.Type == TypeExpense {
-		if _, err := addBalance(ctx, tx, system, -delta); err != nil {
+		// A consumer's charge (the late-charge fallback of an answer): the
+		// creator's part goes on to their pending earnings, key <key>:earning.
+		revenue := -delta
+		if split, consumer, err := ConsumerSplit(p.Metadata); err != nil {
+			return PostResult{}, err
+		} else if consumer && split.Micros() > 0 {
+			if err := s.creditEarning(ctx, tx, earningFor(split, p.IdempotencyKey+":earning", p.UID, p.Metadata, nil)); err != nil {
+				return PostResult{}, err
+			}
+			revenue -= split.Micros()
+			touched = []string{split.CreatorUID}
+		}
+		if _, err := addBalance(ctx, tx, system, revenue); err != nil {
 			return PostResult{}, err
 		}
 	}
-	return PostResult{Transfer: t, BalanceMicros: total, RechargeID: eff.rechargeID}, nil
+	return PostResult{Transfer: t, BalanceMicros: total, RechargeID: eff.rechargeID, Touched: touched}, nil
 }
 
 // Balance implements Store.
@@ -326,23 +367,30 @@ func (s *PostgresStore) Balance(ctx context.Context, uid string) (Balance, error
 
 // visibleTypes is the history's filter; it matches the predicate of the
 // partial index transfers_uid_seq_visible_idx (keep them identical).
-const visibleTypes = `type IN ('deposit', 'income', 'expense', 'refund', 'dispute', 'repayment')`
+const visibleTypes = `type IN ('deposit', 'income', 'expense', 'refund', 'dispute', 'repayment', 'earning_transfer')`
 
 // Transfers implements Store: the user's history, without the hold and
-// hold_release transfers (only a capture's expense is shown). Without a
-// snapshot it uses the user's highest visible seq: every transfer of the user
-// with a lower seq has committed (seq is drawn under the wallet lock), so the
-// set "seq <= snapshot" never changes and later pages neither repeat nor skip
-// items.
+// hold_release transfers (only a capture's expense is shown), with a
+// creator's per-agent per-day earnings lines (earnings_days) among them.
+// Without a snapshot it uses the user's highest visible seq (see
+// historySnapshot): every line of the user with a lower seq has committed,
+// so the set "seq <= snapshot" never changes and later pages neither repeat
+// nor skip items (a day line keeps its place while its sum grows).
 func (s *PostgresStore) Transfers(ctx context.Context, uid string, q PageQuery) (Page, error) {
 	var snapshot int64
 	if q.Snapshot != nil {
 		snapshot = *q.Snapshot
-	} else if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(seq), 0) FROM transfers WHERE uid = $1 AND `+visibleTypes, uid).Scan(&snapshot); err != nil {
-		return Page{}, fmt.Errorf("snapshot: %w", err)
+	} else {
+		var err error
+		if snapshot, err = s.historySnapshot(ctx, uid); err != nil {
+			return Page{}, err
+		}
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+transferColumns+` FROM transfers
-		WHERE uid = $1 AND `+visibleTypes+` AND seq <= $2 ORDER BY seq DESC LIMIT $3 OFFSET $4`, uid, snapshot, q.Limit+1, q.Offset)
+	rows, err := s.pool.Query(ctx, `SELECT * FROM (
+			SELECT `+transferColumns+` FROM transfers WHERE uid = $1 AND `+visibleTypes+` AND seq <= $2
+			UNION ALL
+			SELECT `+dayLineColumns+` FROM earnings_days d WHERE d.creator_uid = $1 AND d.seq <= $2
+		) h ORDER BY seq DESC LIMIT $3 OFFSET $4`, uid, snapshot, q.Limit+1, q.Offset)
 	if err != nil {
 		return Page{}, err
 	}
@@ -565,7 +613,8 @@ func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 			FROM accounts a LEFT JOIN movements m ON m.account = a.id
 			GROUP BY a.id, a.balance_micros, a.kind
 			HAVING a.balance_micros <> COALESCE(sum(m.delta), 0)
-			    OR (a.kind IN ('user_wallet', 'user_holds') AND a.balance_micros < 0)
+			    OR (a.kind IN ('user_wallet', 'user_holds', 'user_earnings_pending', 'user_earnings_available',
+			        'user_payouts_in_transit') AND a.balance_micros < 0)
 			    OR (a.kind = 'user_debt' AND a.balance_micros > 0)`); err != nil {
 			return err
 		}
@@ -609,6 +658,10 @@ func (s *PostgresStore) CheckInvariants(ctx context.Context) error {
 			SELECT COALESCE(acc.uid, open.uid), COALESCE(acc.balance_micros, 0), COALESCE(open.held, 0)::bigint
 			FROM acc FULL JOIN open ON open.uid = acc.uid
 			WHERE COALESCE(acc.balance_micros, 0) <> COALESCE(open.held, 0)`); err != nil {
+			return err
+		}
+		// Earnings (issue 28): see checkEarnings.
+		if err := checkEarnings(ctx, tx, report); err != nil {
 			return err
 		}
 		// A settled hold's expense and returned parts add up to the hold.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,6 +77,18 @@ func (s *PostgresStore) Reserve(ctx context.Context, r Reservation) (HoldResult,
 	if r.TTL <= 0 {
 		return HoldResult{}, &ValidationError{Message: "ttl must be greater than 0"}
 	}
+	// A consumer's answer: the creator pays the agent's monthly fee, in its
+	// own transaction first (the creator's wallet is never locked with the
+	// consumer's, so creators consuming each other's agents cannot
+	// deadlock). A paused agent, or a fee its creator cannot pay, refuses
+	// the consumer with ErrAgentUnavailable and nothing is held.
+	var creatorFee consumerFee
+	if IsConsumer(r.Metadata) {
+		var err error
+		if creatorFee, err = s.consumerReserveFee(ctx, r); err != nil {
+			return HoldResult{Touched: creatorFee.touched}, err
+		}
+	}
 	var (
 		res   HoldResult
 		after error // returned after the commit (expired holds returned on the way are kept)
@@ -88,12 +101,55 @@ func (s *PostgresStore) Reserve(ctx context.Context, r Reservation) (HoldResult,
 	if errors.Is(err, errKeyRace) {
 		// A concurrent Reserve with the same key (for another user: the
 		// same user's would have waited on the wallet lock) committed first.
-		return s.replayReserve(ctx, r)
+		res, err = s.replayReserve(ctx, r)
+	}
+	res.Touched = creatorFee.touched
+	if creatorFee.charged {
+		res.FeeCharged = true
+		if res.RechargeID == "" {
+			res.RechargeID = creatorFee.rechargeID
+		}
 	}
 	if err != nil {
-		return HoldResult{}, err
+		return HoldResult{Touched: creatorFee.touched}, err
 	}
 	return res, after
+}
+
+// consumerFee is what the creator's side of a consumer's Reserve did.
+type consumerFee struct {
+	charged    bool
+	rechargeID string
+	touched    []string
+}
+
+// consumerReserveFee validates a consumer's Reserve (creator_uid and
+// agent_id given, the creator is not the payer) and ensures the agent's fee
+// (ensureCreatorFee). A repeated Reserve whose hold exists skips it: it
+// answers from the hold, whatever happened to the agent since.
+func (s *PostgresStore) consumerReserveFee(ctx context.Context, r Reservation) (consumerFee, error) {
+	creator, agentID := strings.TrimSpace(r.Metadata[MetaCreatorUID]), strings.TrimSpace(r.Metadata[MetaAgentID])
+	switch {
+	case creator == "":
+		return consumerFee{}, &ValidationError{Message: "metadata creator_uid is required when payer_role is consumer"}
+	case agentID == "":
+		return consumerFee{}, &ValidationError{Message: "metadata agent_id is required when payer_role is consumer"}
+	case creator == r.UID:
+		return consumerFee{}, &ValidationError{Message: "metadata creator_uid must not be the payer"}
+	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM holds WHERE idempotency_key = $1)`, r.IdempotencyKey).Scan(&exists); err != nil {
+		return consumerFee{}, fmt.Errorf("read hold by key: %w", err)
+	}
+	if exists {
+		return consumerFee{}, nil
+	}
+	charged, rechargeID, err := s.ensureCreatorFee(ctx, creator, agentID, r.Metadata[MetaAgentName])
+	f := consumerFee{charged: charged, rechargeID: rechargeID}
+	if charged || errors.Is(err, ErrAgentUnavailable) {
+		f.touched = []string{creator}
+	}
+	return f, err
 }
 
 func (s *PostgresStore) replayReserve(ctx context.Context, r Reservation) (HoldResult, error) {
@@ -153,8 +209,10 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 	// 4a. The agent's row, locked (after the wallet: the lock order), for
 	// its monthly fee below; an agent seen for the first time is created
 	// there instead.
+	// (A consumer's agent fee was seen to by its creator's transaction.)
+	consumer := IsConsumer(r.Metadata)
 	var agent *agentRow
-	if agentID := r.Metadata[MetaAgentID]; agentID != "" {
+	if agentID := r.Metadata[MetaAgentID]; agentID != "" && !consumer {
 		b.Queue(lockAgentSQL, agentID).QueryRow(func(row pgx.Row) error {
 			a, err := scanAgent(row)
 			switch {
@@ -191,9 +249,11 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 	// 4. The agent's monthly fee, when the answer is for an agent whose paid
 	// period does not cover now (its first answer, a due renewal, a paused
 	// agent): charged here, before the hold, in this transaction.
-	fee, err := s.planFee(ctx, tx, r, st.now, agent)
-	if err != nil {
-		return HoldResult{}, nil, err
+	var fee feePlan
+	if !consumer {
+		if fee, err = s.planFee(ctx, tx, r, st.now, agent); err != nil {
+			return HoldResult{}, nil, err
+		}
 	}
 
 	// Expired holds the sweeper has not reached yet still sit in the holds
@@ -438,6 +498,15 @@ func (s *PostgresStore) Capture(ctx context.Context, c Capture) (HoldResult, err
 		if c.AmountMicros > h.AmountMicros {
 			return &ValidationError{Message: fmt.Sprintf("amount_micros %d exceeds the held amount %d", c.AmountMicros, h.AmountMicros)}
 		}
+		// A consumer's answer: the creator's part must fit in what is
+		// captured, and the creator is not the payer.
+		if split, ok, err := ConsumerSplit(c.Metadata); err != nil {
+			return err
+		} else if ok {
+			if err := validateSplit(split, h.UID, c.AmountMicros); err != nil {
+				return err
+			}
+		}
 		res, err = s.settle(ctx, tx, h, HoldCaptured, &c)
 		return err
 	})
@@ -559,7 +628,10 @@ func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldSt
 		return HoldResult{}, err
 	}
 	bal := Balance{Micros: available + held, HeldMicros: held}
-	var eff debitEffects
+	var (
+		eff     debitEffects
+		touched []string
+	)
 	if captured > 0 {
 		if c.Events != nil {
 			for _, ev := range c.Events(expense, bal.Micros) {
@@ -577,14 +649,29 @@ func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldSt
 		if eff, err = s.afterDebit(ctx, tx, h.UID, available, usage, month); err != nil {
 			return HoldResult{}, err
 		}
+		// A consumer's answer: the creator's part (markup + greeting) goes
+		// on from platform revenue to their pending earnings, in this
+		// transaction (key hold:<id>:earning).
+		revenue := captured
+		split, consumer, err := ConsumerSplit(captureMeta)
+		if err != nil {
+			return HoldResult{}, err
+		}
+		if consumer && split.Micros() > 0 {
+			if err := s.creditEarning(ctx, tx, earningFor(split, holdTransferKey(h.ID, "earning"), h.UID, captureMeta, h.Metadata)); err != nil {
+				return HoldResult{}, err
+			}
+			revenue -= split.Micros()
+			touched = []string{split.CreatorUID}
+		}
 		// The shared revenue row last, just before the commit: every
 		// capture of every user waits for its lock, so it is held for one
 		// statement and the commit, not for the bookkeeping above.
-		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, captured); err != nil {
+		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, revenue); err != nil {
 			return HoldResult{}, err
 		}
 	}
-	return HoldResult{Hold: settled, Balance: bal, RechargeID: eff.rechargeID}, nil
+	return HoldResult{Hold: settled, Balance: bal, RechargeID: eff.rechargeID, Touched: touched}, nil
 }
 
 // expireUserHolds expires uid's open holds past their expiry; the caller

@@ -78,6 +78,17 @@ type Service interface {
 	// PaymentIntents whose webhooks never arrived (one round) and returns
 	// how many it applied.
 	Reconcile(ctx context.Context) (int, error)
+
+	// Earnings (earnings_service.go). Earnings is the caller's earnings view
+	// (pending, available, payouts, per agent), after maturing due rows.
+	Earnings(ctx context.Context, uid string) (EarningsView, error)
+	// EarningsSeries is the caller's earnings per agent per UTC day.
+	EarningsSeries(ctx context.Context, uid string, q SeriesQuery) ([]EarningsDay, error)
+	// TransferEarnings moves available earnings to the caller's wallet.
+	TransferEarnings(ctx context.Context, uid string, micros int64) (EarningsTransferResult, error)
+	// MatureEarnings moves due pending earnings to available (one round of
+	// the maturation ticker) and returns how many creators it matured.
+	MatureEarnings(ctx context.Context) (int, error)
 }
 
 // ReserveRequest is a gRPC Reserve.
@@ -148,6 +159,11 @@ type Config struct {
 	// ReconcileLookback is how far back reconciliation lists Stripe's
 	// objects (default 72 hours).
 	ReconcileLookback time.Duration
+	// Payouts reports creators' payouts for GET /api/user/earnings (nil:
+	// nothing paid out, no payout account).
+	Payouts PayoutSummarizer
+	// EarningsBatch bounds the creators one maturation round handles (default 500).
+	EarningsBatch int
 }
 
 type service struct {
@@ -189,6 +205,9 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 	}
 	if cfg.RechargeMaxAttempts <= 0 {
 		cfg.RechargeMaxAttempts = 10
+	}
+	if cfg.EarningsBatch <= 0 {
+		cfg.EarningsBatch = 500
 	}
 	if cfg.ReconcileLookback <= 0 {
 		cfg.ReconcileLookback = defaultReconcileLookback
@@ -394,6 +413,8 @@ func (s *service) applyEvent(ctx context.Context, ev WebhookEvent) (WebhookResul
 		return s.applyReversalEvent(ctx, ev)
 	case EventPaymentIntentSucceeded, EventPaymentIntentPaymentFailed:
 		return s.applyPaymentIntentEvent(ctx, ev)
+	case EventAccountUpdated, EventTransferCreated, EventTransferReversed, EventTransferFailed:
+		return s.applyConnectEvent(ctx, ev)
 	default:
 		s.log.DebugContext(ctx, "stripe event ignored", "event_id", ev.ID, "type", ev.Type)
 		return WebhookResult{Outcome: OutcomeIgnored}, nil
@@ -490,12 +511,17 @@ func ValidateTransfer(req TransferRequest) error {
 		return &ValidationError{Message: "idempotency_key must not start with \"stripe:\" (reserved)"}
 	case strings.HasPrefix(req.IdempotencyKey, "hold:"):
 		return &ValidationError{Message: "idempotency_key must not start with \"hold:\" (reserved)"}
+	case strings.HasPrefix(req.IdempotencyKey, "earnings:"):
+		return &ValidationError{Message: "idempotency_key must not start with \"earnings:\" (reserved)"}
 	case strings.HasPrefix(req.IdempotencyKey, "fee:"), strings.HasPrefix(req.IdempotencyKey, "debt:"):
 		return &ValidationError{Message: "idempotency_key must not start with \"fee:\" or \"debt:\" (reserved)"}
 	case utf8.RuneCountInString(req.Description) > MaxDescriptionLen:
 		return &ValidationError{Message: "description must be at most 500 characters"}
 	case len(req.Metadata) > MaxMetadataEntries:
 		return &ValidationError{Message: "metadata must have at most 50 entries"}
+	}
+	if _, _, err := ConsumerSplit(req.Metadata); err != nil {
+		return err
 	}
 	return nil
 }
@@ -534,8 +560,16 @@ func (s *service) post(ctx context.Context, req TransferRequest, typ TransferTyp
 	s.startRecharge(res.RechargeID)
 	if !res.Replayed {
 		s.cache.Invalidate(ctx, req.UID)
+		s.invalidate(ctx, res.Touched)
 	}
 	return res, nil
+}
+
+// invalidate drops the cached views of other users a call changed.
+func (s *service) invalidate(ctx context.Context, uids []string) {
+	for _, uid := range uids {
+		s.cache.Invalidate(ctx, uid)
+	}
 }
 
 // startRecharge wakes the recharge worker for an auto-recharge a ledger
@@ -558,7 +592,9 @@ func IsClientError(err error) bool {
 		ve *ValidationError
 		se *SettingsError
 	)
-	return errors.As(err, &ve) || errors.As(err, &se) || errors.Is(err, ErrInsufficientFunds) ||
+	var re *RangeError
+	return errors.As(err, &ve) || errors.As(err, &se) || errors.As(err, &re) || errors.Is(err, ErrInsufficientFunds) ||
+		errors.Is(err, ErrAgentUnavailable) || errors.Is(err, ErrEarningsInsufficient) ||
 		errors.Is(err, ErrMonthlyLimit) || errors.Is(err, ErrDebtOutstanding) || errors.Is(err, ErrAgentPaused) ||
 		errors.Is(err, ErrNoSavedCard) || errors.Is(err, ErrIdempotencyConflict) ||
 		errors.Is(err, ErrRateLimited) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrHoldNotFound) ||

@@ -79,7 +79,7 @@ const (
 // Visible reports whether transfers of type t appear in the user's history.
 func (t TransferType) Visible() bool {
 	switch t {
-	case TypeDeposit, TypeIncome, TypeExpense, TypeRefund, TypeDispute, TypeRepayment:
+	case TypeDeposit, TypeIncome, TypeExpense, TypeRefund, TypeDispute, TypeRepayment, TypeEarningTransfer:
 		return true
 	}
 	return false
@@ -87,7 +87,9 @@ func (t TransferType) Visible() bool {
 
 // Credit reports whether transfers of type t add money to the wallet (the
 // history shows the others as debits).
-func (t TransferType) Credit() bool { return t == TypeDeposit || t == TypeIncome }
+func (t TransferType) Credit() bool {
+	return t == TypeDeposit || t == TypeIncome || t == TypeEarningTransfer
+}
 
 // Providers.
 const (
@@ -114,6 +116,16 @@ func (t TransferType) Accounts(uid string) (debit, credit string, err error) {
 		return DebtAccount(uid), AccountStripeClearing, nil
 	case TypeRepayment:
 		return UserAccount(uid), DebtAccount(uid), nil
+	case TypeEarning:
+		return AccountPlatformRevenue, EarningsPendingAccount(uid), nil
+	case TypeEarningRelease:
+		return EarningsPendingAccount(uid), EarningsAvailableAccount(uid), nil
+	case TypeEarningTransfer:
+		return EarningsAvailableAccount(uid), UserAccount(uid), nil
+	case TypePayout:
+		return EarningsAvailableAccount(uid), PayoutsInTransitAccount(uid), nil
+	case TypePayoutPaid:
+		return PayoutsInTransitAccount(uid), AccountCreatorPayouts, nil
 	}
 	return "", "", fmt.Errorf("unknown transfer type %q", t)
 }
@@ -169,6 +181,9 @@ type PostResult struct {
 	// RechargeID is an auto-recharge this posting started (the service
 	// creates its PaymentIntent after the commit).
 	RechargeID string
+	// Touched lists other users whose money this call moved (a consumer's
+	// charge credits its creator's earnings): their cached views are stale.
+	Touched []string
 }
 
 // Balance is a user's money: Micros is the balance the API and the history
@@ -227,6 +242,10 @@ type HoldResult struct {
 	RechargeID string
 	// FeeCharged: Reserve charged an agent's monthly fee on the way.
 	FeeCharged bool
+	// Touched lists other users whose money this call moved (a creator's
+	// agent fee before a consumer's Reserve, a creator's earnings credited
+	// by a consumer's Capture): their cached views are stale.
+	Touched []string
 }
 
 // Reservation asks the store to put money on hold.
@@ -378,6 +397,8 @@ type WebhookEvent struct {
 	PaymentIntentAmount int64             `json:"paymentIntentAmount,omitempty"`
 	Metadata            map[string]string `json:"metadata,omitempty"`
 	FailureMessage      string            `json:"failureMessage,omitempty"`
+	// Connect is the account or transfer of account.updated and transfer.* (payouts.go).
+	Connect *ConnectObject `json:"connect,omitempty"`
 }
 
 // WebhookOutcome says what a webhook event did.
@@ -537,6 +558,19 @@ type Store interface {
 	// PutSettings replaces uid's spend controls; ErrNoSavedCard when
 	// auto-recharge is enabled without a saved card.
 	PutSettings(ctx context.Context, uid string, bs BillingSettings) (BillingSettings, error)
+
+	// Earnings (postgres_earnings.go). Each matures uid's due earnings first.
+	// Earnings is uid's pending and available earnings and per-agent figures.
+	Earnings(ctx context.Context, uid string) (EarningsView, error)
+	// EarningsSeries is uid's earnings per agent per UTC day of q.
+	EarningsSeries(ctx context.Context, uid string, q SeriesQuery) ([]EarningsDay, error)
+	// TransferEarnings moves micros of uid's available earnings to uid's
+	// wallet (*EarningsShortError when fewer are available).
+	TransferEarnings(ctx context.Context, uid string, micros int64) (EarningsTransferResult, error)
+	// MatureEarnings moves due pending earnings to available for at most
+	// limit creators, each in its own transaction (SKIP LOCKED), and returns
+	// the creators it matured.
+	MatureEarnings(ctx context.Context, limit int) ([]string, error)
 }
 
 // Cache caches read results per user. Implementations never fail: a broken

@@ -41,9 +41,24 @@ type Agent struct {
 	Subscribers       int64 `protobuf:"varint,12,opt,name=subscribers,proto3" json:"subscribers,omitempty"`
 	TotalInteractions int64 `protobuf:"varint,13,opt,name=total_interactions,json=totalInteractions,proto3" json:"total_interactions,omitempty"`
 	// The agent's unique e-mail address.
-	Email         string                 `protobuf:"bytes,14,opt,name=email,proto3" json:"email,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Email     string                 `protobuf:"bytes,14,opt,name=email,proto3" json:"email,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Marketplace fields (issue 27/28). The consumer of a listed agent pays
+	// markup_percent of each answer's cost to the creator, and
+	// greeting_cost_cents once per conversation (its first charged answer).
+	MarkupPercent     int32 `protobuf:"varint,17,opt,name=markup_percent,json=markupPercent,proto3" json:"markup_percent,omitempty"`
+	GreetingCostCents int32 `protobuf:"varint,18,opt,name=greeting_cost_cents,json=greetingCostCents,proto3" json:"greeting_cost_cents,omitempty"`
+	// The agent's first message in a new conversation (free); "" for none.
+	Greeting string `protobuf:"bytes,19,opt,name=greeting,proto3" json:"greeting,omitempty"`
+	// The history budget (tokens) the prompt keeps; 0 = the model's window.
+	MemoryTokens int32 `protobuf:"varint,20,opt,name=memory_tokens,json=memoryTokens,proto3" json:"memory_tokens,omitempty"`
+	// False: citations shown to non-owners keep document names only.
+	ShowSources bool `protobuf:"varint,21,opt,name=show_sources,json=showSources,proto3" json:"show_sources,omitempty"`
+	// The marketplace slug ("" until first published).
+	Slug string `protobuf:"bytes,22,opt,name=slug,proto3" json:"slug,omitempty"`
+	// True when public, published and active and the marketplace is enabled.
+	Listed        bool `protobuf:"varint,23,opt,name=listed,proto3" json:"listed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -188,6 +203,55 @@ func (x *Agent) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Agent) GetMarkupPercent() int32 {
+	if x != nil {
+		return x.MarkupPercent
+	}
+	return 0
+}
+
+func (x *Agent) GetGreetingCostCents() int32 {
+	if x != nil {
+		return x.GreetingCostCents
+	}
+	return 0
+}
+
+func (x *Agent) GetGreeting() string {
+	if x != nil {
+		return x.Greeting
+	}
+	return ""
+}
+
+func (x *Agent) GetMemoryTokens() int32 {
+	if x != nil {
+		return x.MemoryTokens
+	}
+	return 0
+}
+
+func (x *Agent) GetShowSources() bool {
+	if x != nil {
+		return x.ShowSources
+	}
+	return false
+}
+
+func (x *Agent) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *Agent) GetListed() bool {
+	if x != nil {
+		return x.Listed
+	}
+	return false
 }
 
 type GetAgentRequest struct {
@@ -439,9 +503,11 @@ func (x *CheckAccessRequest) GetUid() string {
 type CheckAccessResponse struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Allowed bool                   `protobuf:"varint,1,opt,name=allowed,proto3" json:"allowed,omitempty"`
-	// "owner" or "subscriber" when allowed.
+	// "owner", "subscriber" or "consumer" (a signed-in user talking to a
+	// listed agent they neither own nor subscribe to) when allowed.
 	Role string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
-	// Whose wallet pays for usage: the owner's for private agents.
+	// Whose wallet pays for usage: the owner's for the owner and subscribers,
+	// the caller's own for a consumer.
 	PayerUid string `protobuf:"bytes,3,opt,name=payer_uid,json=payerUid,proto3" json:"payer_uid,omitempty"`
 	// The agent (set when allowed).
 	Agent *Agent `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
@@ -730,7 +796,7 @@ var File_agentic_catalog_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
-	" agentic/catalog/v1/catalog.proto\x12\x12agentic.catalog.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8c\x04\n" +
+	" agentic/catalog/v1/catalog.proto\x12\x12agentic.catalog.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf3\x05\n" +
 	"\x05Agent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x12\n" +
@@ -751,7 +817,14 @@ const file_agentic_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\",\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12%\n" +
+	"\x0emarkup_percent\x18\x11 \x01(\x05R\rmarkupPercent\x12.\n" +
+	"\x13greeting_cost_cents\x18\x12 \x01(\x05R\x11greetingCostCents\x12\x1a\n" +
+	"\bgreeting\x18\x13 \x01(\tR\bgreeting\x12#\n" +
+	"\rmemory_tokens\x18\x14 \x01(\x05R\fmemoryTokens\x12!\n" +
+	"\fshow_sources\x18\x15 \x01(\bR\vshowSources\x12\x12\n" +
+	"\x04slug\x18\x16 \x01(\tR\x04slug\x12\x16\n" +
+	"\x06listed\x18\x17 \x01(\bR\x06listed\",\n" +
 	"\x0fGetAgentRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\"C\n" +
 	"\x10GetAgentResponse\x12/\n" +

@@ -36,7 +36,7 @@ type InteractionRecorded struct {
 	// Names of the documents the answer cited.
 	DocumentReferences []string               `protobuf:"bytes,6,rep,name=document_references,json=documentReferences,proto3" json:"document_references,omitempty"`
 	OccurredAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
-	// Who asked (the owner or a subscriber).
+	// Who asked (the owner, a subscriber or a consumer).
 	UserUid string `protobuf:"bytes,8,opt,name=user_uid,json=userUid,proto3" json:"user_uid,omitempty"`
 	// Whose wallet paid.
 	PayerUid string `protobuf:"bytes,9,opt,name=payer_uid,json=payerUid,proto3" json:"payer_uid,omitempty"`
@@ -50,7 +50,13 @@ type InteractionRecorded struct {
 	FeeMicros      int64  `protobuf:"varint,16,opt,name=fee_micros,json=feeMicros,proto3" json:"fee_micros,omitempty"`
 	TotalMicros    int64  `protobuf:"varint,17,opt,name=total_micros,json=totalMicros,proto3" json:"total_micros,omitempty"`
 	// The wallet's expense transfer id.
-	TransferId    string `protobuf:"bytes,18,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	TransferId string `protobuf:"bytes,18,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// A consumer's answer (issue 28): the creator's markup and the greeting
+	// cost (first charged answer of a conversation), both part of total_micros.
+	MarkupMicros   int64 `protobuf:"varint,19,opt,name=markup_micros,json=markupMicros,proto3" json:"markup_micros,omitempty"`
+	GreetingMicros int64 `protobuf:"varint,20,opt,name=greeting_micros,json=greetingMicros,proto3" json:"greeting_micros,omitempty"`
+	// "owner", "subscriber" or "consumer".
+	PayerRole     string `protobuf:"bytes,21,opt,name=payer_role,json=payerRole,proto3" json:"payer_role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -211,6 +217,27 @@ func (x *InteractionRecorded) GetTransferId() string {
 	return ""
 }
 
+func (x *InteractionRecorded) GetMarkupMicros() int64 {
+	if x != nil {
+		return x.MarkupMicros
+	}
+	return 0
+}
+
+func (x *InteractionRecorded) GetGreetingMicros() int64 {
+	if x != nil {
+		return x.GreetingMicros
+	}
+	return 0
+}
+
+func (x *InteractionRecorded) GetPayerRole() string {
+	if x != nil {
+		return x.PayerRole
+	}
+	return ""
+}
+
 // SubscriberCapReached: agentic.usage.subscriber_cap.reached.v1, a
 // subscriber's answer was refused because the owner's monthly cap for that
 // subscriber is spent (issue 30 item 6). Emitted at most once per agent,
@@ -323,7 +350,7 @@ var File_agentic_events_v1_usage_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_usage_events_proto_rawDesc = "" +
 	"\n" +
-	"$agentic/events/v1/usage_events.proto\x12\x11agentic.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x04\n" +
+	"$agentic/events/v1/usage_events.proto\x12\x11agentic.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xea\x05\n" +
 	"\x13InteractionRecorded\x12%\n" +
 	"\x0einteraction_id\x18\x01 \x01(\tR\rinteractionId\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x1b\n" +
@@ -349,7 +376,11 @@ const file_agentic_events_v1_usage_events_proto_rawDesc = "" +
 	"fee_micros\x18\x10 \x01(\x03R\tfeeMicros\x12!\n" +
 	"\ftotal_micros\x18\x11 \x01(\x03R\vtotalMicros\x12\x1f\n" +
 	"\vtransfer_id\x18\x12 \x01(\tR\n" +
-	"transferId\"\xab\x02\n" +
+	"transferId\x12#\n" +
+	"\rmarkup_micros\x18\x13 \x01(\x03R\fmarkupMicros\x12'\n" +
+	"\x0fgreeting_micros\x18\x14 \x01(\x03R\x0egreetingMicros\x12\x1d\n" +
+	"\n" +
+	"payer_role\x18\x15 \x01(\tR\tpayerRole\"\xab\x02\n" +
 	"\x14SubscriberCapReached\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
 	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x1d\n" +

@@ -1030,6 +1030,136 @@ func (x *WalletRechargeFailed) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// WalletEarningsCredited is published on topic agentic.wallet.v1 with
+// CloudEvents type agentic.wallet.earnings.credited.v1 (key: creator_uid)
+// when a consumer's answer credits its creator's pending earnings (markup +
+// greeting) in the transaction of the capture (or direct charge); not on
+// idempotent replays. available_at is when the earning matures
+// (EARNINGS_HOLD after it was credited).
+type WalletEarningsCredited struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	CreatorUid     string                 `protobuf:"bytes,1,opt,name=creator_uid,json=creatorUid,proto3" json:"creator_uid,omitempty"`
+	AgentId        string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	AgentName      string                 `protobuf:"bytes,3,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	ConsumerUid    string                 `protobuf:"bytes,4,opt,name=consumer_uid,json=consumerUid,proto3" json:"consumer_uid,omitempty"`
+	AmountMicros   int64                  `protobuf:"varint,5,opt,name=amount_micros,json=amountMicros,proto3" json:"amount_micros,omitempty"`
+	MarkupMicros   int64                  `protobuf:"varint,6,opt,name=markup_micros,json=markupMicros,proto3" json:"markup_micros,omitempty"`
+	GreetingMicros int64                  `protobuf:"varint,7,opt,name=greeting_micros,json=greetingMicros,proto3" json:"greeting_micros,omitempty"`
+	MessageId      string                 `protobuf:"bytes,8,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	TransferId     string                 `protobuf:"bytes,9,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	AvailableAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=available_at,json=availableAt,proto3" json:"available_at,omitempty"`
+	OccurredAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *WalletEarningsCredited) Reset() {
+	*x = WalletEarningsCredited{}
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletEarningsCredited) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletEarningsCredited) ProtoMessage() {}
+
+func (x *WalletEarningsCredited) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_wallet_events_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletEarningsCredited.ProtoReflect.Descriptor instead.
+func (*WalletEarningsCredited) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_wallet_events_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *WalletEarningsCredited) GetCreatorUid() string {
+	if x != nil {
+		return x.CreatorUid
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetConsumerUid() string {
+	if x != nil {
+		return x.ConsumerUid
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetAmountMicros() int64 {
+	if x != nil {
+		return x.AmountMicros
+	}
+	return 0
+}
+
+func (x *WalletEarningsCredited) GetMarkupMicros() int64 {
+	if x != nil {
+		return x.MarkupMicros
+	}
+	return 0
+}
+
+func (x *WalletEarningsCredited) GetGreetingMicros() int64 {
+	if x != nil {
+		return x.GreetingMicros
+	}
+	return 0
+}
+
+func (x *WalletEarningsCredited) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *WalletEarningsCredited) GetAvailableAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AvailableAt
+	}
+	return nil
+}
+
+func (x *WalletEarningsCredited) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_wallet_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_wallet_events_proto_rawDesc = "" +
@@ -1152,6 +1282,24 @@ const file_agentic_events_v1_wallet_events_proto_rawDesc = "" +
 	"\x14consecutive_failures\x18\x06 \x01(\x05R\x13consecutiveFailures\x124\n" +
 	"\x16auto_recharge_disabled\x18\a \x01(\bR\x14autoRechargeDisabled\x12;\n" +
 	"\voccurred_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xc5\x03\n" +
+	"\x16WalletEarningsCredited\x12\x1f\n" +
+	"\vcreator_uid\x18\x01 \x01(\tR\n" +
+	"creatorUid\x12\x19\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x03 \x01(\tR\tagentName\x12!\n" +
+	"\fconsumer_uid\x18\x04 \x01(\tR\vconsumerUid\x12#\n" +
+	"\ramount_micros\x18\x05 \x01(\x03R\famountMicros\x12#\n" +
+	"\rmarkup_micros\x18\x06 \x01(\x03R\fmarkupMicros\x12'\n" +
+	"\x0fgreeting_micros\x18\a \x01(\x03R\x0egreetingMicros\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\b \x01(\tR\tmessageId\x12\x1f\n" +
+	"\vtransfer_id\x18\t \x01(\tR\n" +
+	"transferId\x12=\n" +
+	"\favailable_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\vavailableAt\x12;\n" +
+	"\voccurred_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -1166,7 +1314,7 @@ func file_agentic_events_v1_wallet_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_wallet_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_wallet_events_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_agentic_events_v1_wallet_events_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_agentic_events_v1_wallet_events_proto_goTypes = []any{
 	(*WalletDepositCredited)(nil),   // 0: agentic.events.v1.WalletDepositCredited
 	(*WalletCharged)(nil),           // 1: agentic.events.v1.WalletCharged
@@ -1178,30 +1326,33 @@ var file_agentic_events_v1_wallet_events_proto_goTypes = []any{
 	(*WalletAgentPaused)(nil),       // 7: agentic.events.v1.WalletAgentPaused
 	(*WalletAgentResumed)(nil),      // 8: agentic.events.v1.WalletAgentResumed
 	(*WalletRechargeFailed)(nil),    // 9: agentic.events.v1.WalletRechargeFailed
-	nil,                             // 10: agentic.events.v1.WalletCharged.MetadataEntry
-	nil,                             // 11: agentic.events.v1.WalletIncomeCredited.MetadataEntry
-	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
+	(*WalletEarningsCredited)(nil),  // 10: agentic.events.v1.WalletEarningsCredited
+	nil,                             // 11: agentic.events.v1.WalletCharged.MetadataEntry
+	nil,                             // 12: agentic.events.v1.WalletIncomeCredited.MetadataEntry
+	(*timestamppb.Timestamp)(nil),   // 13: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_wallet_events_proto_depIdxs = []int32{
-	12, // 0: agentic.events.v1.WalletDepositCredited.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 1: agentic.events.v1.WalletCharged.metadata:type_name -> agentic.events.v1.WalletCharged.MetadataEntry
-	12, // 2: agentic.events.v1.WalletCharged.occurred_at:type_name -> google.protobuf.Timestamp
-	11, // 3: agentic.events.v1.WalletIncomeCredited.metadata:type_name -> agentic.events.v1.WalletIncomeCredited.MetadataEntry
-	12, // 4: agentic.events.v1.WalletIncomeCredited.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 5: agentic.events.v1.WalletSpendWarning.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 6: agentic.events.v1.WalletBalanceLow.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 7: agentic.events.v1.WalletDepositReversed.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 8: agentic.events.v1.WalletDepositReinstated.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 9: agentic.events.v1.WalletAgentPaused.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 10: agentic.events.v1.WalletAgentResumed.period_start:type_name -> google.protobuf.Timestamp
-	12, // 11: agentic.events.v1.WalletAgentResumed.period_end:type_name -> google.protobuf.Timestamp
-	12, // 12: agentic.events.v1.WalletAgentResumed.occurred_at:type_name -> google.protobuf.Timestamp
-	12, // 13: agentic.events.v1.WalletRechargeFailed.occurred_at:type_name -> google.protobuf.Timestamp
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	13, // 0: agentic.events.v1.WalletDepositCredited.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 1: agentic.events.v1.WalletCharged.metadata:type_name -> agentic.events.v1.WalletCharged.MetadataEntry
+	13, // 2: agentic.events.v1.WalletCharged.occurred_at:type_name -> google.protobuf.Timestamp
+	12, // 3: agentic.events.v1.WalletIncomeCredited.metadata:type_name -> agentic.events.v1.WalletIncomeCredited.MetadataEntry
+	13, // 4: agentic.events.v1.WalletIncomeCredited.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 5: agentic.events.v1.WalletSpendWarning.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 6: agentic.events.v1.WalletBalanceLow.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 7: agentic.events.v1.WalletDepositReversed.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 8: agentic.events.v1.WalletDepositReinstated.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 9: agentic.events.v1.WalletAgentPaused.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 10: agentic.events.v1.WalletAgentResumed.period_start:type_name -> google.protobuf.Timestamp
+	13, // 11: agentic.events.v1.WalletAgentResumed.period_end:type_name -> google.protobuf.Timestamp
+	13, // 12: agentic.events.v1.WalletAgentResumed.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 13: agentic.events.v1.WalletRechargeFailed.occurred_at:type_name -> google.protobuf.Timestamp
+	13, // 14: agentic.events.v1.WalletEarningsCredited.available_at:type_name -> google.protobuf.Timestamp
+	13, // 15: agentic.events.v1.WalletEarningsCredited.occurred_at:type_name -> google.protobuf.Timestamp
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_wallet_events_proto_init() }
@@ -1215,7 +1366,7 @@ func file_agentic_events_v1_wallet_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_wallet_events_proto_rawDesc), len(file_agentic_events_v1_wallet_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
