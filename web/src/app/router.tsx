@@ -50,6 +50,12 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'earnings',
+                lazy: async () => ({
+                  Component: (await import('@/features/earnings/routes/EarningsPage')).EarningsPage,
+                }),
+              },
+              {
                 path: 'wallet',
                 lazy: async () => ({ Component: (await import('@/features/wallet/routes/WalletPage')).WalletPage }),
               },

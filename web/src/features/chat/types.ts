@@ -1,6 +1,10 @@
 /** Shapes of docs/conversations-api.md (the conversations service's HTTP contract). */
 
-export type ChatRole = 'owner' | 'subscriber';
+/**
+ * Who pays for the answers: 'owner' (their own wallet: usage + fee), 'subscriber' (the owner pays) or
+ * 'consumer' (a marketplace user: their own wallet, usage + fee + the creator's markup and greeting cost).
+ */
+export type ChatRole = 'owner' | 'subscriber' | 'consumer';
 
 export interface Conversation {
   id: string;
@@ -25,6 +29,10 @@ export interface Usage {
   outputTokens: number;
   costMicros: number;
   feeMicros: number;
+  /** The creator's markup (marketplace consumers only; absent or 0 otherwise). */
+  markupMicros?: number;
+  /** The greeting cost, charged with a conversation's first answer (marketplace consumers only). */
+  greetingMicros?: number;
   totalMicros: number;
 }
 

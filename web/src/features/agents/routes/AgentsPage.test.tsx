@@ -1,5 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
@@ -60,7 +61,9 @@ function renderPage() {
   return render(
     <QueryClientProvider client={createQueryClient()}>
       <AuthContext.Provider value={authValue({ user })}>
-        <AgentsPage />
+        <MemoryRouter>
+          <AgentsPage />
+        </MemoryRouter>
         <Toaster />
       </AuthContext.Provider>
     </QueryClientProvider>,

@@ -1,6 +1,7 @@
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Input } from 'antd';
 import { useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { usePageTitle } from '@/components/usePageTitle';
 import { AGENTS_QUERY_KEY, useAgents } from '../api/agents';
@@ -13,7 +14,10 @@ import { filterAgents } from '../lib/filter-agents';
 import type { Agent } from '../types';
 import '../agents.css';
 
-/** /dashboard/agentic-users: the agent list, the Create New Agent dialog and the agent editor. */
+/**
+ * /dashboard/agentic-users: the agent list, the Create New Agent dialog and the agent editor.
+ * `?agent=<id>` opens that agent's editor (the marketplace chat page links an owner there).
+ */
 export function AgentsPage() {
   usePageTitle('Your Agentic Users');
   const queryClient = useQueryClient();
@@ -21,12 +25,25 @@ export function AgentsPage() {
   const [search, setSearch] = useState('');
   const [createOpen, setCreateOpen] = useState(false);
   const [editing, setEditing] = useState<Agent | null>(null);
+  const [params, setParams] = useSearchParams();
+  const linkedId = params.get('agent');
+  const linked = linkedId ? (agents?.find((a) => a.id === linkedId) ?? null) : null;
+  const current = editing ?? linked;
 
   const filtered = useMemo(() => filterAgents(agents ?? [], search), [agents, search]);
   const openCreate = () => setCreateOpen(true);
 
   const closeEditor = () => {
     setEditing(null);
+    if (linkedId) {
+      setParams(
+        (p) => {
+          p.delete('agent');
+          return p;
+        },
+        { replace: true },
+      );
+    }
     // Closing the editor refreshes the agent list (spec "Agent editor").
     void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
   };
@@ -72,7 +89,7 @@ export function AgentsPage() {
       </div>
       {content}
       <CreateAgentDialog open={createOpen} onClose={() => setCreateOpen(false)} />
-      {editing && <AgentEditor key={editing.id} agent={editing} open onClose={closeEditor} onSaved={setEditing} />}
+      {current && <AgentEditor key={current.id} agent={current} open onClose={closeEditor} onSaved={setEditing} />}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authFetch } from '@/lib/api-client';
 import type { Agent } from '@/features/agents/types';
-import type { ChatInfo, Conversation, ConversationWithMessages } from '../types';
+import type { ChatInfo, ChatRole, Conversation, ConversationWithMessages } from '../types';
 import { readChatError } from './errors';
 
 const enc = encodeURIComponent;
@@ -87,15 +87,32 @@ export function useSharedAgents() {
   });
 }
 
-export function useCreateConversation(agentId: string) {
+/**
+ * The new conversation with its first messages. The server may open a marketplace agent's conversation with its
+ * greeting: when the POST answer does not carry the messages, a consumer's conversation is read back once, so
+ * the greeting is shown before the first message is sent (and this session's turns follow it).
+ */
+export async function createConversationWithMessages(
+  agentId: string,
+  title: string | undefined,
+  role: ChatRole,
+): Promise<ConversationWithMessages> {
+  const created = (await createConversation(agentId, title)) as ConversationWithMessages;
+  if (Array.isArray(created.messages)) return created;
+  if (role === 'consumer') return fetchConversation(created.id);
+  return { ...created, messages: [] };
+}
+
+export function useCreateConversation(agentId: string, role: ChatRole = 'owner') {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (title?: string) => createConversation(agentId, title),
+    mutationFn: (title?: string) => createConversationWithMessages(agentId, title, role),
     onSuccess: (conversation) => {
-      // A new conversation has no messages: seed its cache so opening it needs no request.
-      queryClient.setQueryData<ConversationWithMessages>(conversationKey(conversation.id), { ...conversation, messages: [] });
+      // Seed the new conversation's cache (no messages, or the greeting) so opening it needs no request.
+      const { messages, ...summary } = conversation;
+      queryClient.setQueryData<ConversationWithMessages>(conversationKey(conversation.id), { ...summary, messages: messages ?? [] });
       queryClient.setQueryData<Conversation[]>(conversationsKey(agentId), (list) => [
-        conversation,
+        summary,
         ...(list ?? []).filter((c) => c.id !== conversation.id),
       ]);
       void queryClient.invalidateQueries({ queryKey: conversationsKey(agentId) });

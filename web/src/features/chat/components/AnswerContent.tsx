@@ -59,7 +59,7 @@ function TurnErrorAlert({ error, role, onRetry }: { error: TurnError; role: Chat
           className="chat-alert"
           title={error.message}
           description={
-            role === 'owner' ? (
+            role !== 'subscriber' ? (
               <Link to={WALLET_PATH} className="chat-alert__link">
                 Add Funds
               </Link>

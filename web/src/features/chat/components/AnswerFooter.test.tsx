@@ -23,6 +23,22 @@ describe('AnswerFooter', () => {
     expect(screen.getByTestId('answer-model')).toHaveTextContent('· agentic-sim');
   });
 
+  it("shows a marketplace answer's price parts under its total", () => {
+    render(
+      <AnswerFooter
+        citations={[]}
+        usage={{ inputTokens: 10, outputTokens: 5, costMicros: 300, feeMicros: 9, markupMicros: 60, totalMicros: 369 }}
+      />,
+    );
+    expect(screen.getByTestId('answer-usage')).toHaveTextContent(/^15 tokens · \$0\.0004$/);
+    expect(screen.getByTestId('answer-price-parts')).toHaveTextContent('usage $0.0003 + service fee $0.00001 + markup $0.0001');
+  });
+
+  it('shows no parts for an owner answer', () => {
+    render(<AnswerFooter citations={[]} usage={{ inputTokens: 1, outputTokens: 1, costMicros: 10, feeMicros: 1, totalMicros: 11 }} />);
+    expect(screen.queryByTestId('answer-price-parts')).not.toBeInTheDocument();
+  });
+
   it('never puts a non-http(s) URL into a link, and renders nothing without citations or usage', () => {
     const { container, rerender } = render(<AnswerFooter citations={[c('d1', 'Bad', 'javascript:alert(1)')]} usage={null} />);
     expect(screen.getByTestId('citation-chip').tagName).toBe('SPAN');

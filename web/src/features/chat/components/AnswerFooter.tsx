@@ -1,5 +1,5 @@
 import { FileTextOutlined } from '@ant-design/icons';
-import { formatUsage } from '../lib/format';
+import { formatPriceParts, formatUsage } from '../lib/format';
 import type { Citation, Usage } from '../types';
 
 interface AnswerFooterProps {
@@ -40,6 +40,7 @@ export function uniqueCitations(citations: readonly Citation[]): Citation[] {
 export function AnswerFooter({ citations, usage, model }: AnswerFooterProps) {
   const chips = uniqueCitations(citations);
   const modelName = usage?.model || model;
+  const parts = usage ? formatPriceParts(usage) : '';
   if (chips.length === 0 && !usage) return null;
   return (
     <div className="chat-answer-footer">
@@ -81,6 +82,11 @@ export function AnswerFooter({ citations, usage, model }: AnswerFooterProps) {
               · {modelName}
             </span>
           )}
+        </p>
+      )}
+      {parts && (
+        <p className="chat-usage chat-usage__parts" data-testid="answer-price-parts">
+          {parts}
         </p>
       )}
     </div>

@@ -21,9 +21,19 @@ import '../chat.css';
 
 export const DEFAULT_TITLE = 'New conversation';
 
+/** The line under the sender: who pays for the answers. */
+export const CHAT_NOTES: Record<ChatRole, string> = {
+  owner: 'Answers are charged to your wallet.',
+  subscriber: "Answers are paid for by the agent's owner.",
+  consumer: "Each answer is charged to your wallet: the model's usage, a 3% service fee and the creator's markup.",
+};
+
 export interface ChatPanelProps {
   agentId: string;
-  /** 'owner' (editor's Chat tab: answers are paid from their wallet) or 'subscriber' (Shared with me). */
+  /**
+   * 'owner' (editor's Chat tab: answers are paid from their wallet), 'subscriber' (Shared with me) or 'consumer'
+   * (a listed marketplace agent: the user pays usage, fee, markup and greeting cost).
+   */
   role: ChatRole;
   agentName: string;
   /** Level of the panel's heading (2 on a page under its h1, 3 inside the editor under the agent's h2). */
@@ -37,7 +47,7 @@ export interface ChatPanelProps {
 export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPanelProps) {
   const info = useChatInfo(agentId);
   const list = useConversations(agentId);
-  const create = useCreateConversation(agentId);
+  const create = useCreateConversation(agentId, role);
   const rename = useRenameConversation(agentId);
   const session = useChatSession(agentId, role);
   const [draft, setDraft] = useState('');
@@ -87,7 +97,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
       // The first message names an untitled conversation.
       const stored = conversation.data;
       const untouched =
-        active?.title === DEFAULT_TITLE && stored?.id === id && (stored.messages?.length ?? 0) === 0 && activeTurns.length === 0;
+        active?.title === DEFAULT_TITLE && stored?.id === id && !stored.messages?.some((m) => m.role === 'user') && activeTurns.length === 0;
       if (untouched) rename.mutate({ id, title: titleFromMessage(content) });
     }
     setChosen(id);
@@ -202,9 +212,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
           placeholder={`Message ${agentName}…`}
         />
         <p className="chat-panel__note">
-          {role === 'owner'
-            ? 'Answers are charged to your wallet.'
-            : "Answers are paid for by the agent's owner."}
+          {CHAT_NOTES[role]}
         </p>
       </div>
     </section>

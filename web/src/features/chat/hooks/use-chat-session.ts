@@ -66,8 +66,12 @@ export function settle(outcome: SendOutcome, role: ChatRole): Pick<Turn, 'phase'
     case 'failed':
       return { phase: 'error', error: { kind: 'answer', message: outcome.message } };
     case 'refused':
+      if (outcome.status === 403 && outcome.code === 'agent_unavailable') {
+        // A listed agent whose creator has not paid its monthly fee: nothing was charged.
+        return { phase: 'error', error: { kind: 'answer', message: UNAVAILABLE_MESSAGE } };
+      }
       if (outcome.status === 402) {
-        const fallback = role === 'owner' ? INSUFFICIENT_FUNDS_MESSAGE : UNAVAILABLE_MESSAGE;
+        const fallback = role === 'subscriber' ? UNAVAILABLE_MESSAGE : INSUFFICIENT_FUNDS_MESSAGE;
         return { phase: 'error', error: { kind: 'funds', message: outcome.message || fallback } };
       }
       if (outcome.status === 429) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCost, formatTokens, formatUsage, modelLabel, rateLimitMessage, retryAfterSeconds, titleFromMessage } from './format';
+import { formatCost, formatPriceParts, formatTokens, formatUsage, modelLabel, rateLimitMessage, retryAfterSeconds, titleFromMessage } from './format';
 
 describe('formatCost', () => {
   it('shows dollars with 4 decimals, rounding half up', () => {
@@ -68,5 +68,21 @@ describe('titleFromMessage', () => {
     expect(titleFromMessage(long)).toHaveLength(60);
     expect(titleFromMessage(long).endsWith('…')).toBe(true);
     expect(titleFromMessage('   ')).toBe('New conversation');
+  });
+});
+
+describe('formatPriceParts (marketplace answers)', () => {
+  it('lists usage, fee, markup and the greeting cost, never $0.0000 for a non-zero part', () => {
+    expect(formatPriceParts({ costMicros: 1000, feeMicros: 30, markupMicros: 200, greetingMicros: 500_000 })).toBe(
+      'usage $0.0010 + service fee $0.00003 + markup $0.0002 + greeting $0.5000',
+    );
+    expect(formatPriceParts({ costMicros: 120, feeMicros: 4, markupMicros: 24 })).toBe(
+      'usage $0.0001 + service fee $0.000004 + markup $0.00002',
+    );
+  });
+
+  it("is empty for an owner's answer (no markup, no greeting)", () => {
+    expect(formatPriceParts({ costMicros: 874, feeMicros: 27 })).toBe('');
+    expect(formatPriceParts({ costMicros: 874, feeMicros: 27, markupMicros: 0, greetingMicros: 0 })).toBe('');
   });
 });

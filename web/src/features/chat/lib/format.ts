@@ -35,6 +35,21 @@ export function formatUsage(usage: Pick<Usage, 'inputTokens' | 'outputTokens' | 
   return `${formatTokens((usage.inputTokens ?? 0) + (usage.outputTokens ?? 0))} · ${formatCost(usage.totalMicros ?? 0)}`;
 }
 
+/**
+ * The parts of a marketplace answer's price, when it has a markup or a greeting cost:
+ * "usage $0.0009 + service fee $0.00003 + markup $0.0002 + greeting $0.5000" ('' otherwise: an owner's answer
+ * shows only its total).
+ */
+export function formatPriceParts(usage: Pick<Usage, 'costMicros' | 'feeMicros' | 'markupMicros' | 'greetingMicros'>): string {
+  const markup = usage.markupMicros ?? 0;
+  const greeting = usage.greetingMicros ?? 0;
+  if (markup <= 0 && greeting <= 0) return '';
+  const parts = [`usage ${formatCost(usage.costMicros ?? 0)}`, `service fee ${formatCost(usage.feeMicros ?? 0)}`];
+  parts.push(`markup ${formatCost(markup)}`);
+  if (greeting > 0) parts.push(`greeting ${formatCost(greeting)}`);
+  return parts.join(' + ');
+}
+
 /** The model tag's text: the model name, marked when it is the simulator. */
 export function modelLabel(model: string, simulated: boolean): string {
   return simulated ? `Simulated model (${model})` : `Model: ${model}`;

@@ -1,6 +1,7 @@
 import { CloseOutlined, MenuOutlined } from '@ant-design/icons';
 import { useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
+import { useHasListedAgent } from '@/features/earnings/hooks/use-has-listed-agent';
 import { AccountMenu } from './AccountMenu';
 
 export const NAV_ITEMS = [
@@ -10,6 +11,18 @@ export const NAV_ITEMS = [
   { to: '/dashboard/marketplace', label: 'Marketplace', end: false },
   { to: '/dashboard/wallet', label: 'Wallet', end: false },
 ] as const;
+
+/** Shown (before Wallet) only while the user has a listed marketplace agent; the page is reachable anyway. */
+export const EARNINGS_NAV_ITEM = { to: '/dashboard/earnings', label: 'Earnings', end: false } as const;
+
+type NavItem = { to: string; label: string; end: boolean };
+
+/** The navigation's links: Earnings goes before Wallet when `withEarnings`. */
+export function navItems(withEarnings: boolean): readonly NavItem[] {
+  if (!withEarnings) return NAV_ITEMS;
+  const wallet = NAV_ITEMS.findIndex((item) => item.to === '/dashboard/wallet');
+  return [...NAV_ITEMS.slice(0, wallet), EARNINGS_NAV_ITEM, ...NAV_ITEMS.slice(wallet)];
+}
 
 /**
  * The dashboard header: logo → /dashboard, main navigation (the active link carries
@@ -21,6 +34,7 @@ export function DashboardHeader() {
   // The path the mobile navigation was opened on: it closes by itself when the route changes.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const navOpen = openOn === pathname;
+  const items = navItems(useHasListedAgent());
 
   return (
     <header className="app-header">
@@ -47,7 +61,7 @@ export function DashboardHeader() {
           className={navOpen ? 'app-header__nav app-header__nav--open' : 'app-header__nav'}
         >
           <ul className="app-header__nav-list">
-            {NAV_ITEMS.map((item) => (
+            {items.map((item) => (
               <li key={item.to}>
                 <NavLink
                   to={item.to}

@@ -28,6 +28,8 @@ describe('formatCents', () => {
     expect(formatCents(0)).toBe('$0.00');
     expect(formatCents(5)).toBe('$0.05');
     expect(formatCents(123456789)).toBe('$1,234,567.89');
+    // A fraction of a cent (earnings credited per answer) is never shown as $0.00.
+    expect(formatCents(0.03)).toBe('$0.0003');
   });
 
   it('formats counts', () => {

@@ -1,3 +1,5 @@
+import { formatMoney } from '@/features/wallet/lib/format';
+
 /** Pure formatting of the dashboard's numbers (spec "Dashboard home"). */
 
 export type GrowthDirection = 'up' | 'down';
@@ -21,11 +23,12 @@ export function growthCaption(value: number): string {
   return `${formatGrowth(value)} from last month`;
 }
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** Revenue is stored in cents and shown as dollars with 2 decimals: 1250 → '$12.50'. */
+/**
+ * Revenue is stored in cents and shown as dollars with 2 decimals: 1250 → '$12.50'. A fraction of a cent that is
+ * not zero keeps its first significant digit (0.3 → '$0.003'), never '$0.00' (the wallet's formatMoney).
+ */
 export function formatCents(cents: number): string {
-  return usd.format((Number.isFinite(cents) ? cents : 0) / 100);
+  return formatMoney((Number.isFinite(cents) ? cents : 0) / 100);
 }
 
 const count = new Intl.NumberFormat('en-US');

@@ -86,11 +86,16 @@ export function useMarketplaceCategories() {
 
 export const profileKey = (slug: string) => [agentPath(slug)] as const;
 
+/** GET /api/marketplace/agents/{slug} (public). */
+export function fetchMarketplaceProfile(slug: string, signal?: AbortSignal): Promise<MarketplaceProfile> {
+  return publicGet<MarketplaceProfile>(agentPath(slug), signal);
+}
+
 /** One listed agent's profile; a 404 (unknown or unlisted) is not retried. */
 export function useMarketplaceProfile(slug: string) {
   return useQuery({
     queryKey: profileKey(slug),
-    queryFn: ({ signal }) => publicGet<MarketplaceProfile>(agentPath(slug), signal),
+    queryFn: ({ signal }) => fetchMarketplaceProfile(slug, signal),
     staleTime: 30_000,
   });
 }

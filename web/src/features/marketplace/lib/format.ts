@@ -1,23 +1,13 @@
-import { formatUsd } from '@/features/wallet/lib/format';
+import { formatMoneyMicros, formatUsd } from '@/features/wallet/lib/format';
 import type { MarketplaceAgent } from '../types';
-
-const MICROS_PER_DOLLAR = 1_000_000;
 
 /**
  * Dollars from micro-dollars, readable below a cent: the wallet's '$12.50' from a cent up, else the first
  * significant digit ('$0.004', '$0.0005', down to '$0.000001'). Rounded half up with integers.
+ * (The wallet's formatMoneyMicros: one formatter for every amount that must never read '$0.00'.)
  */
 export function formatMicros(micros: number): string {
-  const value = Math.max(0, Math.round(Number.isFinite(micros) ? micros : 0));
-  let decimals = 2;
-  while (decimals < 6 && value > 0 && roundTo(value, decimals) === 0) decimals++;
-  if (decimals === 2) return formatUsd(value / MICROS_PER_DOLLAR);
-  return `$0.${String(roundTo(value, decimals)).padStart(decimals, '0')}`;
-}
-
-function roundTo(micros: number, decimals: number): number {
-  const step = MICROS_PER_DOLLAR / 10 ** decimals;
-  return Math.floor((micros + step / 2) / step);
+  return formatMoneyMicros(Math.max(0, Math.round(Number.isFinite(micros) ? micros : 0)));
 }
 
 /** Cents as dollars: 50 → '$0.50'. */

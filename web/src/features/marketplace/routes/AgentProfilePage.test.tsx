@@ -105,12 +105,18 @@ describe('/marketplace/:slug (profile)', () => {
     expect(router.state.location.state).toEqual({ returnTo: '/marketplace/tax-helper' });
   });
 
-  it('Chat opens the chat page for a signed-in visitor, which says honestly what comes next', async () => {
+  it('Chat opens the chat page for a signed-in visitor, which says what they pay', async () => {
     const { router } = renderApp('/marketplace/tax-helper', signedIn);
     fireEvent.click(await screen.findByRole('button', { name: 'Chat' }, slow));
     await waitFor(() => expect(router.state.location.pathname).toBe('/marketplace/tax-helper/chat'));
     expect(await screen.findByRole('heading', { level: 1, name: 'Chat with Tax Helper' })).toBeInTheDocument();
-    expect(screen.getByText(/Chatting with marketplace agents opens with paid answers \(coming next\)\./)).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        "You pay per answer from your wallet: the model's usage, a 3% service fee and the creator's 20% markup.",
+        {},
+        slow,
+      ),
+    ).toBeInTheDocument();
   });
 
   it('waits for the session before asking for the profile (a user switch would cancel the request)', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatDescription,
+  formatMoney,
+  formatMoneyMicros,
   formatTransactionAmount,
   formatTransactionDate,
   formatTransactionType,
@@ -60,5 +62,30 @@ describe('formatTransactionDate', () => {
     expect(formatTransactionDate(undefined)).toBe('N/A');
     expect(formatTransactionDate('')).toBe('N/A');
     expect(formatTransactionDate('not a date')).toBe('N/A');
+  });
+});
+
+describe('formatMoney (never $0.00 for a non-zero amount)', () => {
+  it('shows cents from half a cent up, else the first significant digit', () => {
+    expect(formatMoney(12.5)).toBe('$12.50');
+    expect(formatMoney(0)).toBe('$0.00');
+    expect(formatMoney(0.005)).toBe('$0.01');
+    expect(formatMoney(0.0049)).toBe('$0.005');
+    expect(formatMoney(0.0003)).toBe('$0.0003');
+    expect(formatMoney(0.000012)).toBe('$0.00001');
+    expect(formatMoney(0.000001)).toBe('$0.000001');
+    expect(formatMoney(-0.0003)).toBe('-$0.0003');
+    expect(formatMoney(1234.5)).toBe('$1,234.50');
+    expect(formatMoney(Number.NaN)).toBe('$0.00');
+  });
+
+  it('reads micro-dollars too', () => {
+    expect(formatMoneyMicros(300)).toBe('$0.0003');
+    expect(formatMoneyMicros(12_500_000)).toBe('$12.50');
+  });
+
+  it('keeps sub-cent transactions readable in the history', () => {
+    expect(formatTransactionAmount({ type: 'expense', amount: 0.000312 })).toBe('-$0.0003');
+    expect(formatTransactionAmount({ type: 'deposit', amount: 0.004 })).toBe('+$0.004');
   });
 });

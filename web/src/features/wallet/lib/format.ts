@@ -13,14 +13,49 @@ export function formatUsd(dollars: number): string {
   return usd.format(dollars);
 }
 
+const MICROS_PER_DOLLAR = 1_000_000;
+
+/**
+ * Dollars as '$12.50', but never '$0.00' for an amount that is not zero: below half a cent the first
+ * significant digit is kept ('$0.004', '$0.0003', down to one micro-dollar '$0.000001'). Negative amounts
+ * get a leading '-'. Rounded half up on whole micro-dollars (integer arithmetic).
+ */
+export function formatMoney(dollars: number): string {
+  const value = Number.isFinite(dollars) ? dollars : 0;
+  const micros = Math.round(Math.abs(value) * MICROS_PER_DOLLAR);
+  const sign = value < 0 && micros > 0 ? '-' : '';
+  return sign + formatMicrosAbs(micros);
+}
+
+/** formatMoney for a count of micro-dollars. */
+export function formatMoneyMicros(micros: number): string {
+  return formatMoney((Number.isFinite(micros) ? micros : 0) / MICROS_PER_DOLLAR);
+}
+
+function formatMicrosAbs(micros: number): string {
+  let decimals = 2;
+  while (decimals < 6 && micros > 0 && roundMicros(micros, decimals) === 0) decimals++;
+  if (decimals === 2) return usd.format(roundMicros(micros, 2) / 100);
+  return `$0.${String(roundMicros(micros, decimals)).padStart(decimals, '0')}`;
+}
+
+/** micros rounded half up to `decimals` places of a dollar, as an integer count of those units. */
+function roundMicros(micros: number, decimals: number): number {
+  const step = MICROS_PER_DOLLAR / 10 ** decimals;
+  return Math.floor((micros + step / 2) / step);
+}
+
 /** Deposits are credits ('+', green); any other type is a debit ('-', red). */
 export function isCredit(tx: Pick<Transaction, 'type'>): boolean {
   return tx.type === 'deposit';
 }
 
-/** '+$25.00' for a deposit, '-$1.20' for anything else (the amount's magnitude, 2 decimals). */
+/**
+ * '+$25.00' for a deposit, '-$1.20' for anything else (the amount's magnitude, 2 decimals; an amount under half
+ * a cent keeps its first significant digit, '-$0.0003', never '-$0.00').
+ */
 export function formatTransactionAmount(tx: Pick<Transaction, 'type' | 'amount'>): string {
-  const magnitude = formatUsd(Math.abs(Number(tx.amount) || 0));
+  const magnitude = formatMoney(Math.abs(Number(tx.amount) || 0));
   return `${isCredit(tx) ? '+' : '-'}${magnitude}`;
 }
 

@@ -11,7 +11,8 @@ export const MARKETPLACE_SETTINGS_TEXTS = {
   slug: 'Slug',
   viewProfile: 'View its marketplace profile',
   markup: 'Markup (%)',
-  markupHelp: 'Your share on top of the model cost: a whole number from 0 to 300 percent.',
+  markupHelp:
+    'Your share on top of the model cost: a whole number from 0 to 300 percent. You keep 100% of your markup (and of the greeting cost); the platform adds its own 3% service fee.',
   greetingCost: 'Greeting cost',
   greetingCostHelp: 'A fixed price for starting a conversation, from $0.00 to $5.00.',
   greeting: 'Greeting',

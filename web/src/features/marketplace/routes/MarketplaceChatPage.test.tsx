@@ -1,0 +1,84 @@
+import { configure, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeIdentity } from '@/test/fake-firebase';
+import { setMarketplaceEnabled } from '@/test/marketplace';
+import { authValue, renderApp } from '@/test/render';
+import '@/features/chat/test/jsdom-stubs';
+import { json, profile } from '../test/fixtures';
+
+configure({ defaultHidden: true });
+vi.setConfig({ testTimeout: 30_000 });
+
+vi.mock('@/lib/firebase', () => ({
+  loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u2' }) } })),
+}));
+
+const slow = { timeout: 15_000 };
+const signedIn = authValue({ user: { uid: 'u2', email: 'grace@example.com', displayName: 'Grace' } });
+const PROFILE = '/api/marketplace/agents/tax-helper';
+
+let routes: Record<string, () => Response>;
+const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+  const url = new URL(String(input), 'http://localhost');
+  const route = routes[`${init.method ?? 'GET'} ${url.pathname}`];
+  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
+});
+
+beforeEach(() => {
+  setMarketplaceEnabled(true);
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+  routes = {
+    [`GET ${PROFILE}`]: () => json(profile()),
+    'GET /api/agents': () => json([]),
+    'GET /api/user/balance': () => json({ success: true, data: { balance: 5 } }),
+    'GET /api/agents/a1/chat-info': () => json({ model: 'agentic-sim', simulated: true, role: 'consumer' }),
+    'GET /api/agents/a1/conversations': () => json([]),
+  };
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('/marketplace/:slug/chat', () => {
+  it('tells a consumer what they pay, shows their balance with Add funds, then the chat', async () => {
+    renderApp('/marketplace/tax-helper/chat', signedIn);
+    const notice = await screen.findByRole('region', { name: 'What you pay' }, slow);
+    expect(notice).toHaveTextContent(
+      "You pay per answer from your wallet: the model's usage, a 3% service fee and the creator's 20% markup.",
+    );
+    expect(notice).toHaveTextContent('Starting a conversation costs $0.50, charged with its first answer.');
+    expect(await within(notice).findByText('$5.00')).toHaveAttribute('data-testid', 'consumer-balance');
+    expect(within(notice).getByRole('link', { name: 'Add funds' })).toHaveAttribute('href', '/dashboard/wallet');
+    expect(await screen.findByRole('heading', { level: 2, name: 'Chat with Tax Helper' }, slow)).toBeInTheDocument();
+    expect(
+      await screen.findByText("Each answer is charged to your wallet: the model's usage, a 3% service fee and the creator's markup."),
+    ).toBeInTheDocument();
+  });
+
+  it('leaves the greeting sentence out when starting a conversation is free', async () => {
+    routes[`GET ${PROFILE}`] = () => json(profile({ greetingCostCents: 0, markupPercent: 35 }));
+    renderApp('/marketplace/tax-helper/chat', signedIn);
+    const notice = await screen.findByRole('region', { name: 'What you pay' }, slow);
+    expect(notice).toHaveTextContent("the creator's 35% markup.");
+    expect(notice).not.toHaveTextContent('Starting a conversation costs');
+  });
+
+  it("points the owner to their editor instead of a paid chat", async () => {
+    routes['GET /api/agents'] = () => json([{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper' }]);
+    renderApp('/marketplace/tax-helper/chat', signedIn);
+    expect(await screen.findByText('This is your agent', {}, slow)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Open Tax Helper in Your Agentic Users' })).toHaveAttribute(
+      'href',
+      '/dashboard/agentic-users?agent=a1',
+    );
+    expect(screen.queryByRole('region', { name: 'What you pay' })).not.toBeInTheDocument();
+    expect(screen.queryByTestId('chat-panel')).not.toBeInTheDocument();
+  });
+
+  it('says when the agent is not answering right now', async () => {
+    routes[`GET ${PROFILE}`] = () => json(profile({ available: false }));
+    renderApp('/marketplace/tax-helper/chat', signedIn);
+    expect(await screen.findByText('This agent is unavailable right now.', {}, slow)).toBeInTheDocument();
+  });
+});
