@@ -450,10 +450,8 @@ func TestListQueriesOverThousandsOfAgents(t *testing.T) {
 				t.Errorf("%s: reads every agent: %s", name, strings.Join(nodes, " > "))
 			}
 		}
-		// Generous for a shared CI machine; the logged figures are the point.
-		if root[0].ExecutionTime > 50 {
-			t.Errorf("%s: %.1f ms", name, root[0].ExecutionTime)
-		}
+		// No timing assertion: these machines are shared and noisy. The
+		// plan's shape is the behaviour; speed is bench/marketplace's.
 	}
 	for name, f := range listShapes() {
 		if _, err := s.ListListed(ctx, f); err != nil {
