@@ -220,7 +220,10 @@ type usage struct {
 	OutputTokens int64  `json:"outputTokens"`
 	CostMicros   int64  `json:"costMicros"`
 	FeeMicros    int64  `json:"feeMicros"`
-	TotalMicros  int64  `json:"totalMicros"`
+	// A consumer's answer of a listed agent (issue 28): the creator's parts.
+	MarkupMicros   int64 `json:"markupMicros"`
+	GreetingMicros int64 `json:"greetingMicros"`
+	TotalMicros    int64 `json:"totalMicros"`
 }
 
 // result is one message as the client saw it.

@@ -12,7 +12,11 @@
 //  2. wallet: Charge vs Reserve+Capture per second against the wallet gRPC.
 //  3. money: -money-messages concurrent messages against one owner's wallet
 //     holding -money-answers worst-case reserves; PASS/FAIL per invariant,
-//     exit status 1 on any FAIL.
+//     exit status 1 on any FAIL. Then the marketplace run (issue 28):
+//     -marketplace-consumers consumers of one listed agent, small wallets,
+//     two messages each at once; every consumer's wallet ≥ 0, every answer
+//     charged once, Σ consumers' expenses = platform revenue + creator
+//     earnings to the micro-dollar.
 //
 // Users are signed up on the Auth emulator's REST API and onboarded through
 // the gateway; wallets are funded through the wallet's internal gRPC Credit.
@@ -79,6 +83,9 @@ func main() {
 	moneyAnswers := flag.Int("money-answers", 50, "worst-case reserves the owner's wallet holds")
 	moneySenders := flag.Int("money-senders", 20, "subscribers sending the money run's messages (per-user rate limit)")
 	moneyDrain := flag.Bool("money-drain", true, "after the concurrent run, send one message at a time until the first 402")
+	mktConsumers := flag.Int("marketplace-consumers", 200, "consumers of one listed agent in the money phase's marketplace run (0: skipped)")
+	mktMarkup := flag.Int("marketplace-markup", 50, "markup percent of the marketplace run's agent")
+	mktGreeting := flag.Int("marketplace-greeting-cents", 1, "greeting cost (cents) of the marketplace run's agent")
 	priceIn := flag.Int64("price-in", 500_000, "input price of the model, µ$ per 1M tokens (agentic-sim)")
 	priceOut := flag.Int64("price-out", 1_500_000, "output price of the model, µ$ per 1M tokens (agentic-sim)")
 	maxOut := flag.Int("max-output", 1024, "the service's LLM_MAX_OUTPUT_TOKENS")
@@ -159,6 +166,17 @@ func main() {
 			fmt.Println("  ERROR", err)
 		}
 		fails = append(fails, f...)
+		if *mktConsumers > 0 {
+			f, err := marketplaceRun(ctx, a, w, marketConfig{
+				consumers: *mktConsumers, markup: *mktMarkup, greetingCents: *mktGreeting, setupPar: *setupPar,
+				price: price{in: *priceIn, out: *priceOut}, maxOut: int64(*maxOut),
+			}, doc)
+			if err != nil {
+				f = append(f, "marketplace run: "+err.Error())
+				fmt.Println("  ERROR", err)
+			}
+			fails = append(fails, f...)
+		}
 	}
 	if *cleanup {
 		a.unlinkAll(context.Background())
