@@ -274,6 +274,19 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expectAccessible(page, '/marketplace/:slug/chat');
 
+    // The creator's Earnings page (issue 28), reachable without a listed agent: its empty states.
+    await page.goto('/dashboard/earnings');
+    await expect(h1(page, 'Earnings')).toBeVisible();
+    await expect(page.getByTestId('payout-account-state')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText('No payouts yet.')).toBeVisible({ timeout: 20_000 });
+    await expectAccessible(page, '/dashboard/earnings (empty)');
+
+    // The Library (issue 27): a new user has no marketplace conversations yet.
+    await page.goto('/dashboard/library');
+    await expect(h1(page, 'Library')).toBeVisible();
+    await expect(page.getByText('Agents you chat with from the marketplace appear here.')).toBeVisible({ timeout: 20_000 });
+    await expectAccessible(page, '/dashboard/library (empty)');
+
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/marketplace');
     await expect(h1(page, 'Marketplace')).toBeVisible();
@@ -296,6 +309,8 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
       '/marketplace/:slug/chat',
       '/wallet',
       'agentic-users',
+      'earnings',
+      'library',
       'marketplace',
       'shared',
       'wallet',

@@ -47,6 +47,7 @@ func TestEverySpecPathIsRoutedToItsOwner(t *testing.T) {
 		{"/api/agents/shared", "catalog", true},
 		{"/api/conversations/c1", "conversations", true},
 		{"/api/conversations/c1/messages", "conversations", true},
+		{"/api/library", "conversations", true},
 		// Billing.
 		{"/api/user/billing-settings", "wallet", true},
 		{"/api/user/transactions.csv", "wallet", true},

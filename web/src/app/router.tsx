@@ -44,6 +44,12 @@ export const routes: RouteObject[] = [
                 }),
               },
               {
+                path: 'library',
+                lazy: async () => ({
+                  Component: (await import('@/features/library/routes/LibraryPage')).LibraryPage,
+                }),
+              },
+              {
                 path: 'marketplace',
                 lazy: async () => ({
                   Component: (await import('@/features/marketplace/routes/MarketplacePage')).MarketplacePage,

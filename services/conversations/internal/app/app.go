@@ -341,6 +341,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	svc := conversations.NewService(conversations.Deps{
 		Store:     answerStore,
 		Access:    catalog,
+		Agents:    catalog, // the Library's agents (GetAgent)
 		Knowledge: clients.NewKnowledge(documentsConn, 0),
 		Directory: store,
 		Limiter: ratelimit.New(rdb, ratelimit.Config{

@@ -50,6 +50,7 @@ func quotaRules() (quota.Rules, error) {
 		http.MethodGet + " " + transport.PathChatInfo:            read.For("read"),
 		http.MethodGet + " " + transport.PathConversation:        read.For("read"),
 		http.MethodGet + " " + transport.PathAPIKeys:             read.For("read"),
+		http.MethodGet + " " + transport.PathLibrary:             read.For("read"),
 	}, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
@@ -149,13 +151,7 @@ func (c *Catalog) lookUp(ctx context.Context, k accessKey, gen uint64) (conversa
 	a := conversations.Access{
 		Allowed: true, Role: resp.GetRole(), PayerUID: resp.GetPayerUid(),
 		SubscriberCapMicros: max(0, resp.GetSubscriberCapMicros()),
-		Agent: conversations.Agent{
-			ID: agentID, OwnerUID: ag.GetOwnerUid(), Name: ag.GetName(), IconColor: ag.GetIconColor(),
-			Instructions:  ag.GetInstructions(),
-			MarkupPercent: int(max(ag.GetMarkupPercent(), 0)), GreetingCostCents: int(max(ag.GetGreetingCostCents(), 0)),
-			Greeting: ag.GetGreeting(), MemoryTokens: int(max(ag.GetMemoryTokens(), 0)), ShowSources: ag.GetShowSources(),
-			Slug: ag.GetSlug(), Listed: ag.GetListed(),
-		},
+		Agent:               agentFromProto(agentID, ag),
 	}
 	if a.Role == conversations.AccessConsumer && a.PayerUID != uid {
 		// A consumer pays for themselves, always.
@@ -171,6 +167,33 @@ func (c *Catalog) lookUp(ctx context.Context, k accessKey, gen uint64) (conversa
 	}
 	c.remember(k, a, gen)
 	return a, nil
+}
+
+// agentFromProto converts the catalog's agent (id: the one asked for).
+func agentFromProto(agentID string, ag *catalogv1.Agent) conversations.Agent {
+	return conversations.Agent{
+		ID: agentID, OwnerUID: ag.GetOwnerUid(), Name: ag.GetName(), IconName: ag.GetIconName(), IconColor: ag.GetIconColor(),
+		Instructions:  ag.GetInstructions(),
+		MarkupPercent: int(max(ag.GetMarkupPercent(), 0)), GreetingCostCents: int(max(ag.GetGreetingCostCents(), 0)),
+		Greeting: ag.GetGreeting(), MemoryTokens: int(max(ag.GetMemoryTokens(), 0)), ShowSources: ag.GetShowSources(),
+		Slug: ag.GetSlug(), Listed: ag.GetListed(),
+	}
+}
+
+// GetAgent implements conversations.AgentLookup (catalog GetAgent, not
+// cached): conversations.ErrAgentNotFound when the catalog does not know
+// the agent.
+func (c *Catalog) GetAgent(ctx context.Context, agentID string) (conversations.Agent, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
+	if status.Code(err) == codes.NotFound {
+		return conversations.Agent{}, conversations.ErrAgentNotFound
+	}
+	if err != nil {
+		return conversations.Agent{}, fmt.Errorf("catalog GetAgent: %w", err)
+	}
+	return agentFromProto(agentID, resp.GetAgent()), nil
 }
 
 // cached returns k's entry while it may be trusted, and the change count

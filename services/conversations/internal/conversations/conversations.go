@@ -142,6 +142,11 @@ type Conversation struct {
 	// with id GreetingMessageID.
 	Greeting          string
 	GreetingMessageID string
+	// AccessRole is the caller's access role when the conversation was
+	// created (AccessOwner, AccessSubscriber or AccessConsumer; "" for
+	// conversations created before it was recorded). The Library lists the
+	// consumer ones.
+	AccessRole string
 }
 
 // Message is one message of a conversation.

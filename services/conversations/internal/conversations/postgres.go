@@ -26,12 +26,12 @@ func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
 }
 
 const conversationColumns = `id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at,
-	COALESCE(greeting, ''), COALESCE(greeting_message_id::text, '')`
+	COALESCE(greeting, ''), COALESCE(greeting_message_id::text, ''), COALESCE(access_role, '')`
 
 func scanConversation(row pgx.Row) (Conversation, error) {
 	var c Conversation
 	err := row.Scan(&c.ID, &c.AgentID, &c.UserUID, &c.Title, &c.Channel, &c.CreatedAt, &c.UpdatedAt, &c.LastMessageAt,
-		&c.Greeting, &c.GreetingMessageID)
+		&c.Greeting, &c.GreetingMessageID, &c.AccessRole)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Conversation{}, ErrConversationNotFound
 	}
@@ -41,10 +41,11 @@ func scanConversation(row pgx.Row) (Conversation, error) {
 // CreateConversation implements Store.
 func (s *PostgresStore) CreateConversation(ctx context.Context, c Conversation) (Conversation, error) {
 	return scanConversation(s.pool.QueryRow(ctx, `
-		INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, greeting, greeting_message_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, '')::uuid)
+		INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, greeting, greeting_message_id,
+			access_role)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, '')::uuid, NULLIF($10, ''))
 		RETURNING `+conversationColumns,
-		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, c.Greeting, c.GreetingMessageID))
+		c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, c.Greeting, c.GreetingMessageID, c.AccessRole))
 }
 
 // ThreadConversation implements Store. Concurrent first messages of a
@@ -58,11 +59,11 @@ func (s *PostgresStore) ThreadConversation(ctx context.Context, c Conversation, 
 			return out, err
 		}
 		out, err = scanConversation(s.pool.QueryRow(ctx, `
-			INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, thread_key)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			INSERT INTO conversations (id, agent_id, user_uid, title, channel, created_at, updated_at, thread_key, access_role)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''))
 			ON CONFLICT DO NOTHING
 			RETURNING `+conversationColumns,
-			c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, threadKey))
+			c.ID, c.AgentID, c.UserUID, c.Title, c.Channel, c.CreatedAt, c.UpdatedAt, threadKey, c.AccessRole))
 		if !errors.Is(err, ErrConversationNotFound) {
 			return out, err
 		}
@@ -89,6 +90,51 @@ func (s *PostgresStore) ListConversations(ctx context.Context, uid, agentID stri
 			return nil, err
 		}
 		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Library implements Store: the user's live consumer conversations (not the
+// agent API's), grouped by agent, the agents by their latest activity
+// (conversations_library_idx).
+func (s *PostgresStore) Library(ctx context.Context, uid string, maxAgents, maxPerAgent int) ([]LibraryEntry, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH mine AS (
+			SELECT id, agent_id, user_uid, title, channel, created_at, updated_at, last_message_at, greeting,
+				greeting_message_id, access_role, COALESCE(last_message_at, created_at) AS activity
+			FROM conversations
+			WHERE user_uid = $1 AND deleted_at IS NULL AND access_role = 'consumer' AND channel <> 'api'
+		), agents AS (
+			SELECT agent_id, max(activity) AS last_activity FROM mine
+			GROUP BY agent_id ORDER BY last_activity DESC, agent_id DESC LIMIT $2
+		), ranked AS (
+			SELECT m.*, a.last_activity,
+				row_number() OVER (PARTITION BY m.agent_id ORDER BY m.activity DESC, m.id DESC) AS n
+			FROM mine m JOIN agents a ON a.agent_id = m.agent_id
+		)
+		SELECT id::text, agent_id::text, user_uid, title, channel, created_at, updated_at, last_message_at,
+			COALESCE(greeting, ''), COALESCE(greeting_message_id::text, ''), COALESCE(access_role, ''), last_activity
+		FROM ranked WHERE n <= $3
+		ORDER BY last_activity DESC, agent_id DESC, activity DESC, id DESC`, uid, maxAgents, maxPerAgent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []LibraryEntry{}
+	for rows.Next() {
+		var (
+			c    Conversation
+			last time.Time
+		)
+		if err := rows.Scan(&c.ID, &c.AgentID, &c.UserUID, &c.Title, &c.Channel, &c.CreatedAt, &c.UpdatedAt, &c.LastMessageAt,
+			&c.Greeting, &c.GreetingMessageID, &c.AccessRole, &last); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].AgentID != c.AgentID {
+			out = append(out, LibraryEntry{AgentID: c.AgentID, LastActivityAt: last})
+		}
+		e := &out[len(out)-1]
+		e.Conversations = append(e.Conversations, c)
 	}
 	return out, rows.Err()
 }

@@ -25,6 +25,7 @@ type Agent struct {
 	ID           string
 	OwnerUID     string
 	Name         string
+	IconName     string
 	IconColor    string
 	Instructions string
 	// Marketplace fields (issue 27/28): what a consumer pays on top of cost
@@ -58,6 +59,13 @@ type Access struct {
 // could not answer.
 type AccessChecker interface {
 	CheckAccess(ctx context.Context, agentID, uid string) (Access, error)
+}
+
+// AgentLookup reads an agent from the catalog whoever may use it (GetAgent):
+// ErrAgentNotFound when the catalog does not know it (any other error: it
+// could not answer). The Library names its agents with it.
+type AgentLookup interface {
+	GetAgent(ctx context.Context, agentID string) (Agent, error)
 }
 
 // SearchQuery is a KnowledgeService.Search request.
@@ -199,8 +207,11 @@ func (c *Config) defaults() {
 
 // Deps are the Service's collaborators.
 type Deps struct {
-	Store     Store
-	Access    AccessChecker
+	Store  Store
+	Access AccessChecker
+	// Agents names the Library's agents (nil: the Library answers
+	// ErrCatalogUnavailable).
+	Agents    AgentLookup
 	Knowledge Knowledge
 	// Directory may be nil: @Document references then stay unresolved.
 	Directory Directory
@@ -233,6 +244,7 @@ type OwnerAccounts interface {
 type Service struct {
 	store      Store
 	access     AccessChecker
+	agents     AgentLookup
 	knowledge  Knowledge
 	directory  Directory
 	limiter    RateLimiter
@@ -257,7 +269,7 @@ type Service struct {
 func NewService(d Deps, cfg Config) *Service {
 	cfg.defaults()
 	return &Service{
-		store: d.Store, access: d.Access, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
+		store: d.Store, access: d.Access, agents: d.Agents, knowledge: d.Knowledge, directory: d.Directory, limiter: d.Limiter,
 		meter: d.Meter, provider: d.Provider, keyStore: d.Keys, apiLimiter: d.APILimiter, revocations: d.Revocations,
 		accounts: d.Accounts,
 		keyCache: newKeyCache(cfg.APIKeyCacheTTL, cfg.Now, cfg.Registerer), convAgents: newConvAgents(), greeted: newConvAgents(), cfg: cfg, log: cfg.Logger, m: newMetrics(cfg.Registerer),
@@ -325,7 +337,7 @@ func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, t
 	now := s.now()
 	conv := Conversation{
 		ID: newID(), AgentID: strings.ToLower(agentID), UserUID: uid, Title: t, Channel: ChannelChat,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, AccessRole: access.Role,
 	}
 	if g := strings.TrimSpace(access.Agent.Greeting); g != "" {
 		conv.Greeting, conv.GreetingMessageID = g, newID()
@@ -452,13 +464,14 @@ func (s *Service) AnswerThread(ctx context.Context, r ThreadRequest) (ThreadAnsw
 	if _, err := ValidateMessage(r.Content, clientID); err != nil {
 		return ThreadAnswer{}, err
 	}
-	if _, err := s.authorize(ctx, r.UID, r.AgentID); err != nil {
+	access, err := s.authorize(ctx, r.UID, r.AgentID)
+	if err != nil {
 		return ThreadAnswer{}, err
 	}
 	now := s.now()
 	conv, err := s.store.ThreadConversation(ctx, Conversation{
 		ID: newID(), AgentID: strings.ToLower(r.AgentID), UserUID: r.UID, Title: cleanTitle(r.Title), Channel: r.Channel,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, AccessRole: access.Role,
 	}, r.ThreadKey)
 	if err != nil {
 		return ThreadAnswer{}, err

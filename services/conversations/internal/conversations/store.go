@@ -70,6 +70,15 @@ type SubscriberCap struct {
 	AgentName string
 }
 
+// LibraryEntry is an agent of a user's Library (Store.Library): its id,
+// the latest activity of the user's conversations with it, and its most
+// recent conversations.
+type LibraryEntry struct {
+	AgentID        string
+	LastActivityAt time.Time
+	Conversations  []Conversation
+}
+
 // Opened is what Store.OpenTurn reads.
 type Opened struct {
 	Conversation Conversation
@@ -140,6 +149,11 @@ type Store interface {
 	// ListConversations: the user's live conversations with the agent,
 	// newest activity (last message, else creation) first.
 	ListConversations(ctx context.Context, uid, agentID string) ([]Conversation, error)
+	// Library: the user's live consumer conversations (AccessRole
+	// AccessConsumer, not the agent API's) grouped by agent: at most
+	// maxAgents agents, latest activity first, each with at most maxPerAgent
+	// conversations, newest activity (last message, else creation) first.
+	Library(ctx context.Context, uid string, maxAgents, maxPerAgent int) ([]LibraryEntry, error)
 	// GetConversation: the user's live conversation; ErrConversationNotFound otherwise.
 	GetConversation(ctx context.Context, uid, id string) (Conversation, error)
 	// ThreadConversation returns the live conversation of (agent, user,

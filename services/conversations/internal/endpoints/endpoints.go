@@ -24,6 +24,8 @@ type Set struct {
 	DeleteConversation endpoint.Endpoint
 	SendMessage        endpoint.Endpoint
 	ChatInfo           endpoint.Endpoint
+	// Library serves GET /api/library (the caller's marketplace agents).
+	Library endpoint.Endpoint
 	// AnswerThread serves gRPC ConversationsService.Answer (e-mail, Docs comments).
 	AnswerThread endpoint.Endpoint
 
@@ -75,6 +77,10 @@ type (
 		Claims  auth.Claims
 		AgentID string
 	}
+	LibraryRequest struct {
+		Claims auth.Claims
+	}
+	LibraryResponse struct{ Agents []conversations.LibraryAgent }
 
 	ConversationResponse             struct{ Conversation conversations.Conversation }
 	ConversationsResponse            struct{ Conversations []conversations.Conversation }
@@ -285,6 +291,13 @@ func New(svc *conversations.Service, logger *slog.Logger, reg prometheus.Registe
 				return nil, err
 			}
 			return ModelsResponse{Models: ms}, nil
+		}),
+		Library: wrap("Library", func(ctx context.Context, req any) (any, error) {
+			as, err := svc.Library(ctx, req.(LibraryRequest).Claims.UID)
+			if err != nil {
+				return nil, err
+			}
+			return LibraryResponse{Agents: as}, nil
 		}),
 		ChatInfo: wrap("ChatInfo", func(ctx context.Context, req any) (any, error) {
 			r := req.(ChatInfoRequest)

@@ -237,6 +237,31 @@ func (c *Catalog) checkAccess(req *catalogv1.CheckAccessRequest) (*catalogv1.Che
 	return &catalogv1.CheckAccessResponse{}, nil
 }
 
+// GetAgent implements the proto: the agent whoever owns it (NOT_FOUND when unknown).
+func (c *Catalog) GetAgent(_ context.Context, req *catalogv1.GetAgentRequest) (*catalogv1.GetAgentResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down {
+		return nil, status.Error(codes.Unavailable, "catalog is down")
+	}
+	if req.GetAgentId() == "" {
+		return nil, status.Error(codes.InvalidArgument, "agent_id is required")
+	}
+	a, ok := c.agents[req.GetAgentId()]
+	if !ok {
+		return nil, status.Error(codes.NotFound, "agent not found")
+	}
+	return &catalogv1.GetAgentResponse{Agent: a}, nil
+}
+
+// RemoveAgent forgets an agent (deleted), recording an access change of everyone.
+func (c *Catalog) RemoveAgent(agentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.agents, agentID)
+	c.recordChange(agentID, "")
+}
+
 // AccessChangesSince implements the proto: the changes recorded at or after
 // since minus margin (since unset: now minus margin), and now.
 func (c *Catalog) AccessChangesSince(_ context.Context, req *catalogv1.AccessChangesSinceRequest) (*catalogv1.AccessChangesSinceResponse, error) {

@@ -25,6 +25,7 @@ const (
 	PathChatInfo           = "/api/agents/{agentId}/chat-info"
 	PathConversation       = "/api/conversations/{id}"
 	PathMessages           = "/api/conversations/{id}/messages"
+	PathLibrary            = "/api/library"
 )
 
 // RegisterHTTP adds the conversation routes to mux, each behind the
@@ -50,6 +51,7 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	sensitive(http.MethodPost, PathAgentConversations, set.CreateConversation, decodeCreate, encodeJSON(http.StatusCreated))
 	route(http.MethodGet, PathAgentConversations, set.ListConversations, decodeList, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathChatInfo, set.ChatInfo, decodeChatInfo, encodeJSON(http.StatusOK))
+	route(http.MethodGet, PathLibrary, set.Library, decodeLibrary, encodeJSON(http.StatusOK))
 	route(http.MethodGet, PathConversation, set.GetConversation, decodeGet, encodeJSON(http.StatusOK))
 	sensitive(http.MethodPatch, PathConversation, set.RenameConversation, decodeRename, encodeJSON(http.StatusOK))
 	server.Route(mux, http.MethodDelete, PathConversation, fresh(httptransport.NewServer(set.DeleteConversation, decodeDelete, encodeJSON(http.StatusNoContent), opts...)))
@@ -112,6 +114,48 @@ type ChatInfoJSON struct {
 	Model     string `json:"model"`
 	Simulated bool   `json:"simulated"`
 	Role      string `json:"role"`
+}
+
+// LibraryJSON is GET /api/library: the agents the caller talked to from the
+// marketplace, most recent first.
+type LibraryJSON struct {
+	Agents []LibraryAgentJSON `json:"agents"`
+}
+
+// LibraryAgentJSON is an agent of the Library. Listed is false once the
+// agent is no longer in the marketplace (its conversations stay readable);
+// name, icon and slug are "" when the catalog no longer knows it.
+type LibraryAgentJSON struct {
+	AgentID        string                    `json:"agentId"`
+	Name           string                    `json:"name"`
+	IconName       string                    `json:"iconName"`
+	IconColor      string                    `json:"iconColor"`
+	Slug           string                    `json:"slug"`
+	Listed         bool                      `json:"listed"`
+	LastActivityAt time.Time                 `json:"lastActivityAt"`
+	Conversations  []LibraryConversationJSON `json:"conversations"`
+}
+
+// LibraryConversationJSON is a conversation of a Library agent.
+type LibraryConversationJSON struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// LibraryToJSON converts the Library.
+func LibraryToJSON(as []conversations.LibraryAgent) LibraryJSON {
+	out := LibraryJSON{Agents: make([]LibraryAgentJSON, len(as))}
+	for i, a := range as {
+		cs := make([]LibraryConversationJSON, len(a.Conversations))
+		for j, c := range a.Conversations {
+			cs[j] = LibraryConversationJSON{ID: c.ID, Title: c.Title, UpdatedAt: c.UpdatedAt.UTC()}
+		}
+		out.Agents[i] = LibraryAgentJSON{AgentID: a.Agent.ID, Name: a.Agent.Name, IconName: a.Agent.IconName,
+			IconColor: a.Agent.IconColor, Slug: a.Agent.Slug, Listed: a.Agent.Listed,
+			LastActivityAt: a.LastActivityAt.UTC(), Conversations: cs}
+	}
+	return out
 }
 
 func utcPtr(t *time.Time) *time.Time {
@@ -191,6 +235,14 @@ func decodeChatInfo(ctx context.Context, r *http.Request) (any, error) {
 	return endpoints.ChatInfoRequest{Claims: c, AgentID: r.PathValue("agentId")}, nil
 }
 
+func decodeLibrary(ctx context.Context, _ *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.LibraryRequest{Claims: c}, nil
+}
+
 func decodeGet(ctx context.Context, r *http.Request) (any, error) {
 	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
@@ -243,6 +295,8 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 			}
 			server.WriteJSON(w, status, ConversationWithMessagesJSON{
 				ConversationJSON: ConversationToJSON(r.Conversation.Conversation), Messages: msgs})
+		case endpoints.LibraryResponse:
+			server.WriteJSON(w, status, LibraryToJSON(r.Agents))
 		case endpoints.ChatInfoResponse:
 			server.WriteJSON(w, status, ChatInfoJSON{Model: r.Info.Model, Simulated: r.Info.Simulated, Role: r.Info.Role})
 		case endpoints.DeletedResponse:

@@ -1,3 +1,3 @@
-export { LazyChatPanel } from './components/LazyChatPanel';
+export { LazyChatPanel, LazyConversationTranscript } from './components/LazyChatPanel';
 export type { ChatPanelProps } from './components/ChatPanel';
 export type { ChatRole } from './types';

@@ -38,13 +38,23 @@ export interface ChatPanelProps {
   agentName: string;
   /** Level of the panel's heading (2 on a page under its h1, 3 inside the editor under the agent's h2). */
   headingLevel?: 2 | 3;
+  /**
+   * The conversation to open (e.g. `?conversation=` from the Library); when it is not one of the caller's
+   * conversations with the agent, the newest is shown as usual. A new value opens that conversation.
+   */
+  initialConversationId?: string | null;
+  /**
+   * The agent's greeting (a listed agent's first message in every new conversation, free): shown before the
+   * first message of a new chat; once the conversation exists, the server's stored copy is shown instead.
+   */
+  greeting?: string;
 }
 
 /**
  * Chat with an agent, built from Ant Design X: the caller's conversations (Conversations), the
  * messages (Bubble.List, answers streamed as Markdown with citations and cost) and a Sender with Stop.
  */
-export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPanelProps) {
+export function ChatPanel({ agentId, role, agentName, headingLevel = 2, initialConversationId, greeting }: ChatPanelProps) {
   const info = useChatInfo(agentId);
   const list = useConversations(agentId);
   const create = useCreateConversation(agentId, role);
@@ -52,7 +62,13 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
   const session = useChatSession(agentId, role);
   const [draft, setDraft] = useState('');
   /** undefined: follow the newest conversation; null: none (a new chat); else the chosen one. */
-  const [chosen, setChosen] = useState<string | null | undefined>(undefined);
+  const [chosen, setChosen] = useState<string | null | undefined>(initialConversationId || undefined);
+  // A new conversation asked for from outside (the address changed) is opened.
+  const [asked, setAsked] = useState(initialConversationId);
+  if (asked !== initialConversationId) {
+    setAsked(initialConversationId);
+    if (initialConversationId) setChosen(initialConversationId);
+  }
 
   const conversations = list.data;
   const chosenExists = typeof chosen === 'string' && (conversations?.some((c) => c.id === chosen) ?? true);
@@ -119,6 +135,12 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2 }: ChatPa
       <MessagesSkeleton />
     ) : (
       <div className="chat-empty">
+        {greeting?.trim() && (
+          <figure className="chat-greeting" data-testid="chat-greeting">
+            <figcaption className="chat-greeting__from">{agentName}</figcaption>
+            <p className="chat-greeting__text">{greeting}</p>
+          </figure>
+        )}
         <p className="chat-empty__title">Start a conversation with {agentName}</p>
         <p className="chat-empty__text">Ask a question below. Answers draw on the documents linked to this agent.</p>
       </div>

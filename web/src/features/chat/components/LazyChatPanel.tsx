@@ -1,9 +1,11 @@
 import { Component, lazy, Suspense, type ReactNode } from 'react';
 import { LoadingSpinner } from '@/components/LoadingSpinner';
 import type { ChatPanelProps } from './ChatPanel';
+import type { ConversationTranscriptProps } from './ConversationTranscript';
 
 // The chat (Ant Design X, the Markdown renderer) is its own chunk, fetched when a chat is first shown.
 const ChatPanel = lazy(() => import('./ChatPanel'));
+const ConversationTranscript = lazy(() => import('./ConversationTranscript'));
 
 class ChunkErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
   state = { failed: false };
@@ -30,6 +32,17 @@ export function LazyChatPanel(props: ChatPanelProps) {
     <ChunkErrorBoundary>
       <Suspense fallback={<LoadingSpinner fullPage={false} />}>
         <ChatPanel {...props} />
+      </Suspense>
+    </ChunkErrorBoundary>
+  );
+}
+
+/** ConversationTranscript (a read-only conversation), lazily loaded like the chat. */
+export function LazyConversationTranscript(props: ConversationTranscriptProps) {
+  return (
+    <ChunkErrorBoundary>
+      <Suspense fallback={<LoadingSpinner fullPage={false} />}>
+        <ConversationTranscript {...props} />
       </Suspense>
     </ChunkErrorBoundary>
   );

@@ -2,6 +2,7 @@ import { CloseOutlined, MenuOutlined } from '@ant-design/icons';
 import { useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
 import { useHasListedAgent } from '@/features/earnings/hooks/use-has-listed-agent';
+import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
 import { AccountMenu } from './AccountMenu';
 
 export const NAV_ITEMS = [
@@ -15,13 +16,26 @@ export const NAV_ITEMS = [
 /** Shown (before Wallet) only while the user has a listed marketplace agent; the page is reachable anyway. */
 export const EARNINGS_NAV_ITEM = { to: '/dashboard/earnings', label: 'Earnings', end: false } as const;
 
+/** Shown (after Shared with me) only while the marketplace is on: the agents the user chatted with there. */
+export const LIBRARY_NAV_ITEM = { to: '/dashboard/library', label: 'Library', end: false } as const;
+
 type NavItem = { to: string; label: string; end: boolean };
 
-/** The navigation's links: Earnings goes before Wallet when `withEarnings`. */
-export function navItems(withEarnings: boolean): readonly NavItem[] {
-  if (!withEarnings) return NAV_ITEMS;
-  const wallet = NAV_ITEMS.findIndex((item) => item.to === '/dashboard/wallet');
-  return [...NAV_ITEMS.slice(0, wallet), EARNINGS_NAV_ITEM, ...NAV_ITEMS.slice(wallet)];
+/**
+ * The navigation's links: Library goes after Shared with me when `withLibrary` (the marketplace is on), Earnings
+ * before Wallet when `withEarnings`.
+ */
+export function navItems(withEarnings: boolean, withLibrary = false): readonly NavItem[] {
+  let items: readonly NavItem[] = NAV_ITEMS;
+  if (withLibrary) {
+    const shared = items.findIndex((item) => item.to === '/dashboard/shared');
+    items = [...items.slice(0, shared + 1), LIBRARY_NAV_ITEM, ...items.slice(shared + 1)];
+  }
+  if (withEarnings) {
+    const wallet = items.findIndex((item) => item.to === '/dashboard/wallet');
+    items = [...items.slice(0, wallet), EARNINGS_NAV_ITEM, ...items.slice(wallet)];
+  }
+  return items;
 }
 
 /**
@@ -34,7 +48,7 @@ export function DashboardHeader() {
   // The path the mobile navigation was opened on: it closes by itself when the route changes.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const navOpen = openOn === pathname;
-  const items = navItems(useHasListedAgent());
+  const items = navItems(useHasListedAgent(), useMarketplaceEnabled());
 
   return (
     <header className="app-header">

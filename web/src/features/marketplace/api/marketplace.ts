@@ -145,6 +145,28 @@ export function useDeleteReview(slug: string) {
   });
 }
 
+export const replyPath = (agentId: string, reviewId: string) =>
+  `/api/agents/${encodeURIComponent(agentId)}/reviews/${encodeURIComponent(reviewId)}/reply`;
+
+/** PUT /api/agents/{id}/reviews/{reviewId}/reply {text}: the owner's reply, created or replaced (200 Review). */
+export function useSaveReply(agentId: string, slug: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ reviewId, text }: { reviewId: string; text: string }) =>
+      authed<Review>(replyPath(agentId, reviewId), { method: 'PUT', body: { text } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: [`${agentPath(slug)}/reviews`] }),
+  });
+}
+
+/** DELETE /api/agents/{id}/reviews/{reviewId}/reply: removes the owner's reply (404 "Reply not found"). */
+export function useDeleteReply(agentId: string, slug: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (reviewId: string) => authed<void>(replyPath(agentId, reviewId), { method: 'DELETE' }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: [`${agentPath(slug)}/reviews`] }),
+  });
+}
+
 /** What a report is about: the agent (by slug) or one review (by id). */
 export type ReportTarget = { kind: 'agent'; slug: string } | { kind: 'review'; reviewId: string };
 

@@ -191,7 +191,7 @@ function Profile({ agent }: { agent: MarketplaceProfile }) {
         </section>
       )}
 
-      <ReviewsSection slug={agent.slug} rating={agent.rating} />
+      <ReviewsSection slug={agent.slug} rating={agent.rating} agentId={agent.id} />
     </article>
   );
 }

@@ -1,4 +1,4 @@
-import { configure, screen, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { setMarketplaceEnabled } from '@/test/marketplace';
@@ -80,5 +80,36 @@ describe('/marketplace/:slug/chat', () => {
     routes[`GET ${PROFILE}`] = () => json(profile({ available: false }));
     renderApp('/marketplace/tax-helper/chat', signedIn);
     expect(await screen.findByText('This agent is unavailable right now.', {}, slow)).toBeInTheDocument();
+  });
+
+  it('opens the conversation named by ?conversation= (the Library links) instead of the newest', async () => {
+    const conv = (id: string, title: string, at: string) => ({
+      id,
+      agentId: 'a1',
+      title,
+      channel: 'chat',
+      createdAt: at,
+      updatedAt: at,
+      lastMessageAt: at,
+    });
+    routes['GET /api/agents/a1/conversations'] = () =>
+      json([conv('c2', 'Newest chat', '2026-03-07T10:00:00Z'), conv('c1', 'Older chat', '2026-03-01T10:00:00Z')]);
+    routes['GET /api/conversations/c1'] = () =>
+      json({
+        ...conv('c1', 'Older chat', '2026-03-01T10:00:00Z'),
+        messages: [
+          { id: 'm1', role: 'user', content: 'What about VAT?', citations: [], usage: null, status: 'complete', clientMessageId: 'k1', createdAt: '2026-03-01T10:00:00Z' },
+        ],
+      });
+    renderApp('/marketplace/tax-helper/chat?conversation=c1', signedIn);
+    expect(await screen.findByText('What about VAT?', {}, slow)).toBeInTheDocument();
+    expect(screen.getByTestId('chat-conversation-title')).toHaveTextContent('Older chat');
+    expect(fetchMock.mock.calls.some(([input]) => String(input).endsWith('/api/conversations/c2'))).toBe(false);
+  });
+
+  it('signed out: sign in first, then back to the same chat and conversation', async () => {
+    const { router } = renderApp('/marketplace/tax-helper/chat?conversation=c1');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth'), slow);
+    expect(router.state.location.state).toEqual({ returnTo: '/marketplace/tax-helper/chat?conversation=c1' });
   });
 });

@@ -1,6 +1,6 @@
 import { ArrowLeftOutlined, InfoCircleOutlined } from '@ant-design/icons';
 import { Alert } from 'antd';
-import { Link, Navigate, useParams } from 'react-router';
+import { Link, Navigate, useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadingSpinner } from '@/components/LoadingSpinner';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAgents } from '@/features/agents/api/agents';
@@ -33,12 +33,14 @@ export const editorPath = (agentId: string) => `/dashboard/agentic-users?agent=$
 export function MarketplaceChatPage() {
   const { slug = '' } = useParams();
   const { user, loading } = useAuth();
+  const { search } = useLocation();
   const profile = useMarketplaceProfile(slug);
   const name = profile.data?.name ?? 'this agent';
   usePageTitle(profile.data ? CHAT_PAGE_TEXTS.title(profile.data.name) : 'Marketplace');
 
   if (loading) return <LoadingSpinner />;
-  if (!user) return <Navigate to="/auth" replace state={returnToState(`${profilePath(slug)}/chat`)} />;
+  // Back here after sign-in, with the conversation asked for (?conversation=, the Library's links).
+  if (!user) return <Navigate to="/auth" replace state={returnToState(`${profilePath(slug)}/chat${search}`)} />;
 
   let content;
   if (profile.isPending) {
@@ -73,6 +75,9 @@ export function MarketplaceChatPage() {
 /** The owner's note, or the price notice and the chat. Whether the user owns the agent: their agents list. */
 function ChatForUser({ agent }: { agent: MarketplaceProfile }) {
   const mine = useAgents();
+  // `?conversation=<id>` (the Library's links) opens that conversation.
+  const [params] = useSearchParams();
+  const conversationId = params.get('conversation');
   const owned = mine.data?.some((a) => a.id === agent.id) ?? false;
   // An active subscriber (invited by the owner) is not charged: the owner pays, as under Shared with me.
   const info = useChatInfo(agent.id);
@@ -105,7 +110,14 @@ function ChatForUser({ agent }: { agent: MarketplaceProfile }) {
       {!agent.available && <Alert type="warning" showIcon className="mp-chat-page__alert" title={CONSUMER_CHAT_TEXTS.unavailable} />}
       {role === 'consumer' && <ConsumerPriceNotice agent={agent} />}
       <div className="mp-chat-page__panel">
-        <LazyChatPanel agentId={agent.id} agentName={agent.name} role={role} headingLevel={2} />
+        <LazyChatPanel
+          agentId={agent.id}
+          agentName={agent.name}
+          role={role}
+          headingLevel={2}
+          initialConversationId={conversationId}
+          greeting={agent.greeting}
+        />
       </div>
     </section>
   );
