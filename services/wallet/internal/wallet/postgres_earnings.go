@@ -340,6 +340,21 @@ func (s *PostgresStore) TransferEarnings(ctx context.Context, uid string, micros
 // agent (committed) and the consumer is refused with ErrAgentUnavailable.
 // It also records that the agent was used in its period (renewals).
 func (s *PostgresStore) ensureCreatorFee(ctx context.Context, creator, agentID, agentName string) (charged bool, rechargeID string, err error) {
+	// The common case, without locks: the agent's period is paid, it is not
+	// paused and its use in this period is already recorded. Every consumer
+	// answer of a popular agent would otherwise queue on its creator's
+	// wallet row. A pause committed just after this read only means the
+	// answer was admitted a moment before it, as if it had come earlier.
+	var paid bool
+	err = s.pool.QueryRow(ctx, `SELECT COALESCE(uid = $2 AND status <> 'deleted' AND NOT paused
+			AND paid_until > now() AND period_start <= now() AND last_used_at >= period_start, false)
+		FROM agent_billing WHERE agent_id = $1`, agentID, creator).Scan(&paid)
+	switch {
+	case err == nil && paid:
+		return false, "", nil
+	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+		return false, "", fmt.Errorf("read agent billing: %w", err)
+	}
 	var refusal error
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		charged, rechargeID, refusal = false, "", nil
