@@ -58,14 +58,170 @@ type ledger struct {
 	mismatched                              []string // accounts whose stored balance ≠ credits − debits
 	negative                                []string // user wallets / hold accounts below zero, debt above zero
 	openHolds, openHoldMicros               int64
+	earn                                    earningsLedger
+}
+
+// earningsLedger: the creators' money (issue 28; wallet migrations
+// 00007_earnings.sql and 00008_payouts.sql), read in the ledger's snapshot.
+type earningsLedger struct {
+	present                     bool  // the wallet database has the earnings tables
+	transfers, transferMicros   int64 // 'earning' transfers (platform revenue → pending earnings)
+	rows, rowMicros, partMicros int64 // earnings rows: Σ amount, Σ markup + greeting
+	problems                    []string
+	// counts of the problems by check
+	rowVsTransfer, pendingVsRows, captureVsEarning, creditedTwice, payoutVsTransfers int
+}
+
+func (e earningsLedger) ok() bool {
+	return len(e.problems) == 0 && e.transferMicros == e.rowMicros && e.rowMicros == e.partMicros
+}
+
+func (e earningsLedger) String() string {
+	if !e.present {
+		return "earnings: no earnings tables in the wallet database"
+	}
+	s := fmt.Sprintf("earnings: %d earning transfers Σ %d µ$ = Σ %d earnings rows %d µ$ = Σ markup + greeting %d µ$: %v; rows ≠ their transfer: %d; pending accounts ≠ unreleased rows: %d; consumer captures ≠ their earning: %d; answers credited more than once: %d; payouts ≠ their transfers: %d",
+		e.transfers, e.transferMicros, e.rows, e.rowMicros, e.partMicros, e.transferMicros == e.rowMicros && e.rowMicros == e.partMicros,
+		e.rowVsTransfer, e.pendingVsRows, e.captureVsEarning, e.creditedTwice, e.payoutVsTransfers)
+	if len(e.problems) > 0 {
+		s += fmt.Sprintf(" %v", e.problems[:min(3, len(e.problems))])
+	}
+	return s
+}
+
+// earningsChecks are the wallet's own invariant checks of the earnings
+// (postgres_earnings.go checkEarnings, postgres_payouts.go
+// CheckPayoutInvariants), each row one problem: (what, a, b).
+var earningsChecks = []struct {
+	counter, format, sql string
+}{
+	{"row", "earning %s: transfer %d, earnings row %d", `
+		SELECT COALESCE(t.id, e.transfer_id)::text, COALESCE(t.amount_micros, 0), COALESCE(e.amount_micros, 0)
+		FROM (SELECT id, amount_micros FROM transfers WHERE type = 'earning') t
+		FULL JOIN earnings e ON e.transfer_id = t.id
+		WHERE COALESCE(t.amount_micros, 0) <> COALESCE(e.amount_micros, 0)
+		   OR e.amount_micros <> e.markup_micros + e.greeting_micros`},
+	{"pending", "pending earnings of %s: account %d, unreleased rows %d", `
+		WITH un AS (SELECT creator_uid AS uid, sum(amount_micros) AS micros FROM earnings WHERE NOT released GROUP BY 1),
+		     acc AS (SELECT uid, balance_micros FROM accounts WHERE kind = 'user_earnings_pending')
+		SELECT COALESCE(acc.uid, un.uid), COALESCE(acc.balance_micros, 0), COALESCE(un.micros, 0)::bigint
+		FROM acc FULL JOIN un ON un.uid = acc.uid
+		WHERE COALESCE(acc.balance_micros, 0) <> COALESCE(un.micros, 0)`},
+	{"capture", "consumer capture (hold %s): markup + greeting %d, earning %d", `
+		SELECT h.id::text,
+			(COALESCE(NULLIF(h.capture_metadata->>'markup_micros', ''), '0')::bigint
+			 + COALESCE(NULLIF(h.capture_metadata->>'greeting_micros', ''), '0')::bigint),
+			COALESCE(t.amount_micros, 0)
+		FROM holds h LEFT JOIN transfers t ON t.idempotency_key = 'hold:' || h.id::text || ':earning'
+		WHERE h.status = 'captured' AND h.capture_metadata->>'payer_role' = 'consumer'
+		  AND (COALESCE(NULLIF(h.capture_metadata->>'markup_micros', ''), '0')::bigint
+			 + COALESCE(NULLIF(h.capture_metadata->>'greeting_micros', ''), '0')::bigint) <> COALESCE(t.amount_micros, 0)`},
+	{"twice", "answer %s credited %d times (Σ %d µ$)", `
+		SELECT message_id, count(*), sum(amount_micros)::bigint FROM earnings
+		WHERE message_id <> '' GROUP BY message_id HAVING count(*) > 1`},
+}
+
+// payoutCheck is CheckPayoutInvariants: every payout's transfers add up to
+// its row, every in-transit account holds its user's payout in flight.
+const payoutCheck = `
+	WITH t AS (
+		SELECT metadata->>'payout_id' AS pid,
+			COALESCE(sum(amount_micros) FILTER (WHERE type = 'payout'), 0)::bigint AS out,
+			COALESCE(sum(amount_micros) FILTER (WHERE type = 'payout_paid'), 0)::bigint AS paid,
+			COALESCE(sum(amount_micros) FILTER (WHERE type = 'payout_return'), 0)::bigint AS back
+		FROM transfers WHERE type IN ('payout', 'payout_paid', 'payout_return') GROUP BY 1
+	)
+	SELECT 'payout ' || p.id::text || ' ' || p.status, p.amount_micros, p.returned_micros, COALESCE(t.out, 0), COALESCE(t.paid, 0), COALESCE(t.back, 0)
+	FROM payouts p LEFT JOIN t ON t.pid = p.id::text
+	WHERE COALESCE(t.out, 0) <> p.amount_micros OR COALESCE(t.back, 0) <> p.returned_micros
+	   OR (p.status = 'in_transit' AND COALESCE(t.paid, 0) <> 0)
+	   OR (p.status = 'paid' AND COALESCE(t.paid, 0) = 0)
+	   OR COALESCE(t.paid, 0) > p.amount_micros
+	UNION ALL
+	SELECT 'in transit of ' || a.uid, a.balance_micros, 0,
+		COALESCE((SELECT sum(amount_micros - returned_micros) FROM payouts p WHERE p.uid = a.uid AND p.status = 'in_transit'), 0)::bigint, 0, 0
+	FROM accounts a WHERE a.kind = 'user_payouts_in_transit'
+	  AND a.balance_micros <> COALESCE((SELECT sum(amount_micros - returned_micros) FROM payouts p
+			WHERE p.uid = a.uid AND p.status = 'in_transit'), 0)`
+
+// checkEarnings reads the creators' money in the ledger's snapshot tx.
+func checkEarnings(ctx context.Context, tx pgx.Tx) (earningsLedger, error) {
+	var e earningsLedger
+	var payouts bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass('earnings') IS NOT NULL, to_regclass('payouts') IS NOT NULL`).Scan(&e.present, &payouts); err != nil {
+		return e, err
+	}
+	if !e.present {
+		return e, nil
+	}
+	if err := tx.QueryRow(ctx, `SELECT
+			(SELECT count(*) FROM transfers WHERE type = 'earning'),
+			(SELECT COALESCE(sum(amount_micros), 0) FROM transfers WHERE type = 'earning')::bigint,
+			(SELECT count(*) FROM earnings),
+			(SELECT COALESCE(sum(amount_micros), 0) FROM earnings)::bigint,
+			(SELECT COALESCE(sum(markup_micros + greeting_micros), 0) FROM earnings)::bigint`).
+		Scan(&e.transfers, &e.transferMicros, &e.rows, &e.rowMicros, &e.partMicros); err != nil {
+		return e, err
+	}
+	for _, c := range earningsChecks {
+		rows, err := tx.Query(ctx, c.sql)
+		if err != nil {
+			return e, err
+		}
+		for rows.Next() {
+			var id string
+			var a, b int64
+			if err := rows.Scan(&id, &a, &b); err != nil {
+				rows.Close()
+				return e, err
+			}
+			e.problems = append(e.problems, fmt.Sprintf(c.format, id, a, b))
+			switch c.counter {
+			case "row":
+				e.rowVsTransfer++
+			case "pending":
+				e.pendingVsRows++
+			case "capture":
+				e.captureVsEarning++
+			case "twice":
+				e.creditedTwice++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return e, err
+		}
+	}
+	if !payouts {
+		return e, nil
+	}
+	rows, err := tx.Query(ctx, payoutCheck)
+	if err != nil {
+		return e, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var amount, ret, out, paid, back int64
+		if err := rows.Scan(&id, &amount, &ret, &out, &paid, &back); err != nil {
+			return e, err
+		}
+		e.payoutVsTransfers++
+		e.problems = append(e.problems, fmt.Sprintf("%s: amount %d, returned %d; transfers out %d, paid %d, back %d", id, amount, ret, out, paid, back))
+	}
+	return e, rows.Err()
 }
 
 // checkLedger reads the wallet database in one REPEATABLE READ snapshot:
 // every transfer debits one account and credits another by the same
 // amount, so Σ debits = Σ credits and the balances sum to zero; every
 // account's stored balance equals its credits minus its debits; no user
-// wallet or hold account is below zero (the debt account, by design, is
-// never above zero).
+// wallet, hold, earnings (pending, available) or payouts-in-transit account
+// is below zero (the debt account, by design, is never above zero); and the
+// creators' earnings (checkEarnings): Σ 'earning' transfers = Σ earnings
+// rows = Σ markup + greeting, each row its transfer, each creator's pending
+// account its unreleased rows, each consumer capture its earning, no answer
+// credited twice, every payout's transfers its row.
 func (d dbs) checkLedger(ctx context.Context) (ledger, error) {
 	var l ledger
 	err := retryDB(ctx, func(ctx context.Context) error {
@@ -88,7 +244,8 @@ func (d dbs) checkLedger(ctx context.Context) (ledger, error) {
 				FROM accounts a LEFT JOIN movements m ON m.account = a.id
 				GROUP BY a.id, a.kind, a.balance_micros
 				HAVING a.balance_micros <> COALESCE(sum(m.delta), 0)
-				    OR (a.kind IN ('user_wallet', 'user_holds') AND a.balance_micros < 0)
+				    OR (a.kind IN ('user_wallet', 'user_holds', 'user_earnings_pending', 'user_earnings_available',
+				        'user_payouts_in_transit') AND a.balance_micros < 0)
 				    OR (a.kind = 'user_debt' AND a.balance_micros > 0)`)
 			if err != nil {
 				return err
@@ -108,24 +265,28 @@ func (d dbs) checkLedger(ctx context.Context) (ledger, error) {
 			if err := rows.Err(); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(amount_micros), 0)::bigint FROM holds WHERE status = 'held'`).
-				Scan(&l.openHolds, &l.openHoldMicros)
+			if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(amount_micros), 0)::bigint FROM holds WHERE status = 'held'`).
+				Scan(&l.openHolds, &l.openHoldMicros); err != nil {
+				return err
+			}
+			l.earn, err = checkEarnings(ctx, tx)
+			return err
 		})
 	})
 	return l, err
 }
 
 func (l ledger) ok() bool {
-	return l.debits == l.credits && l.sumBalances == 0 && len(l.mismatched) == 0 && len(l.negative) == 0
+	return l.debits == l.credits && l.sumBalances == 0 && len(l.mismatched) == 0 && len(l.negative) == 0 && l.earn.ok()
 }
 
 func (l ledger) String() string {
-	s := fmt.Sprintf("%d transfers: Σ debits %d = Σ credits %d µ$: %v; Σ balances %d; accounts ≠ their transfers: %d; wallets below zero: %d; open holds %d (%d µ$)",
+	s := fmt.Sprintf("%d transfers: Σ debits %d = Σ credits %d µ$: %v; Σ balances %d; accounts ≠ their transfers: %d; user accounts below zero: %d; open holds %d (%d µ$)",
 		l.transfers, l.debits, l.credits, l.debits == l.credits, l.sumBalances, len(l.mismatched), len(l.negative), l.openHolds, l.openHoldMicros)
 	if bad := append(slices.Clone(l.mismatched), l.negative...); len(bad) > 0 {
 		s += fmt.Sprintf(" %v", bad[:min(3, len(bad))])
 	}
-	return s
+	return s + "; " + l.earn.String()
 }
 
 // sessionReport: every paid Checkout Session credited exactly once with
@@ -582,6 +743,143 @@ func (d dbs) checkReadModels(ctx context.Context, agents []string) (readModelRep
 		r.analytics += an[a]
 		if truth[a] != cat[a] || truth[a] != an[a] {
 			r.differ = append(r.differ, fmt.Sprintf("%s: %d answers, catalog %d, analytics %d", a, truth[a], cat[a], an[a]))
+		}
+	}
+	return r, nil
+}
+
+// --- consumer answers: each capture credited to the creator exactly once ---------
+
+type consumerReport struct {
+	charges     int            // consumer answers metered in the window
+	states      map[string]int // their charge states
+	captured    int            // captured with markup + greeting > 0
+	capturedSum int64          // Σ their total (what the consumers paid)
+	creatorSum  int64          // Σ markup + greeting of the captured ones
+	credited    int            // captured ones with exactly one earning of their markup + greeting
+	missing     int            // captured, no earning (yet: a capture settles both in one transaction)
+	twice       int            // more than one earning for one answer (capture and late charge both credited)
+	wrong       int            // an earning of another amount, or without its earnings row
+	unpaid      int            // released/unbilled answers that credited the creator anyway
+	details     []string
+}
+
+func (r consumerReport) ok() bool {
+	return r.missing == 0 && r.twice == 0 && r.wrong == 0 && r.unpaid == 0 && r.credited == r.captured
+}
+
+func (r consumerReport) String() string {
+	s := fmt.Sprintf("%d consumer answers metered (%s); %d captured (consumers paid %d µ$, creators' part %d µ$): %d credited to the creator exactly once, %d without their earning, %d credited twice, %d with another amount; %d refused/released answers credited",
+		r.charges, fmtCounts(r.states), r.captured, r.capturedSum, r.creatorSum, r.credited, r.missing, r.twice, r.wrong, r.unpaid)
+	if len(r.details) > 0 {
+		s += fmt.Sprintf(" %v", r.details[:min(3, len(r.details))])
+	}
+	return s
+}
+
+// checkConsumers: every consumer answer metered since from (conversations
+// charges whose reserve or capture metadata says payer_role consumer) that
+// was captured credited the creator exactly once with its markup + greeting
+// (the wallet's 'earning' transfer, key hold:<hold>:earning for a capture,
+// <key>:late:earning for the late direct charge, and its earnings row); one
+// released or unbilled credited nothing. That each was charged once (one
+// expense of the captured total) is checkCharges', which covers every payer.
+func (d dbs) checkConsumers(ctx context.Context, from time.Time) (consumerReport, error) {
+	r := consumerReport{states: map[string]int{}}
+	type ch struct {
+		key, hold, state string
+		total, creator   int64
+	}
+	var all []ch
+	err := retryDB(ctx, func(ctx context.Context) error {
+		clear(r.states)
+		all = all[:0]
+		rows, err := d["conversations"].Query(ctx, `SELECT idempotency_key, COALESCE(hold_id, ''), state, COALESCE(capture_micros, 0),
+				COALESCE(NULLIF(capture_meta->>'markup_micros', ''), '0')::bigint + COALESCE(NULLIF(capture_meta->>'greeting_micros', ''), '0')::bigint
+			FROM charges WHERE created_at >= $1
+			  AND COALESCE(capture_meta->>'payer_role', reserve_meta->>'payer_role') = 'consumer'`, from)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c ch
+			if err := rows.Scan(&c.key, &c.hold, &c.state, &c.total, &c.creator); err != nil {
+				return err
+			}
+			all = append(all, c)
+		}
+		return rows.Err()
+	})
+	if err != nil || len(all) == 0 {
+		return r, err
+	}
+	r.charges = len(all)
+	var keys []string
+	for _, c := range all {
+		r.states[c.state]++
+		if c.hold != "" {
+			keys = append(keys, "hold:"+c.hold+":earning")
+		}
+		keys = append(keys, c.key+":late:earning")
+	}
+	type earning struct {
+		micros int64
+		row    bool
+	}
+	got := map[string]earning{}
+	err = retryDB(ctx, func(ctx context.Context) error {
+		clear(got)
+		rows, err := d["wallet"].Query(ctx, `SELECT t.idempotency_key, t.amount_micros, e.transfer_id IS NOT NULL AND e.amount_micros = t.amount_micros
+			FROM transfers t LEFT JOIN earnings e ON e.transfer_id = t.id
+			WHERE t.type = 'earning' AND t.idempotency_key = ANY($1)`, keys)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var e earning
+			if err := rows.Scan(&k, &e.micros, &e.row); err != nil {
+				return err
+			}
+			got[k] = e
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return r, err
+	}
+	for _, c := range all {
+		var found []earning
+		for _, k := range []string{"hold:" + c.hold + ":earning", c.key + ":late:earning"} {
+			if e, ok := got[k]; ok {
+				found = append(found, e)
+			}
+		}
+		switch {
+		case c.state != "captured" || c.total == 0 || c.creator == 0:
+			if len(found) > 0 && c.state != "captured" {
+				r.unpaid++
+				r.details = append(r.details, fmt.Sprintf("charge %s %s: %d earnings", c.key, c.state, len(found)))
+			}
+			continue
+		}
+		r.captured++
+		r.capturedSum += c.total
+		r.creatorSum += c.creator
+		switch {
+		case len(found) == 0:
+			r.missing++
+			r.details = append(r.details, fmt.Sprintf("charge %s: no earning for %d µ$", c.key, c.creator))
+		case len(found) > 1:
+			r.twice++
+			r.details = append(r.details, fmt.Sprintf("charge %s: %d earnings", c.key, len(found)))
+		case found[0].micros != c.creator || !found[0].row:
+			r.wrong++
+			r.details = append(r.details, fmt.Sprintf("charge %s: earning %d µ$ (row %v) for markup + greeting %d", c.key, found[0].micros, found[0].row, c.creator))
+		default:
+			r.credited++
 		}
 	}
 	return r, nil

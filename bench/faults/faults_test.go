@@ -85,3 +85,58 @@ func TestEventReportString(t *testing.T) {
 		}
 	}
 }
+
+func TestAccountStatus(t *testing.T) {
+	for _, c := range []struct {
+		enabled, submitted bool
+		want               string
+	}{{true, true, "enabled"}, {true, false, "enabled"}, {false, false, "onboarding"}, {false, true, "restricted"}} {
+		if got := accountStatus(c.enabled, c.submitted); got != c.want {
+			t.Errorf("accountStatus(%v, %v) = %s, want %s", c.enabled, c.submitted, got, c.want)
+		}
+	}
+	base := map[string]any{"id": "acct_1", "object": "account", "payouts_enabled": false}
+	o := accountObject(base, true, true, "under_review")
+	if o["payouts_enabled"] != true || base["payouts_enabled"] != false || o["id"] != "acct_1" {
+		t.Errorf("accountObject %v (base %v)", o, base)
+	}
+	if r := o["requirements"].(map[string]any); r["disabled_reason"] != nil {
+		t.Errorf("enabled account with a disabled reason: %v", r)
+	}
+	if r := accountObject(base, false, true, "under_review")["requirements"].(map[string]any); r["disabled_reason"] != "under_review" {
+		t.Errorf("restricted account requirements %v", r)
+	}
+}
+
+func TestUUIDV4(t *testing.T) {
+	u := uuidV4()
+	if len(u) != 36 || u[14] != '4' || strings.Count(u, "-") != 4 {
+		t.Errorf("uuidV4 %q", u)
+	}
+}
+
+func TestEarningsLedger(t *testing.T) {
+	e := earningsLedger{present: true, transfers: 2, transferMicros: 30, rows: 2, rowMicros: 30, partMicros: 30}
+	if !e.ok() || !strings.Contains(e.String(), "2 earning transfers Σ 30 µ$ = Σ 2 earnings rows 30 µ$") {
+		t.Errorf("ok %v %q", e.ok(), e.String())
+	}
+	e.partMicros = 29
+	if e.ok() {
+		t.Error("Σ markup + greeting ≠ Σ rows accepted")
+	}
+	e.partMicros, e.creditedTwice, e.problems = 30, 1, []string{"answer m credited 2 times"}
+	if e.ok() || !strings.Contains(e.String(), "credited more than once: 1") {
+		t.Errorf("ok %v %q", e.ok(), e.String())
+	}
+	if l := (ledger{earn: earningsLedger{}}); !l.ok() || !strings.Contains(l.String(), "no earnings tables") {
+		t.Errorf("a wallet without earnings: %v %q", l.ok(), l.String())
+	}
+	r := consumerReport{charges: 3, captured: 2, credited: 2, states: map[string]int{"captured": 2, "released": 1}}
+	if !r.ok() {
+		t.Errorf("consumers %s", r)
+	}
+	r.credited, r.twice = 1, 1
+	if r.ok() {
+		t.Errorf("an answer credited twice accepted: %s", r)
+	}
+}

@@ -108,8 +108,9 @@ type paidSession struct {
 }
 
 // load drives the realistic mix: sign-ups, agent edits and reads, chat
-// answers, top-ups through the Stripe simulator, balance and dashboard
-// reads. One worker per load user, each pacing itself (chat ≤ 1 per
+// answers, consumer answers of the listed agent ("market"), top-ups through
+// the Stripe simulator, balance and dashboard reads. One worker per load
+// user, each pacing itself (chat and market together ≤ 1 message per
 // chatEvery, top-up ≤ 1 per topupEvery: the services' per-user limits).
 type load struct {
 	s          *stack
@@ -117,6 +118,9 @@ type load struct {
 	pause      time.Duration
 	chatEvery  time.Duration
 	topupEvery time.Duration
+	// market is the listed agent the load users consult as consumers
+	// ("": the op is skipped).
+	market string
 
 	mu       sync.Mutex
 	sessions []paidSession
@@ -125,7 +129,9 @@ type load struct {
 	wg       sync.WaitGroup
 }
 
-var loadOps = []string{"agent.edit", "agent.get", "balance", "chat", "activities", "agent.edit", "documents", "signup", "topup", "agents.list"}
+// loadOps: chat and market are five steps apart and share the pacing (one
+// message per chatEvery per user: CHAT_RATE_LIMIT counts every agent).
+var loadOps = []string{"agent.edit", "agent.get", "balance", "chat", "activities", "agent.edit", "documents", "signup", "market", "topup", "agents.list"}
 
 // start runs the workers until stop; it returns the tally they fill.
 func (l *load) start(ctx context.Context) *tally {
@@ -192,6 +198,24 @@ func (l *load) run(ctx context.Context, u *user, op string) (string, bool) {
 		}
 		u.turns++
 		_, err := s.chat(ctx, u, "What can you help me with today?")
+		return outcome(err), true
+	case "market":
+		// A consumer answer of the listed agent: the load user pays cost +
+		// fee + markup (+ the greeting with a conversation's first answer)
+		// from their wallet; the creator earns markup + greeting.
+		if l.market == "" || time.Since(u.lastChat) < l.chatEvery {
+			return "", false
+		}
+		u.lastChat = time.Now()
+		if u.mconv == "" || u.mturns >= 3 {
+			c, err := s.newConversationWith(ctx, u, l.market)
+			if err != nil {
+				return outcome(err), true
+			}
+			u.mconv, u.mturns = c, 0
+		}
+		u.mturns++
+		_, err := s.chatIn(ctx, u, u.mconv, "What does your document cover?")
 		return outcome(err), true
 	case "topup":
 		if time.Since(u.lastTopup) < l.topupEvery {

@@ -3,7 +3,8 @@
 // with `make faults` against a stack started with `make dev` (Tilt on port
 // 10350): it is not part of `make test`. It drives a realistic load
 // (sign-ups, agent edits and reads, chat answers, top-ups through the
-// Stripe simulator, balance and dashboard reads) through the gateway and
+// Stripe simulator, balance and dashboard reads, consumer answers of a
+// listed agent) through the gateway and
 // injects, one at a time:
 //
 //  1. kill -9 of each service under load (the process listening on its
@@ -15,6 +16,9 @@
 //  4. PostgreSQL restarted (pg_ctlcluster … restart, as postgres.sh manages it);
 //  5. -webhooks signed Stripe webhook deliveries with duplicates, replays,
 //     other events for the same sessions, attacks, shuffled, concurrency 32;
+//     then (5b) -webhooks/2 Stripe Connect deliveries: account.updated for
+//     Express accounts in many states and transfer.created/reversed/failed
+//     for two real payouts and for unknown transfers (issue 28);
 //  6. -charges concurrent answers (agent API) and wallet Charges against a
 //     balance for -affordable answers.
 //
@@ -58,6 +62,8 @@ type suite struct {
 	load      *load
 	probeUser *user
 	agents    []string // agents whose read models are checked
+	market    *market  // the listed agent of the load (nil: not listed)
+	earner    *earner  // the creator whose earnings the Connect storm withdraws (nil: none)
 
 	warm, after, settle, maxRecover time.Duration
 	logf                            func(string, ...any)
@@ -69,12 +75,13 @@ func main() {
 	apiKey := flag.String("api-key", "demo-api-key", "Firebase Web API key (emulator: any)")
 	walletAddr := flag.String("wallet-grpc", "127.0.0.1:9104", "wallet internal gRPC address (funding)")
 	stripeSim := flag.String("stripe-sim", "http://127.0.0.1:8110", "Stripe simulator origin")
+	driveSim := flag.String("drive-sim", "http://127.0.0.1:8111", "Drive simulator origin (the listed agent's document)")
 	stripeKey := flag.String("stripe-key", "sk_test_agentic_dev", "the simulator's secret key (STRIPE_SECRET_KEY in tilt/lib.tilt)")
 	secret := flag.String("webhook-secret", "whsec_agentic_dev", "STRIPE_WEBHOOK_SECRET of the local stack (tilt/lib.tilt)")
 	pg := flag.String("pg", "postgres://postgres@127.0.0.1:5432", "PostgreSQL of the local stack (databases agentic_<service>)")
 	tiltBin := flag.String("tilt", "tilt", "tilt binary (restarts resources through the running Tilt)")
 	tiltPort := flag.Int("tilt-port", 10350, "port of the running Tilt")
-	only := flag.String("only", "", "comma-separated scenarios to run: kill, broker, redis, postgres, webhooks, charges (default all)")
+	only := flag.String("only", "", "comma-separated scenarios to run: kill, broker, redis, postgres, webhooks (checkout and Connect), charges (default all)")
 	killList := flag.String("kill", "", "services to kill -9 (default: all seven; -short: wallet,conversations)")
 	short := flag.Bool("short", false, "shorter outages (15 s), 2 services killed, 200 deliveries, 200 concurrent requests")
 	outage := flag.Duration("outage", 60*time.Second, "how long the broker and Redis stay down")
@@ -108,7 +115,7 @@ func main() {
 	*nHooks = min(max(*nHooks, 20), 5000)
 	*nCharges = min(max(*nCharges, 2), 2000)
 	*workers = min(max(*workers, 1), 32)
-	for _, u := range []string{*base, *emulator, *stripeSim, *pg, *walletAddr} {
+	for _, u := range []string{*base, *emulator, *stripeSim, *driveSim, *pg, *walletAddr} {
 		if err := loopbackOnly(u); err != nil {
 			fatal(err)
 		}
@@ -148,7 +155,8 @@ func main() {
 	}
 	defer w.Conn.Close()
 	st := &suite{
-		s:    &stack{API: api, wallet: w, stripeSim: strings.TrimRight(*stripeSim, "/"), simKey: *stripeKey, noRedir: noRedir},
+		s: &stack{API: api, wallet: w, stripeSim: strings.TrimRight(*stripeSim, "/"), simKey: *stripeKey, noRedir: noRedir,
+			driveSim: strings.TrimRight(*driveSim, "/")},
 		ctl:  &control{tilt: *tiltBin, tiltPort: *tiltPort},
 		warm: 5 * time.Second, after: 5 * time.Second, settle: 60 * time.Second, maxRecover: *maxRecover, logf: logf,
 	}
@@ -198,8 +206,38 @@ func main() {
 		st.agents = append(st.agents, u.agentID)
 	}
 
-	var results []*result
 	runIt := func(name string) bool { return (all || want[name]) && ctx.Err() == nil }
+	// The marketplace (issue 28): a creator lists an agent the load users
+	// consult as consumers (load op "market"); burst consumers for the
+	// wallet kill; for the Connect storm, a creator with $20 of earnings
+	// (they mature during the other scenarios).
+	var setupFails []string
+	if docURL, err := st.s.driveDoc(ctx); err != nil {
+		setupFails = append(setupFails, "marketplace setup: "+err.Error())
+	} else {
+		logf("setup: a listed agent (markup 50%%, greeting 1¢) and %d burst consumers", max(4, *workers))
+		if st.market, err = st.setupMarket(ctx, docURL, max(4, *workers)); err != nil {
+			setupFails = append(setupFails, "marketplace setup: "+err.Error())
+			st.market = nil
+		} else {
+			st.load.market = st.market.agentID
+			st.agents = append(st.agents, st.market.agentID)
+		}
+		if runIt("webhooks") {
+			logf("setup: an earner (listed agent, greeting $5, 4 consumer answers)")
+			if st.earner, err = st.setupEarner(ctx, docURL); err != nil {
+				setupFails = append(setupFails, "earner setup: "+err.Error())
+				st.earner = nil
+			} else {
+				st.agents = append(st.agents, st.earner.creator.agentID)
+			}
+		}
+	}
+	for _, f := range setupFails {
+		fmt.Println("  SETUP FAIL  " + f)
+	}
+
+	var results []*result
 	section := func(title string) { fmt.Printf("\n== %s\n", title) }
 
 	if runIt("kill") {
@@ -227,6 +265,10 @@ func main() {
 			}
 			if s.name == "conversations" {
 				f.probes = append(f.probes, "chat")
+			}
+			if s.name == "wallet" {
+				// Consumer answers between Reserve and Capture when it dies.
+				f.prepare = st.consumerBurst
 			}
 			section(f.title)
 			results = append(results, st.faultScenario(ctx, f))
@@ -308,6 +350,16 @@ func main() {
 			st.settleAndCheck(ctx, r, start, time.Now(), nil)
 		}
 		results = append(results, r)
+		if ctx.Err() == nil {
+			n := max(*nHooks/2, 60)
+			section(fmt.Sprintf("5b. Stripe Connect webhook storm (budget %d deliveries)", n))
+			start := time.Now()
+			r := st.connectScenario(ctx, connectConfig{deliveries: n, concurrency: *hookConc, secret: *secret})
+			if r.aborted == nil {
+				st.settleAndCheck(ctx, r, start, time.Now(), nil)
+			}
+			results = append(results, r)
+		}
 	}
 	if runIt("charges") {
 		section(fmt.Sprintf("6. %d concurrent answers/charges against a small balance", *nCharges))
@@ -322,6 +374,9 @@ func main() {
 	// Whole run: the ledger and the read models once more.
 	fmt.Printf("\n== Whole run\n")
 	final := &result{name: "final"}
+	for _, f := range setupFails {
+		final.fail("%s", f)
+	}
 	if l, err := st.db.checkLedger(context.WithoutCancel(ctx)); err != nil {
 		final.fail("ledger: %v", err)
 	} else {

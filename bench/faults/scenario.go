@@ -150,6 +150,9 @@ type fault struct {
 	probes []string
 	// sampleReady: report /readyz during the outage.
 	sampleReady bool
+	// prepare, when set, runs right before inject (after the warm-up) and
+	// says what it did (the wallet kill: consumer answers in flight).
+	prepare func(ctx context.Context) string
 }
 
 // faultScenario: warm-up under load, inject, hold, restore, measure the
@@ -173,6 +176,9 @@ func (st *suite) faultScenario(ctx context.Context, f fault) *result {
 	sessions0 := len(st.load.paid())
 	sleepCtx(ctx, st.warm)
 
+	if f.prepare != nil {
+		res.line("before the fault: %s", f.prepare(ctx))
+	}
 	desc, err := f.inject(ctx)
 	faultAt := time.Now()
 	if err != nil {
@@ -371,7 +377,7 @@ func (st *suite) settleAndCheck(ctx context.Context, res *result, from, restoreA
 		res.fail("ledger: %v", err)
 	} else {
 		ledgerOK = l.ok()
-		res.check(ledgerOK, "ledger balanced, no wallet below zero", "%s", l)
+		res.check(ledgerOK, "ledger balanced, no wallet below zero, earnings = what consumers' captures credited", "%s", l)
 	}
 	if sr, err := st.db.checkSessions(ctx, paid); err != nil {
 		res.fail("sessions: %v", err)
@@ -390,6 +396,16 @@ func (st *suite) settleAndCheck(ctx context.Context, res *result, from, restoreA
 			res.line("NOTE  %d answer(s) still open inside the answering request's lease: settled by the reconciler after %s", cr.openInLease, cr.leaseUntil.Format(time.TimeOnly))
 		}
 	}
+	consumersOK := true
+	var consumersLine string
+	if cr, err := st.db.checkConsumers(ctx, from); err != nil {
+		res.fail("consumer answers: %v", err)
+		consumersOK = false
+	} else if cr.charges > 0 {
+		consumersOK = cr.ok()
+		consumersLine = fmt.Sprintf("%d/%d consumer answers credited to the creator once", cr.credited, cr.captured)
+		res.check(consumersOK, "every consumer answer credited to its creator exactly once", "%s", cr)
+	}
 	verdict := "ledger balanced, none below zero"
 	if !ledgerOK {
 		verdict = "LEDGER FAIL"
@@ -401,8 +417,12 @@ func (st *suite) settleAndCheck(ctx context.Context, res *result, from, restoreA
 	if len(paid) > 0 {
 		parts = append(parts, sessionsLine)
 	}
-	res.money = strings.Join(append(parts, chargesLine), "; ")
-	if !sessionsOK || !chargesOK {
+	parts = append(parts, chargesLine)
+	if consumersLine != "" {
+		parts = append(parts, consumersLine)
+	}
+	res.money = strings.Join(parts, "; ")
+	if !sessionsOK || !chargesOK || !consumersOK {
 		res.money += " (FAIL)"
 	}
 }

@@ -68,6 +68,9 @@ type user struct {
 	agentID string
 	conv    string
 	turns   int
+	// as a consumer of the listed agent (load op "market")
+	mconv  string
+	mturns int
 	// pacing (one goroutine at a time)
 	lastChat, lastTopup time.Time
 }
@@ -79,6 +82,7 @@ type stack struct {
 	wallet    *benchstack.Wallet
 	stripeSim string
 	simKey    string
+	driveSim  string
 	noRedir   *http.Client
 }
 
@@ -118,10 +122,16 @@ func (s *stack) get(ctx context.Context, u *user, path string) error {
 }
 
 func (s *stack) newConversation(ctx context.Context, u *user) (string, error) {
+	return s.newConversationWith(ctx, u, u.agentID)
+}
+
+// newConversationWith starts a conversation of u with agentID (theirs, or a
+// listed agent: u is then a consumer).
+func (s *stack) newConversationWith(ctx context.Context, u *user, agentID string) (string, error) {
 	var c struct {
 		ID string `json:"id"`
 	}
-	err := s.do(ctx, 10*time.Second, http.MethodPost, s.Base+"/api/agents/"+u.agentID+"/conversations", u.Token,
+	err := s.do(ctx, 10*time.Second, http.MethodPost, s.Base+"/api/agents/"+agentID+"/conversations", u.Token,
 		map[string]any{"title": "faults " + s.Run}, &c)
 	return c.ID, err
 }
@@ -131,15 +141,22 @@ type turn struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 		Usage  *struct {
-			TotalMicros int64 `json:"totalMicros"`
+			TotalMicros    int64 `json:"totalMicros"`
+			MarkupMicros   int64 `json:"markupMicros"`
+			GreetingMicros int64 `json:"greetingMicros"`
 		} `json:"usage"`
 	} `json:"assistantMessage"`
 }
 
 // chat sends one message (JSON answer, not streamed).
 func (s *stack) chat(ctx context.Context, u *user, content string) (*turn, error) {
+	return s.chatIn(ctx, u, u.conv, content)
+}
+
+// chatIn sends one message in conversation conv (JSON answer, not streamed).
+func (s *stack) chatIn(ctx context.Context, u *user, conv, content string) (*turn, error) {
 	var t turn
-	err := s.do(ctx, 30*time.Second, http.MethodPost, s.Base+"/api/conversations/"+u.conv+"/messages", u.Token,
+	err := s.do(ctx, 30*time.Second, http.MethodPost, s.Base+"/api/conversations/"+conv+"/messages", u.Token,
 		map[string]any{"content": content, "clientMessageId": "faults-" + randomHex(8)}, &t)
 	return &t, err
 }

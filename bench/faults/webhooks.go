@@ -33,8 +33,14 @@ func signStripe(payload []byte, secret string, at time.Time) string {
 
 // stripeEvent is the event JSON Stripe (and the simulator) sends.
 func stripeEvent(id, typ string, obj map[string]any) []byte {
+	return stripeEventAt(id, typ, obj, time.Now().Unix())
+}
+
+// stripeEventAt is stripeEvent created at created (Unix seconds): the
+// wallet orders account.updated events by it.
+func stripeEventAt(id, typ string, obj map[string]any, created int64) []byte {
 	b, _ := json.Marshal(map[string]any{
-		"id": id, "object": "event", "api_version": "2025-01-27.acacia", "created": time.Now().Unix(),
+		"id": id, "object": "event", "api_version": "2025-01-27.acacia", "created": created,
 		"livemode": false, "pending_webhooks": 1, "type": typ,
 		"request": map[string]any{"id": nil, "idempotency_key": nil},
 		"data":    map[string]any{"object": obj},
@@ -223,45 +229,7 @@ func (st *suite) webhookScenario(ctx context.Context, cfg webhookConfig) *result
 	ds = ds[:min(len(ds), cfg.deliveries)]
 
 	// 4. Send with concurrency C.
-	t := newTally()
-	kinds := map[string]map[string]int{}
-	var mu sync.Mutex
-	jobs := make(chan delivery)
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range cfg.concurrency {
-		wg.Go(func() {
-			for d := range jobs {
-				sig := d.signature
-				if d.resign {
-					sig = signStripe(d.payload, cfg.secret, time.Now())
-				}
-				code := st.postWebhook(ctx, d.payload, sig)
-				out := fmt.Sprintf("%d", code)
-				if code == 0 {
-					out = "transport"
-				}
-				okWant := (d.want == 200 && code/100 == 2) || (d.want == 400 && code == 400)
-				mu.Lock()
-				if kinds[d.kind] == nil {
-					kinds[d.kind] = map[string]int{}
-				}
-				kinds[d.kind][out]++
-				mu.Unlock()
-				if okWant {
-					t.add("webhook", "ok")
-				} else {
-					t.add("webhook", out)
-				}
-			}
-		})
-	}
-	for _, d := range ds {
-		jobs <- d
-	}
-	close(jobs)
-	wg.Wait()
-	elapsed := time.Since(t0)
+	t, kinds, elapsed := st.deliver(ctx, ds, cfg.concurrency, cfg.secret)
 	res.load = t
 	res.line("%d deliveries in %s (%.0f/s), each answered as expected (2xx when correctly signed, 400 otherwise): %s",
 		len(ds), elapsed.Round(time.Millisecond), float64(len(ds))/elapsed.Seconds(), t.summary())
@@ -340,6 +308,52 @@ func (st *suite) webhookScenario(ctx context.Context, cfg webhookConfig) *result
 	}
 	res.recovery = "n/a (no outage)"
 	return res
+}
+
+// deliver sends ds in order with concurrency conc (a delivery without a
+// signature is signed at send time: a replay) and counts, per kind, the
+// statuses; a delivery answered as expected (2xx when want is 200, 400 when
+// want is 400) counts "ok" in the tally.
+func (st *suite) deliver(ctx context.Context, ds []delivery, conc int, secret string) (*tally, map[string]map[string]int, time.Duration) {
+	t := newTally()
+	kinds := map[string]map[string]int{}
+	var mu sync.Mutex
+	jobs := make(chan delivery)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for d := range jobs {
+				sig := d.signature
+				if d.resign {
+					sig = signStripe(d.payload, secret, time.Now())
+				}
+				code := st.postWebhook(ctx, d.payload, sig)
+				out := fmt.Sprintf("%d", code)
+				if code == 0 {
+					out = "transport"
+				}
+				okWant := (d.want == 200 && code/100 == 2) || (d.want == 400 && code == 400)
+				mu.Lock()
+				if kinds[d.kind] == nil {
+					kinds[d.kind] = map[string]int{}
+				}
+				kinds[d.kind][out]++
+				mu.Unlock()
+				if okWant {
+					t.add("webhook", "ok")
+				} else {
+					t.add("webhook", out)
+				}
+			}
+		})
+	}
+	for _, d := range ds {
+		jobs <- d
+	}
+	close(jobs)
+	wg.Wait()
+	return t, kinds, time.Since(t0)
 }
 
 func (st *suite) postWebhook(ctx context.Context, payload []byte, sig string) int {
