@@ -213,10 +213,11 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
       .getByRole('list', { name: 'Recent activity' })
       .getByRole('listitem')
       .filter({ hasText: `Created agent ${agent.name}` });
+    // Each reload restores the session and asks again: on a loaded machine that takes more than 2 s.
     await expect(async () => {
       await page.reload();
-      await expect(created).toBeVisible({ timeout: 2_000 });
-    }).toPass({ timeout: 45_000 });
+      await expect(created).toBeVisible({ timeout: 10_000 });
+    }).toPass({ timeout: 60_000 });
     await expect(created.locator('[data-tag="agent"]')).toBeVisible();
     await expectAccessible(page, '/dashboard (recent activity)');
   });
