@@ -161,7 +161,7 @@ e2e: deps ## Playwright against a running `make dev` stack
 
 .PHONY: e2e-ci
 e2e-ci: tools deps ## whole stack + Playwright under `tilt ci`
-	tilt ci --port 10351 --timeout 25m -- --e2e
+	tilt ci --port 10351 --timeout 40m -- --e2e
 
 .PHONY: chart-check
 chart-check: ## helm lint/template + strict decoding, policies, Envoy validation (no cluster)

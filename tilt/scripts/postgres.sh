@@ -2,6 +2,10 @@
 # Makes sure the local PostgreSQL server runs and every service database
 # exists, then watches it so Tilt shows the resource as down if it stops.
 set -euo pipefail
+# --once: start and create, then exit (.ci/run). --fresh: drop this stack's
+# databases first (tilt ci runs on agentic_ci_*, made anew for each run).
+mode="${1:-}"
+prefix="${AGENTIC_DB_PREFIX:-agentic_}"
 PGHOST=${PGHOST:-127.0.0.1}; PGPORT=${PGPORT:-5432}; PGUSER=${PGUSER:-postgres}
 export PGHOST PGPORT PGUSER
 
@@ -11,7 +15,7 @@ if ! pg_isready -q; then
     version="$(ls /etc/postgresql | sort -V | tail -1)"
     pg_ctlcluster --skip-systemctl-redirect "$version" main start
     # make down stops only a server that make dev (not --once: CI) started.
-    if [ "${1:-}" != "--once" ]; then
+    if [ "$mode" != "--once" ]; then
       data="$(dirname "$0")/../../.data"; mkdir -p "$data" && echo "$version" > "$data/postgres.started"
     fi
   fi
@@ -19,16 +23,23 @@ if ! pg_isready -q; then
 fi
 pg_isready
 
+if [ "$mode" = "--fresh" ]; then
+  for db in $(psql -d postgres -tAc "SELECT datname FROM pg_database WHERE datname LIKE '${prefix//_/\\_}%' AND datname NOT LIKE '%\\_test\\_%'"); do
+    psql -d postgres -qc "DROP DATABASE \"${db}\" WITH (FORCE)"
+    echo "dropped database ${db}"
+  done
+fi
+
 for svc in identity catalog documents wallet analytics; do
-  db="agentic_${svc}"
+  db="${prefix}${svc}"
   if [ "$(psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '${db}'")" != "1" ]; then
     psql -d postgres -qc "CREATE DATABASE ${db}"
     echo "created database ${db}"
   fi
 done
-echo "PostgreSQL ready with agentic_* databases"
+echo "PostgreSQL ready with ${prefix}* databases"
 
-[ "${1:-}" = "--once" ] && exit 0
+[ "$mode" = "--once" ] && exit 0
 
 # A stand-in for autovacuum while the server has it off (CI machines' servers
 # are set up that way). Without it nothing ever ANALYZEs the service
