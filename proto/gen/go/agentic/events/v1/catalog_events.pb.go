@@ -979,6 +979,250 @@ func (x *AgentUnpublished) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// AgentDeleted: agentic.catalog.agent.deleted.v1, the owner deleted the agent
+// (issue 29). The services holding the agent's data (documents, API keys,
+// conversations, subscriptions) delete it on this event; analytics keeps the
+// history. The agent's e-mail address stays reserved and is never reused.
+type AgentDeleted struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AgentId   string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid  string                 `protobuf:"bytes,2,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	Name      string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	IconName  string                 `protobuf:"bytes,4,opt,name=icon_name,json=iconName,proto3" json:"icon_name,omitempty"`
+	IconColor string                 `protobuf:"bytes,5,opt,name=icon_color,json=iconColor,proto3" json:"icon_color,omitempty"`
+	// The agent's e-mail address (kept reserved).
+	Email string `protobuf:"bytes,6,opt,name=email,proto3" json:"email,omitempty"`
+	// Whether the agent was listed on the marketplace when deleted, and its slug.
+	WasPublic     bool                   `protobuf:"varint,7,opt,name=was_public,json=wasPublic,proto3" json:"was_public,omitempty"`
+	Slug          string                 `protobuf:"bytes,8,opt,name=slug,proto3" json:"slug,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentDeleted) Reset() {
+	*x = AgentDeleted{}
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentDeleted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentDeleted) ProtoMessage() {}
+
+func (x *AgentDeleted) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentDeleted.ProtoReflect.Descriptor instead.
+func (*AgentDeleted) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_catalog_events_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AgentDeleted) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetIconName() string {
+	if x != nil {
+		return x.IconName
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetIconColor() string {
+	if x != nil {
+		return x.IconColor
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetWasPublic() bool {
+	if x != nil {
+		return x.WasPublic
+	}
+	return false
+}
+
+func (x *AgentDeleted) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *AgentDeleted) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// InvitationEmailRequested: agentic.catalog.subscriber.invitation_email_requested.v1,
+// the owner invited an address (with SubscriberAdded) or asked to resend the
+// invitation (issue 29). The mail service e-mails the invitee through the relay.
+type InvitationEmailRequested struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	AgentId      string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	OwnerUid     string                 `protobuf:"bytes,2,opt,name=owner_uid,json=ownerUid,proto3" json:"owner_uid,omitempty"`
+	AgentName    string                 `protobuf:"bytes,3,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	IconName     string                 `protobuf:"bytes,4,opt,name=icon_name,json=iconName,proto3" json:"icon_name,omitempty"`
+	IconColor    string                 `protobuf:"bytes,5,opt,name=icon_color,json=iconColor,proto3" json:"icon_color,omitempty"`
+	SubscriberId string                 `protobuf:"bytes,6,opt,name=subscriber_id,json=subscriberId,proto3" json:"subscriber_id,omitempty"`
+	// The invitee's address.
+	Email string `protobuf:"bytes,7,opt,name=email,proto3" json:"email,omitempty"`
+	// The owner's display name (else username, else "An Agentic user").
+	InviterName      string `protobuf:"bytes,8,opt,name=inviter_name,json=inviterName,proto3" json:"inviter_name,omitempty"`
+	AgentDescription string `protobuf:"bytes,9,opt,name=agent_description,json=agentDescription,proto3" json:"agent_description,omitempty"`
+	// True for a resend from the Users tab.
+	Resend        bool                   `protobuf:"varint,10,opt,name=resend,proto3" json:"resend,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvitationEmailRequested) Reset() {
+	*x = InvitationEmailRequested{}
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvitationEmailRequested) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvitationEmailRequested) ProtoMessage() {}
+
+func (x *InvitationEmailRequested) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvitationEmailRequested.ProtoReflect.Descriptor instead.
+func (*InvitationEmailRequested) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_catalog_events_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *InvitationEmailRequested) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetOwnerUid() string {
+	if x != nil {
+		return x.OwnerUid
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetIconName() string {
+	if x != nil {
+		return x.IconName
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetIconColor() string {
+	if x != nil {
+		return x.IconColor
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetSubscriberId() string {
+	if x != nil {
+		return x.SubscriberId
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetInviterName() string {
+	if x != nil {
+		return x.InviterName
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetAgentDescription() string {
+	if x != nil {
+		return x.AgentDescription
+	}
+	return ""
+}
+
+func (x *InvitationEmailRequested) GetResend() bool {
+	if x != nil {
+		return x.Resend
+	}
+	return false
+}
+
+func (x *InvitationEmailRequested) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_catalog_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
@@ -1098,6 +1342,35 @@ const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
 	"icon_color\x18\x05 \x01(\tR\ticonColor\x12\x12\n" +
 	"\x04slug\x18\x06 \x01(\tR\x04slug\x12;\n" +
 	"\voccurred_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\x9c\x02\n" +
+	"\fAgentDeleted\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1b\n" +
+	"\ticon_name\x18\x04 \x01(\tR\biconName\x12\x1d\n" +
+	"\n" +
+	"icon_color\x18\x05 \x01(\tR\ticonColor\x12\x14\n" +
+	"\x05email\x18\x06 \x01(\tR\x05email\x12\x1d\n" +
+	"\n" +
+	"was_public\x18\a \x01(\bR\twasPublic\x12\x12\n" +
+	"\x04slug\x18\b \x01(\tR\x04slug\x12;\n" +
+	"\voccurred_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\x8d\x03\n" +
+	"\x18InvitationEmailRequested\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\towner_uid\x18\x02 \x01(\tR\bownerUid\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x03 \x01(\tR\tagentName\x12\x1b\n" +
+	"\ticon_name\x18\x04 \x01(\tR\biconName\x12\x1d\n" +
+	"\n" +
+	"icon_color\x18\x05 \x01(\tR\ticonColor\x12#\n" +
+	"\rsubscriber_id\x18\x06 \x01(\tR\fsubscriberId\x12\x14\n" +
+	"\x05email\x18\a \x01(\tR\x05email\x12!\n" +
+	"\finviter_name\x18\b \x01(\tR\vinviterName\x12+\n" +
+	"\x11agent_description\x18\t \x01(\tR\x10agentDescription\x12\x16\n" +
+	"\x06resend\x18\n" +
+	" \x01(\bR\x06resend\x12;\n" +
+	"\voccurred_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -1112,32 +1385,36 @@ func file_agentic_events_v1_catalog_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_catalog_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_agentic_events_v1_catalog_events_proto_goTypes = []any{
-	(*AgentCreated)(nil),          // 0: agentic.events.v1.AgentCreated
-	(*AgentUpdated)(nil),          // 1: agentic.events.v1.AgentUpdated
-	(*AgentStatusChanged)(nil),    // 2: agentic.events.v1.AgentStatusChanged
-	(*SubscriberAdded)(nil),       // 3: agentic.events.v1.SubscriberAdded
-	(*SubscriberActivated)(nil),   // 4: agentic.events.v1.SubscriberActivated
-	(*SubscriberRemoved)(nil),     // 5: agentic.events.v1.SubscriberRemoved
-	(*AgentPublished)(nil),        // 6: agentic.events.v1.AgentPublished
-	(*AgentUnpublished)(nil),      // 7: agentic.events.v1.AgentUnpublished
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*AgentCreated)(nil),             // 0: agentic.events.v1.AgentCreated
+	(*AgentUpdated)(nil),             // 1: agentic.events.v1.AgentUpdated
+	(*AgentStatusChanged)(nil),       // 2: agentic.events.v1.AgentStatusChanged
+	(*SubscriberAdded)(nil),          // 3: agentic.events.v1.SubscriberAdded
+	(*SubscriberActivated)(nil),      // 4: agentic.events.v1.SubscriberActivated
+	(*SubscriberRemoved)(nil),        // 5: agentic.events.v1.SubscriberRemoved
+	(*AgentPublished)(nil),           // 6: agentic.events.v1.AgentPublished
+	(*AgentUnpublished)(nil),         // 7: agentic.events.v1.AgentUnpublished
+	(*AgentDeleted)(nil),             // 8: agentic.events.v1.AgentDeleted
+	(*InvitationEmailRequested)(nil), // 9: agentic.events.v1.InvitationEmailRequested
+	(*timestamppb.Timestamp)(nil),    // 10: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_catalog_events_proto_depIdxs = []int32{
-	8, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 6: agentic.events.v1.AgentPublished.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // 7: agentic.events.v1.AgentUnpublished.occurred_at:type_name -> google.protobuf.Timestamp
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	10, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 6: agentic.events.v1.AgentPublished.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 7: agentic.events.v1.AgentUnpublished.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 8: agentic.events.v1.AgentDeleted.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // 9: agentic.events.v1.InvitationEmailRequested.occurred_at:type_name -> google.protobuf.Timestamp
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_catalog_events_proto_init() }
@@ -1151,7 +1428,7 @@ func file_agentic_events_v1_catalog_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_catalog_events_proto_rawDesc), len(file_agentic_events_v1_catalog_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -157,6 +157,71 @@ func (x *PublicAgentInterestRegistered) GetRegisteredAt() *timestamppb.Timestamp
 	return nil
 }
 
+// UserDeleted is published on topic agentic.identity.v1 with CloudEvents type
+// agentic.identity.user.deleted.v1 (key: uid) when a user deleted their account
+// (issue 29; refused while their wallet holds money or debt). The catalog
+// deletes the user's agents (each with AgentDeleted) and their subscriptions;
+// analytics keeps the history.
+type UserDeleted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uid           string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserDeleted) Reset() {
+	*x = UserDeleted{}
+	mi := &file_agentic_events_v1_identity_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserDeleted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserDeleted) ProtoMessage() {}
+
+func (x *UserDeleted) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_identity_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserDeleted.ProtoReflect.Descriptor instead.
+func (*UserDeleted) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_identity_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *UserDeleted) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *UserDeleted) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *UserDeleted) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_identity_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_identity_events_proto_rawDesc = "" +
@@ -170,7 +235,12 @@ const file_agentic_events_v1_identity_events_proto_rawDesc = "" +
 	"\fonboarded_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vonboardedAt\"r\n" +
 	"\x1dPublicAgentInterestRegistered\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12?\n" +
-	"\rregistered_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fregisteredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
+	"\rregistered_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fregisteredAt\"r\n" +
+	"\vUserDeleted\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
 	file_agentic_events_v1_identity_events_proto_rawDescOnce sync.Once
@@ -184,20 +254,22 @@ func file_agentic_events_v1_identity_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_identity_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_identity_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_agentic_events_v1_identity_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_agentic_events_v1_identity_events_proto_goTypes = []any{
 	(*UserOnboarded)(nil),                 // 0: agentic.events.v1.UserOnboarded
 	(*PublicAgentInterestRegistered)(nil), // 1: agentic.events.v1.PublicAgentInterestRegistered
-	(*timestamppb.Timestamp)(nil),         // 2: google.protobuf.Timestamp
+	(*UserDeleted)(nil),                   // 2: agentic.events.v1.UserDeleted
+	(*timestamppb.Timestamp)(nil),         // 3: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_identity_events_proto_depIdxs = []int32{
-	2, // 0: agentic.events.v1.UserOnboarded.onboarded_at:type_name -> google.protobuf.Timestamp
-	2, // 1: agentic.events.v1.PublicAgentInterestRegistered.registered_at:type_name -> google.protobuf.Timestamp
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 0: agentic.events.v1.UserOnboarded.onboarded_at:type_name -> google.protobuf.Timestamp
+	3, // 1: agentic.events.v1.PublicAgentInterestRegistered.registered_at:type_name -> google.protobuf.Timestamp
+	3, // 2: agentic.events.v1.UserDeleted.occurred_at:type_name -> google.protobuf.Timestamp
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_identity_events_proto_init() }
@@ -211,7 +283,7 @@ func file_agentic_events_v1_identity_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_identity_events_proto_rawDesc), len(file_agentic_events_v1_identity_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
