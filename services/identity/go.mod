@@ -3,6 +3,7 @@ module github.com/agentic-app/agentic/services/identity
 go 1.26.0
 
 require (
+	firebase.google.com/go/v4 v4.19.0
 	github.com/agentic-app/agentic/proto v0.0.0
 	github.com/agentic-app/agentic/services/platform v0.0.0
 	github.com/go-kit/kit v0.13.0
@@ -23,7 +24,6 @@ require (
 	cloud.google.com/go/longrunning v0.6.7 // indirect
 	cloud.google.com/go/monitoring v1.24.2 // indirect
 	cloud.google.com/go/storage v1.53.0 // indirect
-	firebase.google.com/go/v4 v4.19.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/detectors/gcp v1.35.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/exporter/metric v0.51.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/internal/resourcemapping v0.51.0 // indirect

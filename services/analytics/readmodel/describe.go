@@ -39,6 +39,8 @@ func Describe(kind, subject, agent string) string {
 		return "Published " + agent + " on the marketplace"
 	case KindAgentUnpublished:
 		return "Took " + agent + " off the marketplace"
+	case KindAgentDeleted:
+		return "Deleted agent " + agent
 	case KindSubscriberActivated:
 		if subject == "" {
 			subject = "A new subscriber"

@@ -196,11 +196,14 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 		})
 
 	case TypeAgentDeleted:
-		// Not published by the catalog yet; understood so agent counts stay right
-		// once it is (payload: agentId, ownerUid, occurredAt).
+		// The owner deleted the agent (issue 29): it leaves the agent counts
+		// from then on, its history stays, and the owner's feed says so (a
+		// "delete" activity, shown with the generic info icon).
 		var m struct {
 			AgentID    string    `json:"agentId"`
 			OwnerUID   string    `json:"ownerUid"`
+			Name       string    `json:"name"`
+			IconColor  string    `json:"iconColor"`
 			OccurredAt time.Time `json:"occurredAt"`
 		}
 		if err := json.Unmarshal(ev.Payload, &m); err != nil {
@@ -218,7 +221,13 @@ func (p *Projector) apply(ctx context.Context, tx pgx.Tx, ev events.Received) (b
 			ON CONFLICT (agent_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at`, m.AgentID, m.OwnerUID, at); err != nil {
 			return false, fmt.Errorf("agent deleted: %w", err)
 		}
-		return true, nil
+		if m.OwnerUID == "" {
+			return true, nil
+		}
+		return true, insertActivity(ctx, tx, activityRow{
+			ID: ev.ID, Owner: m.OwnerUID, AgentID: m.AgentID, Type: ActivityDelete, Kind: KindAgentDeleted,
+			NameHint: m.Name, ColorHint: m.IconColor, At: at,
+		})
 
 	case TypeSubscriberAdded, TypeSubscriberActivated, TypeSubscriberRemoved:
 		return true, p.subscriber(ctx, tx, ev)

@@ -71,6 +71,9 @@ const (
 	ActivityUpdate       = "update"
 	// ActivityCreate is shown with the generic info icon (gray).
 	ActivityCreate = "create"
+	// ActivityDelete: an agent was deleted (issue 29); any type outside the
+	// spec's four is shown with the info icon (gray), like create.
+	ActivityDelete = "delete"
 	// ActivityInfo is any other informative entry (info icon, gray).
 	ActivityInfo = "info"
 )
@@ -83,6 +86,7 @@ const (
 	KindAgentStatusChanged  = "agent.status_changed"
 	KindAgentPublished      = "agent.published"
 	KindAgentUnpublished    = "agent.unpublished"
+	KindAgentDeleted        = "agent.deleted"
 	KindSubscriberActivated = "subscriber.activated"
 	KindDocumentAdded       = "document.added"
 	KindDocumentUpdated     = "document.updated"
@@ -122,6 +126,10 @@ type Stats struct {
 	RevenueGrowth     float64
 	TotalInteractions int64
 	InteractionGrowth float64
+	// AgentNew, RevenueNew and InteractionNew: the total was 0 at the end of
+	// last month and is positive now (the dashboard shows "New" rather than
+	// the growth of +100%).
+	AgentNew, RevenueNew, InteractionNew bool
 }
 
 // UnknownAgentName is shown when an activity's agent is not known yet and the

@@ -116,5 +116,8 @@ func (s *Store) Stats(ctx context.Context, uid string) (Stats, error) {
 		RevenueGrowth:     Growth(revNow, revPrev),
 		TotalInteractions: interactNow,
 		InteractionGrowth: Growth(interactNow, interactPr),
+		AgentNew:          agentsPrev == 0 && agentsNow > 0,
+		RevenueNew:        revPrev == 0 && revNow > 0,
+		InteractionNew:    interactPr == 0 && interactNow > 0,
 	}, nil
 }

@@ -296,6 +296,10 @@ func TestStatsMonthBoundaries(t *testing.T) {
 	if got.AgentGrowth != 100 || got.RevenueGrowth != 100 || got.InteractionGrowth != 100 {
 		t.Fatalf("january: %+v", got)
 	}
+	// ... and each says so ("New" on the dashboard, not "+100%").
+	if !got.AgentNew || !got.RevenueNew || !got.InteractionNew {
+		t.Fatalf("january, not new: %+v", got)
+	}
 	// A user with nothing: zeros, 0 → 0 is 0%.
 	if s, _ := readmodel.NewStore(pool, nil).Stats(ctx, "nobody"); s != (readmodel.Stats{}) {
 		t.Fatalf("nobody: %+v", s)

@@ -102,8 +102,10 @@ func ResolveUsageRange(req UsageRequest, now time.Time) (UsageRange, error) {
 type Usage struct {
 	From, To    string // YYYY-MM-DD
 	TotalMicros int64
-	Days        []UsageDay
-	Agents      []AgentUsage
+	// FeeMicros is the part of TotalMicros that is monthly agent fees.
+	FeeMicros int64
+	Days      []UsageDay
+	Agents    []AgentUsage
 }
 
 // UsageDay is one UTC day. Agents is empty when the request grouped by agent.
@@ -121,6 +123,9 @@ type AgentUsage struct {
 	AgentName    string
 	AmountMicros int64
 	Interactions int64
+	// FeeMicros is the part of AmountMicros that is the agent's monthly fee
+	// (the wallet lists fees apart from usage).
+	FeeMicros int64
 }
 
 // Usage implements Service: the caller's own spend (entries they paid) in the
@@ -134,6 +139,7 @@ func (s *Store) Usage(ctx context.Context, uid string, req UsageRequest) (Usage,
 		SELECT to_char(timezone('UTC', e.occurred_at), 'YYYY-MM-DD') AS day, e.agent_id,
 		       sum(e.amount_micros)::bigint,
 		       count(*) FILTER (WHERE e.kind = 'answer'),
+		       COALESCE(sum(e.amount_micros) FILTER (WHERE e.kind = 'agent_fee'), 0)::bigint,
 		       COALESCE(max(g.name), ''),
 		       COALESCE((array_agg(e.agent_name_hint ORDER BY e.occurred_at DESC, e.entry_id DESC)
 		                   FILTER (WHERE e.agent_name_hint <> ''))[1], ''),
@@ -150,7 +156,7 @@ func (s *Store) Usage(ctx context.Context, uid string, req UsageRequest) (Usage,
 	var cells []usageCell
 	for rows.Next() {
 		var c usageCell
-		if err := rows.Scan(&c.Day, &c.Agent.AgentID, &c.Agent.AmountMicros, &c.Agent.Interactions,
+		if err := rows.Scan(&c.Day, &c.Agent.AgentID, &c.Agent.AmountMicros, &c.Agent.Interactions, &c.Agent.FeeMicros,
 			&c.Agent.AgentName, &c.Hint, &c.Last); err != nil {
 			return Usage{}, fmt.Errorf("scan usage: %w", err)
 		}
@@ -220,6 +226,7 @@ func buildUsage(r UsageRange, cells []usageCell) Usage {
 			day.Agents = append(day.Agents, a)
 		}
 		u.TotalMicros += a.AmountMicros
+		u.FeeMicros += a.FeeMicros
 		t := totals[a.AgentID]
 		if t == nil {
 			t = &AgentUsage{AgentID: a.AgentID, AgentName: a.AgentName}
@@ -227,6 +234,7 @@ func buildUsage(r UsageRange, cells []usageCell) Usage {
 		}
 		t.AmountMicros += a.AmountMicros
 		t.Interactions += a.Interactions
+		t.FeeMicros += a.FeeMicros
 	}
 	for _, t := range totals {
 		u.Agents = append(u.Agents, *t)

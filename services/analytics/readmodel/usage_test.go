@@ -131,16 +131,18 @@ func TestUsageProjectionAndGrouping(t *testing.T) {
 	coach := func(m, i int64) readmodel.AgentUsage {
 		return readmodel.AgentUsage{AgentID: "a2", AgentName: "Essay Coach v2", AmountMicros: m, Interactions: i}
 	}
+	// The fee is part of its agent's amount, and said apart (FeeMicros).
+	withFee := func(a readmodel.AgentUsage, fee int64) readmodel.AgentUsage { a.FeeMicros = fee; return a }
 	want := readmodel.Usage{
-		From: "2026-03-07", To: "2026-03-11", TotalMicros: 12_100_000,
+		From: "2026-03-07", To: "2026-03-11", TotalMicros: 12_100_000, FeeMicros: 10_000_000,
 		Days: []readmodel.UsageDay{
 			{Date: "2026-03-07", Agents: []readmodel.AgentUsage{}},
 			{Date: "2026-03-08", TotalMicros: 1_250_000, Interactions: 1, Agents: []readmodel.AgentUsage{tutor(1_250_000, 1)}},
-			{Date: "2026-03-09", TotalMicros: 10_750_000, Interactions: 2, Agents: []readmodel.AgentUsage{tutor(10_250_000, 1), coach(500_000, 1)}},
+			{Date: "2026-03-09", TotalMicros: 10_750_000, Interactions: 2, Agents: []readmodel.AgentUsage{withFee(tutor(10_250_000, 1), 10_000_000), coach(500_000, 1)}},
 			{Date: "2026-03-10", TotalMicros: 100_000, Interactions: 1, Agents: []readmodel.AgentUsage{coach(100_000, 1)}},
 			{Date: "2026-03-11", Agents: []readmodel.AgentUsage{}},
 		},
-		Agents: []readmodel.AgentUsage{tutor(11_500_000, 2), coach(600_000, 2)},
+		Agents: []readmodel.AgentUsage{withFee(tutor(11_500_000, 2), 10_000_000), coach(600_000, 2)},
 	}
 	if !reflect.DeepEqual(u, want) {
 		t.Fatalf("usage:\n%+v\nwant\n%+v", u, want)

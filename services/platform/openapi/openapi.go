@@ -56,8 +56,9 @@ type Quota struct {
 	// ("60/1m" for a rate, "100" for a count).
 	Env     string `json:"env"`
 	Default string `json:"default"`
-	// Per is what is counted against: "user", "agent", "key", "owner" or
-	// "ip" (the client's address, for routes without a token).
+	// Per is what is counted against: "user", "agent", "key", "owner",
+	// "subscriber" (one invitation) or "ip" (the client's address, for
+	// routes without a token).
 	Per string `json:"per"`
 }
 

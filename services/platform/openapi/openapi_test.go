@@ -185,7 +185,7 @@ func TestQuotasAreWellFormed(t *testing.T) {
 				t.Errorf("%s: env and default are required: %+v", name, q)
 			}
 			switch q.Per {
-			case "user", "agent", "key", "owner", "ip":
+			case "user", "agent", "key", "owner", "ip", "subscriber":
 			default:
 				t.Errorf("%s: per = %q", name, q.Per)
 			}

@@ -51,6 +51,7 @@ const (
 	CodePayoutAccountMissing    = "payout_account_missing"    // a payout without a payout (Stripe Connect) account
 	CodePayoutAccountRestricted = "payout_account_restricted" // the payout account cannot receive payouts yet
 	CodePayoutInFlight          = "payout_in_flight"          // a payout is already on its way
+	CodeAccountNotEmpty         = "account_not_empty"         // an account deletion while the wallet holds money or debt
 	CodeBodyTooLarge            = "body_too_large"
 	CodeRateLimited             = "rate_limited"
 	// 499: written for logs and metrics only; the client that sent the request is gone.
@@ -111,6 +112,7 @@ var Codes = []CodeInfo{
 	{CodePayoutAccountMissing, http.StatusConflict, "A payout needs a payout account: 'Set up your payout account first.'"},
 	{CodePayoutAccountRestricted, http.StatusConflict, "The payout account cannot receive payouts yet: 'Your payout account cannot receive payouts yet: <reason>.'"},
 	{CodePayoutInFlight, http.StatusConflict, "A payout is already on its way: 'A payout is already on its way. Try again when it has arrived.'"},
+	{CodeAccountNotEmpty, http.StatusConflict, "An account cannot be deleted while its wallet holds money or debt: 'Your wallet holds $X.XX: spend or withdraw it before deleting your account.'"},
 	{CodeBodyTooLarge, http.StatusRequestEntityTooLarge, "The body is larger than 1 MiB."},
 	{CodeRateLimited, http.StatusTooManyRequests, "Too many requests; Retry-After says when to retry."},
 	{CodeClientClosedRequest, StatusClientClosedRequest, "The client closed the connection before the answer (a navigation, a Stop); nobody reads it, the request log and metrics record it."},

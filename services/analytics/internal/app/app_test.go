@@ -465,7 +465,7 @@ func TestUsageEndToEnd(t *testing.T) {
 		empty.Agents == nil || len(empty.Agents) != 0 || empty.Days[0].Date != "2026-01-16" || empty.Days[0].Agents == nil {
 		t.Fatalf("empty usage: %+v", empty)
 	}
-	if _, body := get(t, app.base+"/api/usage?from=2026-02-14", "token-alice"); body != `{"from":"2026-02-14","to":"2026-02-14","total":0,"days":[{"date":"2026-02-14","total":0,"interactions":0,"agents":[]}],"agents":[]}`+"\n" {
+	if _, body := get(t, app.base+"/api/usage?from=2026-02-14", "token-alice"); body != `{"from":"2026-02-14","to":"2026-02-14","total":0,"fees":0,"days":[{"date":"2026-02-14","total":0,"interactions":0,"agents":[]}],"agents":[]}`+"\n" {
 		t.Fatalf("empty body: %s", body)
 	}
 

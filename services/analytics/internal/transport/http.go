@@ -72,13 +72,20 @@ type StatsJSON struct {
 	RevenueGrowth     float64 `json:"revenueGrowth"`
 	TotalInteractions int64   `json:"totalInteractions"`
 	InteractionGrowth float64 `json:"interactionGrowth"`
+	// The total was 0 at the end of last month and is positive now: the
+	// dashboard shows "New" rather than "+100%".
+	AgentNew       bool `json:"agentNew"`
+	RevenueNew     bool `json:"revenueNew"`
+	InteractionNew bool `json:"interactionNew"`
 }
 
 // UsageJSON is the GET /api/usage body (docs/billing-api.md): amounts in dollars.
 type UsageJSON struct {
-	From   string           `json:"from"`
-	To     string           `json:"to"`
-	Total  float64          `json:"total"`
+	From  string  `json:"from"`
+	To    string  `json:"to"`
+	Total float64 `json:"total"`
+	// Fees is the part of Total that is monthly agent fees.
+	Fees   float64          `json:"fees"`
 	Days   []UsageDayJSON   `json:"days"`
 	Agents []AgentUsageJSON `json:"agents"`
 }
@@ -97,6 +104,8 @@ type AgentUsageJSON struct {
 	AgentName    string  `json:"agentName"`
 	Amount       float64 `json:"amount"`
 	Interactions int64   `json:"interactions"`
+	// Fees is the part of Amount that is the agent's monthly fee.
+	Fees float64 `json:"fees"`
 }
 
 // Dollars converts micro-dollars to dollars (exact to the micro-dollar).
@@ -105,7 +114,8 @@ func Dollars(micros int64) float64 { return float64(micros) / 1e6 }
 func agentsJSON(as []readmodel.AgentUsage) []AgentUsageJSON {
 	out := make([]AgentUsageJSON, len(as))
 	for i, a := range as {
-		out[i] = AgentUsageJSON{AgentID: a.AgentID, AgentName: a.AgentName, Amount: Dollars(a.AmountMicros), Interactions: a.Interactions}
+		out[i] = AgentUsageJSON{AgentID: a.AgentID, AgentName: a.AgentName, Amount: Dollars(a.AmountMicros), Interactions: a.Interactions,
+			Fees: Dollars(a.FeeMicros)}
 	}
 	return out
 }
@@ -197,10 +207,11 @@ func encodeJSON(_ context.Context, w http.ResponseWriter, resp any) error {
 		server.WriteJSON(w, http.StatusOK, StatsJSON{
 			AgentCount: s.AgentCount, AgentGrowth: s.AgentGrowth, TotalRevenue: s.TotalRevenue,
 			RevenueGrowth: s.RevenueGrowth, TotalInteractions: s.TotalInteractions, InteractionGrowth: s.InteractionGrowth,
+			AgentNew: s.AgentNew, RevenueNew: s.RevenueNew, InteractionNew: s.InteractionNew,
 		})
 	case endpoints.UsageResponse:
 		u := r.Usage
-		out := UsageJSON{From: u.From, To: u.To, Total: Dollars(u.TotalMicros), Days: make([]UsageDayJSON, len(u.Days)), Agents: agentsJSON(u.Agents)}
+		out := UsageJSON{From: u.From, To: u.To, Total: Dollars(u.TotalMicros), Fees: Dollars(u.FeeMicros), Days: make([]UsageDayJSON, len(u.Days)), Agents: agentsJSON(u.Agents)}
 		for i, d := range u.Days {
 			out.Days[i] = UsageDayJSON{Date: d.Date, Total: Dollars(d.TotalMicros), Interactions: d.Interactions, Agents: agentsJSON(d.Agents)}
 		}

@@ -348,6 +348,12 @@ type CreateInput struct {
 
 // UpdateInput is a partial update; nil means "not given".
 type UpdateInput struct {
+	// Name, IconName, IconColor: rename, re-icon, re-colour (issue 29),
+	// checked like a create's. The e-mail address and the marketplace slug
+	// stay as they are.
+	Name         *string
+	IconName     *string
+	IconColor    *string
 	Instructions *string
 	Status       *string
 	IsPublic     *bool
@@ -505,6 +511,25 @@ func ValidateUpdate(in UpdateInput) (UpdateInput, error) { return ValidateUpdate
 // (Service.UpdateAgent), which need the agent and its documents.
 func ValidateUpdateFor(in UpdateInput, marketplace bool) (UpdateInput, error) {
 	var v validator
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		checkName(&v, n)
+		in.Name = &n
+	}
+	if in.IconName != nil {
+		n := strings.TrimSpace(*in.IconName)
+		if !oneOf(n, Icons) {
+			v.add("iconName", MsgIcon)
+		}
+		in.IconName = &n
+	}
+	if in.IconColor != nil {
+		c := strings.ToUpper(strings.TrimSpace(*in.IconColor))
+		if !oneOf(c, Colors) {
+			v.add("iconColor", MsgColor)
+		}
+		in.IconColor = &c
+	}
 	if in.Description != nil {
 		d := strings.TrimSpace(*in.Description)
 		checkDescription(&v, d)
@@ -624,6 +649,11 @@ type Store interface {
 	// ListShared returns the agents uid is an active subscriber of (not
 	// redacted), newest subscription first, each agent once.
 	ListShared(ctx context.Context, uid string) ([]SharedAgent, error)
+	// Delete deletes the owner's agent with its subscribers, reviews and
+	// reports, emits AgentDeleted and records an access change of every
+	// user of it; its e-mail address stays issued (delete.go). ErrNotFound
+	// for another owner's or an unknown agent.
+	Delete(ctx context.Context, owner, id string, at time.Time) error
 	// ListListed returns up to f.Limit+1 listed agents in f's order after
 	// f.After (marketplace_postgres.go).
 	ListListed(ctx context.Context, f ListFilter) ([]Listing, error)
@@ -635,6 +665,8 @@ type Store interface {
 	// ListedSitemap returns up to limit listed agents' slugs and last
 	// changes, most answered first (pages.go).
 	ListedSitemap(ctx context.Context, limit int) ([]SitemapEntry, error)
+	// Invitation e-mails (invitations.go).
+	InvitationStore
 }
 
 // Service is the catalog API.
@@ -648,6 +680,9 @@ type Service interface {
 	// own address (from the token) which cannot be invited.
 	InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error)
 	RemoveSubscriber(ctx context.Context, owner, agentID, subscriberID string) error
+	// DeleteAgent deletes the owner's agent (delete.go); another user's or an
+	// unknown agent is ErrNotFound.
+	DeleteAgent(ctx context.Context, owner, id string) error
 	// SetSubscriberCap changes a subscriber's monthly cap (the owner's agent
 	// only: another user's agent is ErrNotFound whatever the input).
 	SetSubscriberCap(ctx context.Context, owner, agentID, subscriberID string, in SubscriberCapInput) (Subscriber, error)
@@ -656,6 +691,9 @@ type Service interface {
 	// e-mail address is verified (Firebase email_verified; Google sign-ins
 	// are). It returns how many it activated; 0 for an unverified address.
 	ClaimInvitations(ctx context.Context, c Claimant) (int, error)
+	// Invitation e-mails: resending one, counting the pending ones
+	// (invitations.go).
+	InvitationService
 
 	// FindAgent returns any agent by id (internal gRPC).
 	FindAgent(ctx context.Context, id string) (Agent, error)
@@ -846,6 +884,18 @@ func applyUpdate(cur Agent, in UpdateInput) (Agent, []string) {
 	next := cur
 	next.Tags = append([]string{}, cur.Tags...)
 	var changed []string
+	if in.Name != nil && *in.Name != cur.Name {
+		next.Name = *in.Name
+		changed = append(changed, "name")
+	}
+	if in.IconName != nil && *in.IconName != cur.IconName {
+		next.IconName = *in.IconName
+		changed = append(changed, "iconName")
+	}
+	if in.IconColor != nil && *in.IconColor != cur.IconColor {
+		next.IconColor = *in.IconColor
+		changed = append(changed, "iconColor")
+	}
 	if in.Description != nil && *in.Description != cur.Description {
 		next.Description = *in.Description
 		changed = append(changed, "description")

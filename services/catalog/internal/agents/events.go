@@ -23,10 +23,15 @@ const (
 	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
 	TypeAgentPublished      = "agentic.catalog.agent.published.v1"
 	TypeAgentUnpublished    = "agentic.catalog.agent.unpublished.v1"
+	// TypeAgentDeleted: the owner deleted the agent (DELETE /api/agents/{id})
+	// or their account (identity's user.deleted); the services holding the
+	// agent's data delete it on this event.
+	TypeAgentDeleted = "agentic.catalog.agent.deleted.v1"
 
 	// Identity's events the catalog consumes.
 	IdentityTopic     = "agentic.identity.v1"
 	TypeUserOnboarded = "agentic.identity.user.onboarded.v1"
+	TypeUserDeleted   = "agentic.identity.user.deleted.v1"
 	ConsumerGroup     = "catalog"
 )
 
@@ -119,5 +124,12 @@ func subscriberRemovedEvent(a Agent, s Subscriber, at time.Time) events.Event {
 		AgentId: a.ID, OwnerUid: a.OwnerUID, AgentName: a.Name, IconName: a.IconName, IconColor: a.IconColor,
 		SubscriberId: s.ID, Email: s.Email, Status: s.Status, Uid: s.UID,
 		SubscriberCount: a.Subscribers, OccurredAt: ts(at),
+	})
+}
+
+func deletedEvent(a Agent, at time.Time) events.Event {
+	return agentEvent(a, TypeAgentDeleted, &eventsv1.AgentDeleted{
+		AgentId: a.ID, OwnerUid: a.OwnerUID, Name: a.Name, IconName: a.IconName, IconColor: a.IconColor,
+		Email: a.Email, WasPublic: a.IsPublic, Slug: a.Slug, OccurredAt: ts(at),
 	})
 }

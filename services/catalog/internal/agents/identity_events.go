@@ -18,7 +18,10 @@ import (
 // user.onboarded event records the user (uid, address, name) so the catalog
 // can show names and refuse an owner's own address. It activates no
 // invitation: the event does not say whether the address was verified, and
-// only a verified ID token does that (Service.ClaimInvitations). Other event
+// only a verified ID token does that (Service.ClaimInvitations). A
+// user.deleted event deletes the user's agents (each with AgentDeleted),
+// subscriptions and reviews (PostgresStore.DeleteUser; a re-delivery finds
+// nothing left to delete). Other event
 // types are ignored (and recorded as processed).
 // An undecodable payload is an error: the consumer retries and then parks it.
 func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Handler {
@@ -26,6 +29,21 @@ func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Han
 		now = time.Now
 	}
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
+		if ev.Type == TypeUserDeleted {
+			var msg eventsv1.UserDeleted
+			if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(ev.Payload, &msg); err != nil {
+				return fmt.Errorf("decode %s: %w", ev.Type, err)
+			}
+			if msg.GetUid() == "" {
+				return errNoUID
+			}
+			at := now().UTC()
+			if msg.GetOccurredAt() != nil {
+				at = msg.GetOccurredAt().AsTime().UTC()
+			}
+			_, err := store.DeleteUser(ctx, tx, msg.GetUid(), msg.GetEmail(), at)
+			return err
+		}
 		if ev.Type != TypeUserOnboarded {
 			return nil
 		}

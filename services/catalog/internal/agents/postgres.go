@@ -247,12 +247,14 @@ func (s *PostgresStore) Update(ctx context.Context, owner, id string, fn func(Ag
 		out, err = scanAgent(tx.QueryRow(ctx, `
 			UPDATE agents SET description = $2, instructions = $3, tags = $4, is_public = $5, status = $6, updated_at = $7,
 				subscriber_monthly_cap_cents = $8, markup_percent = $9, greeting_cost_cents = $10, greeting = $11,
-				memory_tokens = $12, show_sources = $13, published_at = $14, documents_count = $15
+				memory_tokens = $12, show_sources = $13, published_at = $14, documents_count = $15,
+				name = $16, icon_name = $17, icon_color = $18
 			WHERE id = $1
 			RETURNING `+agentColumns,
 			id, next.Description, next.Instructions, next.Tags, next.IsPublic, next.Status, next.UpdatedAt,
 			next.SubscriberMonthlyCapCents, next.MarkupPercent, next.GreetingCostCents, next.Greeting,
-			next.MemoryTokens, next.ShowSources, published, next.DocumentsCount))
+			next.MemoryTokens, next.ShowSources, published, next.DocumentsCount,
+			next.Name, next.IconName, next.IconColor))
 		if err != nil {
 			return fmt.Errorf("update agent: %w", err)
 		}
@@ -366,7 +368,14 @@ func (s *PostgresStore) AddSubscriber(ctx context.Context, owner, agentID, email
 		if err != nil {
 			return fmt.Errorf("recount: %w", err)
 		}
-		return s.enqueue(ctx, tx, subscriberAddedEvent(a, out, at))
+		if err := s.enqueue(ctx, tx, subscriberAddedEvent(a, out, at)); err != nil {
+			return err
+		}
+		if out.Status != SubscriberInvited {
+			return nil
+		}
+		// The invitee is e-mailed (the mail service, through the relay).
+		return s.enqueueInvitationEmail(ctx, tx, a, out, false, at)
 	})
 	if err != nil {
 		return Subscriber{}, err

@@ -52,6 +52,10 @@ type Config struct {
 	// InvitationRate is the invitations per agent (RATE_LIMIT_INVITATIONS,
 	// "<limit>/<window>"; "": DefaultInvitationRate; "0/24h" disables it).
 	InvitationRate string
+	// InvitationResendRate is the resends per invitation
+	// (RATE_LIMIT_INVITATION_RESENDS; "": DefaultResendRate; "0/1h"
+	// disables it; invitations.go).
+	InvitationResendRate string
 	// MarketplaceEnabled is the marketplace launch switch
 	// (MARKETPLACE_ENABLED, default true). Off: the /api/marketplace/*
 	// routes and the review replies answer 404 not_found.
@@ -143,6 +147,10 @@ func LoadConfig() (Config, error) {
 	if _, err := invitationRule(c.InvitationRate); err != nil {
 		l.Check(err)
 	}
+	c.InvitationResendRate = l.String("RATE_LIMIT_INVITATION_RESENDS", DefaultResendRate)
+	if _, err := resendRule(c.InvitationResendRate); err != nil {
+		l.Check(err)
+	}
 	if _, err := reviewRules(c.ReviewRate, c.ReportRate); err != nil {
 		l.Check(err)
 	}
@@ -205,6 +213,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// Redis: the per-agent invitation quota (quotas.go). Not a readiness
 	// check: only inviting needs it (and refuses with 503 without it).
 	invitations, err := invitationRule(cfg.InvitationRate)
+	if err != nil {
+		return err
+	}
+	resends, err := resendRule(cfg.InvitationResendRate)
 	if err != nil {
 		return err
 	}
@@ -276,6 +288,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	)
 	limiter := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
 	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)),
+		transport.WithResendGate(resendGate(limiter, resends, svc)),
 		transport.WithMarketplace(cfg.MarketplaceEnabled),
 		transport.WithMarketplaceGate(marketplaceGate(limiter, marketplaceRate, cfg.TrustedProxyHops)),
 		pagesOption(cfg, logger))

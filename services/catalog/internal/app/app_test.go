@@ -360,7 +360,20 @@ func TestAgentsHTTP(t *testing.T) {
 		p["instructions"] != "Use @Syllabus" || p["isPublic"] != false {
 		t.Fatalf("patch many: %d %s", r.status, r.raw)
 	}
+	// Rename, re-icon, re-colour (issue 29): checked like a create; the address stays.
+	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"name":"  Algebra Coach ","iconName":"ri-brain-line","iconColor":"#10b981"}`)
+	p = r.obj()
+	if r.status != 200 || p["name"] != "Algebra Coach" || p["iconName"] != "ri-brain-line" || p["iconColor"] != "#10B981" ||
+		p["email"] != a["email"] || p["status"] != "inactive" {
+		t.Fatalf("rename: %d %s", r.status, r.raw)
+	}
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["name"] != "Algebra Coach" || r.obj()["iconColor"] != "#10B981" {
+		t.Fatalf("rename not stored: %s", r.raw)
+	}
 	for _, c := range []struct{ body, field, msg string }{
+		{`{"name":" A "}`, "name", agents.MsgNameMin},
+		{`{"iconName":"ri-nope"}`, "iconName", agents.MsgIcon},
+		{`{"iconColor":"#123456"}`, "iconColor", agents.MsgColor},
 		{`{"status":"archived"}`, "status", "Status must be one of active, inactive, pending"},
 		{`{"isPublic":true}`, "isPublic", "Public agents are coming soon"},
 		{`{"description":"short"}`, "description", "Description must be at least 10 characters"},
@@ -372,7 +385,7 @@ func TestAgentsHTTP(t *testing.T) {
 			t.Errorf("patch %s: %d %s", c.body, r.status, r.raw)
 		}
 	}
-	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["status"] != "inactive" {
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["status"] != "inactive" || r.obj()["name"] != "Algebra Coach" {
 		t.Fatalf("rejected patches changed the agent: %s", r.raw)
 	}
 	// An empty PATCH changes nothing.
@@ -417,6 +430,7 @@ func TestOwnershipEveryRouteIs404(t *testing.T) {
 			{"POST", "/api/agents/" + agentID + "/subscribers", `{"email":"invalid"}`},
 			{"DELETE", "/api/agents/" + agentID + "/subscribers/" + subID, ""},
 			{"DELETE", "/api/agents/" + agentID + "/subscribers/not-a-uuid", ""},
+			{"POST", "/api/agents/" + agentID + "/subscribers/" + subID + "/resend-invitation", ""},
 		}
 		for _, rt := range routes {
 			r := do(t, rt.method, base+rt.path, "token-bob", rt.body)
@@ -700,14 +714,18 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	// Events: exactly one per change, in order, with the right payloads.
 	wantTypes := []string{
 		agents.TypeAgentCreated,
-		agents.TypeSubscriberAdded,     // erin (invited)
-		agents.TypeSubscriberAdded,     // frank (invited)
-		agents.TypeSubscriberActivated, // frank (verified visit)
-		agents.TypeSubscriberActivated, // erin (verified visit)
-		agents.TypeSubscriberAdded,     // zed (invited)
-		agents.TypeSubscriberRemoved,   // zed
-		agents.TypeSubscriberAdded,     // gina
-		agents.TypeSubscriberRemoved,   // gina
+		agents.TypeSubscriberAdded,          // erin (invited)
+		agents.TypeInvitationEmailRequested, // erin's invitation e-mail
+		agents.TypeSubscriberAdded,          // frank (invited)
+		agents.TypeInvitationEmailRequested, // frank's
+		agents.TypeSubscriberActivated,      // frank (verified visit)
+		agents.TypeSubscriberActivated,      // erin (verified visit)
+		agents.TypeSubscriberAdded,          // zed (invited)
+		agents.TypeInvitationEmailRequested, // zed's
+		agents.TypeSubscriberRemoved,        // zed
+		agents.TypeSubscriberAdded,          // gina
+		agents.TypeInvitationEmailRequested, // gina's
+		agents.TypeSubscriberRemoved,        // gina
 		agents.TypeAgentStatusChanged,
 		agents.TypeAgentUpdated,
 	}
@@ -734,24 +752,32 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 		created.GetIconColor() != "#10B981" || created.GetEmail() != a["email"] || created.GetOccurredAt() == nil {
 		t.Errorf("created = %v", &created)
 	}
+	var invitation eventsv1.InvitationEmailRequested
+	decode(2, &invitation)
+	if invitation.GetEmail() != "erin@example.org" || invitation.GetAgentName() != "Math Tutor" || invitation.GetOwnerUid() != "alice" ||
+		invitation.GetAgentId() != id || invitation.GetSubscriberId() == "" || invitation.GetResend() ||
+		invitation.GetInviterName() != agents.DefaultInviterName || invitation.GetAgentDescription() != a["description"] ||
+		invitation.GetOccurredAt() == nil {
+		t.Errorf("invitation e-mail = %v", &invitation)
+	}
 	var activated eventsv1.SubscriberActivated
-	decode(3, &activated)
+	decode(5, &activated)
 	if activated.GetUid() != "frank" || activated.GetEmail() != "frank@example.org" || activated.GetSubscriberCount() != 1 ||
 		activated.GetAgentName() != "Math Tutor" || activated.GetOwnerUid() != "alice" {
 		t.Errorf("activated = %v", &activated)
 	}
 	var removed eventsv1.SubscriberRemoved
-	decode(6, &removed)
+	decode(9, &removed)
 	if removed.GetStatus() != "invited" || removed.GetSubscriberCount() != 2 || removed.GetSubscriberId() != zedID {
 		t.Errorf("removed = %v", &removed)
 	}
 	var sc eventsv1.AgentStatusChanged
-	decode(9, &sc)
+	decode(13, &sc)
 	if sc.GetOldStatus() != "active" || sc.GetNewStatus() != "inactive" {
 		t.Errorf("status changed = %v", &sc)
 	}
 	var upd eventsv1.AgentUpdated
-	decode(10, &upd)
+	decode(14, &upd)
 	if fmt.Sprint(upd.GetChangedFields()) != "[instructions tags]" || upd.GetInstructions() != "Be nice" || upd.GetName() != "Math Tutor" {
 		t.Errorf("updated = %v", &upd)
 	}

@@ -101,6 +101,8 @@ func TestInvitationQuotaFailsClosed(t *testing.T) {
 func TestInvitationRateIsDocumented(t *testing.T) {
 	rates := map[string]string{
 		http.MethodPost + " " + transport.PathSubscribers: "RATE_LIMIT_INVITATIONS",
+		// Resending an invitation, per subscriber (invitations.go).
+		http.MethodPost + " " + transport.PathResendInvitation: "RATE_LIMIT_INVITATION_RESENDS",
 	}
 	reviewQuotas, err := reviewRules("", "")
 	if err != nil {

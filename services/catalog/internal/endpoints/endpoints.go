@@ -26,11 +26,17 @@ type Set struct {
 	InviteSubscriber endpoint.Endpoint
 	RemoveSubscriber endpoint.Endpoint
 	SetSubscriberCap endpoint.Endpoint
+	// DeleteAgent: DELETE /api/agents/{id} (issue 29), AgentRequest → RemovedResponse.
+	DeleteAgent      endpoint.Endpoint
 	FindAgent        endpoint.Endpoint
 	FindAgentByEmail endpoint.Endpoint
 	CheckOwnership   endpoint.Endpoint
 	CheckAccess      endpoint.Endpoint
 	ListSharedAgents endpoint.Endpoint
+	// Invitation e-mails (invitations.go): resend one, count the caller's
+	// pending ones.
+	ResendInvitation   endpoint.Endpoint
+	PendingInvitations endpoint.Endpoint
 	// AccessChangesSince is internal gRPC (conversations' access cache).
 	AccessChangesSince endpoint.Endpoint
 	// The public marketplace (marketplace.go): no caller identity.
@@ -170,6 +176,13 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			}
 			return RemovedResponse{}, nil
 		}),
+		DeleteAgent: wrap("DeleteAgent", func(ctx context.Context, req any) (any, error) {
+			r := req.(AgentRequest)
+			if err := svc.DeleteAgent(ctx, r.Claims.UID, r.AgentID); err != nil {
+				return nil, err
+			}
+			return RemovedResponse{}, nil
+		}),
 		SetSubscriberCap: wrap("SetSubscriberCap", func(ctx context.Context, req any) (any, error) {
 			r := req.(SetSubscriberCapRequest)
 			sub, err := svc.SetSubscriberCap(ctx, r.Claims.UID, r.AgentID, r.SubscriberID, r.Input)
@@ -224,6 +237,9 @@ func New(svc agents.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			}
 			return SharedAgentsResponse{Agents: as}, nil
 		}),
+		ResendInvitation:   wrap("ResendInvitation", resendInvitation(svc)),
+		PendingInvitations: wrap("PendingInvitations", pendingInvitations(svc)),
+
 		ListListed:     wrap("ListListed", listListed(svc)),
 		GetListed:      wrap("GetListed", getListed(svc)),
 		ListCategories: wrap("ListCategories", listCategories(svc)),
@@ -264,7 +280,7 @@ var outcome = endpointmw.Default(func(err error) string {
 		qe *agents.QueryError
 	)
 	if errors.As(err, &ve) || errors.As(err, &le) || errors.Is(err, agents.ErrNotFound) || errors.Is(err, agents.ErrSubscriberNotFound) ||
-		errors.Is(err, agents.ErrAlreadyInvited) || errors.As(err, &qe) {
+		errors.Is(err, agents.ErrAlreadyInvited) || errors.Is(err, agents.ErrNotInvited) || errors.As(err, &qe) {
 		return endpointmw.OutcomeClientError
 	}
 	if errors.Is(err, agents.ErrDocumentsUnavailable) {

@@ -34,6 +34,9 @@ type Option func(*httpOptions)
 
 type httpOptions struct {
 	inviteGate func(http.Handler) http.Handler
+	// resendGate is in front of the resend-invitation route (the
+	// per-subscriber quota; WithResendGate, invitations.go).
+	resendGate func(http.Handler) http.Handler
 	// marketplaceOff: MARKETPLACE_ENABLED=false (WithMarketplace, reviews.go).
 	marketplaceOff bool
 	// marketplaceGate is in front of the public marketplace routes (the
@@ -80,6 +83,8 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	sensitive(http.MethodPost, PathAgents, set.CreateAgent, decodeCreateAgent, encodeJSON(http.StatusCreated))
 	route(http.MethodGet, PathAgent, set.GetAgent, decodeAgentRequest, encodeJSON(http.StatusOK))
 	sensitive(http.MethodPatch, PathAgent, set.UpdateAgent, decodeUpdateAgent, encodeJSON(http.StatusOK))
+	// Deleting an agent (issue 29): 204, or 404 not_found for anyone but the owner.
+	sensitive(http.MethodDelete, PathAgent, set.DeleteAgent, decodeAgentRequest, encodeJSON(http.StatusNoContent))
 	route(http.MethodGet, PathSubscribers, set.ListSubscribers, decodeAgentRequest, encodeJSON(http.StatusOK))
 	server.Route(mux, http.MethodPost, PathSubscribers,
 		fresh(o.inviteGate(httptransport.NewServer(set.InviteSubscriber, decodeInvite, encodeJSON(http.StatusCreated), opts...))))
@@ -99,6 +104,9 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 			server.WriteError(w, server.ErrMethodNotAllowed)
 		})
 	}
+
+	// Invitation e-mails: resend one, count the caller's pending ones (invitations.go).
+	registerInvitations(mux, set, protect, fresh, o.resendGate, opts)
 
 	// The marketplace's reviews, replies and reports (reviews.go).
 	registerReviews(mux, set, fresh, logger, o.marketplaceOff, o.marketplaceGate)
@@ -269,6 +277,9 @@ func decodeCreateAgent(ctx context.Context, r *http.Request) (any, error) {
 // updateBody is the PATCH body; absent or null fields are left unchanged,
 // except subscriberMonthlyCapCents, where null means "no cap".
 type updateBody struct {
+	Name                      *string         `json:"name"`
+	IconName                  *string         `json:"iconName"`
+	IconColor                 *string         `json:"iconColor"`
 	Instructions              *string         `json:"instructions"`
 	Status                    *string         `json:"status"`
 	IsPublic                  *bool           `json:"isPublic"`
@@ -328,6 +339,7 @@ func decodeUpdateAgent(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	in := agents.UpdateInput{
+		Name: b.Name, IconName: b.IconName, IconColor: b.IconColor,
 		Instructions: b.Instructions, Status: b.Status, IsPublic: b.IsPublic, Tags: b.Tags, Description: b.Description,
 		SubscriberMonthlyCapCents: capCents, Greeting: b.Greeting, ShowSources: b.ShowSources,
 	}
@@ -464,6 +476,8 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 			server.WriteError(w, ErrSubscriberNotFound)
 		case errors.Is(err, agents.ErrAlreadyInvited):
 			server.WriteError(w, ErrAlreadyInvited)
+		case errors.Is(err, agents.ErrNotInvited):
+			server.WriteError(w, ErrNotInvited)
 		case errors.As(err, &qe):
 			server.WriteError(w, server.BadRequest(qe.Code, qe.Message))
 		case errors.Is(err, agents.ErrDocumentsUnavailable):

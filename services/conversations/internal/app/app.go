@@ -304,6 +304,18 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer directory.Close()
+	// A deleted agent's conversations and API keys go with it (the catalog's
+	// agent.deleted), a deleted account's conversations with it (identity's
+	// user.deleted).
+	catalogEvents, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: conversations.CatalogConsumerGroup,
+		Topics: []string{conversations.CatalogTopic, conversations.IdentityTopic}, Handler: conversations.CatalogEventHandler(),
+		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer catalogEvents.Close()
 
 	rdb, err := ratelimit.NewClient(cfg.RedisURL)
 	if err != nil {
@@ -405,6 +417,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			{Name: "outbox-relay", Run: relay.Run},
 			{Name: "events-purger", Run: purger.Run},
 			{Name: "document-events", Run: directory.Run},
+			{Name: "catalog-events", Run: catalogEvents.Run},
 			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
 			// Keeps the API key cache in step with revocations (docs/agent-api.md).
 			{Name: "api-key-revocations", Run: svc.RunKeyRevocationWatcher},

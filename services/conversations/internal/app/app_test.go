@@ -568,6 +568,11 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 		cites[0]["url"] != "https://docs.google.com/document/d/syl/edit" || fmt.Sprint(cites[0]["labels"]) != "[week1]" {
 		t.Fatalf("citations %v", cites)
 	}
+	// The owner sees which marker cites what: the [n] numbers and the passages' text.
+	if ps, _ := cites[0]["passages"].([]any); fmt.Sprint(cites[0]["markers"]) == "[]" || len(ps) == 0 ||
+		ps[0].(map[string]any)["text"] == "" || ps[0].(map[string]any)["n"] != cites[0]["markers"].([]any)[0] {
+		t.Fatalf("citation markers/passages %v", cites)
+	}
 	in, out, total := checkUsage(t, s.event(t, "usage"))
 	if out != int64(llm.CompletionTokens(answer)) {
 		t.Errorf("output tokens %d, answer has %d", out, llm.CompletionTokens(answer))

@@ -97,6 +97,10 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 	if len(cites) == 0 || cites[0].(map[string]any)["documentName"] != "Syllabus" || cites[0].(map[string]any)["url"] != "" {
 		t.Fatalf("consumer citations %v", cites)
 	}
+	// …and not the cited passages' text either; the markers stay (they are in the answer anyway).
+	if c := cites[0].(map[string]any); len(c["passages"].([]any)) != 0 || len(c["markers"].([]any)) == 0 {
+		t.Fatalf("consumer citation passages/markers %v", c)
+	}
 	holds := e.wallet.Holds()
 	if len(holds) != 1 || holds[0].UID != e.carol || holds[0].Status != "captured" || holds[0].Captured != total1 ||
 		holds[0].Metadata["payer_role"] != "consumer" || holds[0].Metadata["creator_uid"] != e.alice ||

@@ -450,12 +450,23 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// free.
 	stoppedAfterSend := genErr != nil && !generated && res.Sent && ctx.Err() != nil
 	if genErr != nil && !generated && !stoppedAfterSend {
-		// Nothing generated: give the money back and forget the turn.
+		// Nothing generated: give the money back. A failure forgets the turn
+		// (a retry starts afresh); a stop before the model was called keeps
+		// the question, its answer "stopped" and free (issue 29 item 3).
+		// Only in the app's chat, where every send has a new
+		// clientMessageId: other channels retry with the same key and
+		// must get a fresh answer then, not the stopped turn.
+		stopped := ctx.Err() != nil && req.Channel == ChannelChat
+		act := DropTurn
+		if stopped {
+			act = StopTurn
+		}
 		if err := s.meter.Release(wctx, hold.ID); err != nil {
 			s.log.WarnContext(ctx, "release failed, the reconciler will retry", "message_id", asst.ID, "error", err)
-			s.closeRefused(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()})
+			// The reconciler releases the hold (a stopped question stays).
+			s.closeTurn(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()}, act)
 		} else {
-			s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "model: " + genErr.Error()})
+			s.closeTurn(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "model: " + genErr.Error()}, act)
 		}
 		if ctx.Err() != nil {
 			return Turn{}, ctx.Err()
@@ -498,11 +509,17 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		// others see which documents an answer cites, not where they are.
 		for i := range asst.Citations {
 			asst.Citations[i].URL = ""
+			asst.Citations[i].Passages = []CitedPassage{}
 		}
 	}
 	asst.Usage = &usage
 	asst.Status = StatusComplete
-	if genErr != nil {
+	switch {
+	case stoppedAfterSend && req.Channel == ChannelChat:
+		// Stopped before the first token, the prompt already read: kept
+		// empty and charged its input only (Usage says so).
+		asst.Status, asst.Content, asst.Citations = StatusStopped, "", []Citation{}
+	case genErr != nil:
 		asst.Status = StatusPartial
 	}
 	asst.HoldID = hold.ID
@@ -597,7 +614,13 @@ func (s *Service) stageClock(into *[]Stage) func(stage string) {
 // closeRefused records the end of a turn that produced nothing: the charge
 // takes u (from reserving or held) and the turn is deleted.
 func (s *Service) closeRefused(ctx context.Context, messageID string, u ChargeUpdate) {
-	_, err := s.store.UpdateCharge(ctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn)
+	s.closeTurn(ctx, messageID, u, DropTurn)
+}
+
+// closeTurn is closeRefused with the turn's fate given (DropTurn, or
+// StopTurn to keep a stopped question).
+func (s *Service) closeTurn(ctx context.Context, messageID string, u ChargeUpdate, act TurnAction) {
+	_, err := s.store.UpdateCharge(ctx, messageID, []string{ChargeReserving, ChargeHeld}, u, act)
 	if err == nil {
 		return
 	}
@@ -620,7 +643,7 @@ func (s *Service) closeRefused(ctx context.Context, messageID string, u ChargeUp
 				return
 			case <-time.After(wait):
 			}
-			if _, err = s.store.UpdateCharge(bctx, messageID, []string{ChargeReserving, ChargeHeld}, u, DropTurn); err == nil || !database.IsUnavailable(err) {
+			if _, err = s.store.UpdateCharge(bctx, messageID, []string{ChargeReserving, ChargeHeld}, u, act); err == nil || !database.IsUnavailable(err) {
 				if err != nil {
 					s.log.ErrorContext(ctx, "could not close a refused turn", "message_id", messageID, "error", err)
 				}
@@ -921,24 +944,28 @@ func resolveReferences(instructions string, docs []DocumentRef) (ids, labels []s
 }
 
 // citations turns cited passages into one citation per document, in order
-// of first citation.
-func citations(ps []prompt.Passage) []Citation {
+// of first citation, each with the markers and passages that cite it.
+func citations(ps []prompt.Cited) []Citation {
 	out := []Citation{}
-	seen := map[string]bool{}
+	at := map[string]int{}
 	for _, p := range ps {
 		key := p.DocumentID
 		if key == "" {
 			key = "name:" + p.DocumentName
 		}
-		if seen[key] {
-			continue
+		i, seen := at[key]
+		if !seen {
+			labels := p.Labels
+			if labels == nil {
+				labels = []string{}
+			}
+			i = len(out)
+			at[key] = i
+			out = append(out, Citation{DocumentID: p.DocumentID, DocumentName: p.DocumentName, URL: p.URL, Labels: labels,
+				Markers: []int{}, Passages: []CitedPassage{}})
 		}
-		seen[key] = true
-		labels := p.Labels
-		if labels == nil {
-			labels = []string{}
-		}
-		out = append(out, Citation{DocumentID: p.DocumentID, DocumentName: p.DocumentName, URL: p.URL, Labels: labels})
+		out[i].Markers = append(out[i].Markers, p.N)
+		out[i].Passages = append(out[i].Passages, CitedPassage{N: p.N, Text: p.Text})
 	}
 	return out
 }

@@ -46,6 +46,11 @@ const (
 	StatusComplete = "complete"
 	StatusPartial  = "partial"
 	StatusFailed   = "failed"
+	// StatusStopped: the answer was stopped (Stop, or the client left)
+	// before its first token. Empty; its question is kept. It is charged
+	// for its input only when the model had already been sent the prompt
+	// (Usage set), else nothing (Usage nil). Never part of the history.
+	StatusStopped = "stopped"
 )
 
 // Access roles (catalog CheckAccess).
@@ -102,12 +107,23 @@ const (
 	MsgTooLong          = "The agent's instructions and this message are too long for the model."
 )
 
-// Citation is a document an answer cites.
+// Citation is a document an answer cites: the answer's [n] markers that cite
+// it and the cited passages' text, so that a reader can open a marker and see
+// what it refers to (both empty for a non-owner when the agent hides its
+// sources, and in messages stored before markers were kept).
 type Citation struct {
-	DocumentID   string   `json:"documentId"`
-	DocumentName string   `json:"documentName"`
-	URL          string   `json:"url"`
-	Labels       []string `json:"labels"`
+	DocumentID   string         `json:"documentId"`
+	DocumentName string         `json:"documentName"`
+	URL          string         `json:"url"`
+	Labels       []string       `json:"labels"`
+	Markers      []int          `json:"markers"`
+	Passages     []CitedPassage `json:"passages"`
+}
+
+// CitedPassage is one passage an answer cites as [N].
+type CitedPassage struct {
+	N    int    `json:"n"`
+	Text string `json:"text"`
 }
 
 // Usage is what an answer used and cost.
@@ -228,11 +244,10 @@ func (e *InsufficientFundsError) Message() string {
 	if e.Role != AccessOwner {
 		return MsgInsufficientOther
 	}
-	if sh := e.Short; sh != nil && sh.FeeMicros > 0 && e.Reason == metering.ReasonInsufficientFunds {
+	if fee, missing, ok := e.FeeDue(); ok {
 		// The agent's monthly fee is due with this answer: say so, and what
 		// to add (rounded up to the cent) for the fee and this answer.
-		missing := sh.NeededMicros - sh.AvailableMicros
-		return fmt.Sprintf(MsgAgentFeeDue, centsText(sh.FeeMicros), centsText(roundUpToCent(missing)))
+		return fmt.Sprintf(MsgAgentFeeDue, centsText(fee), centsText(missing))
 	}
 	switch e.Reason {
 	case "monthly_limit_reached":
@@ -243,6 +258,18 @@ func (e *InsufficientFundsError) Message() string {
 		return MsgAgentPaused
 	}
 	return MsgInsufficientOwner
+}
+
+// FeeDue reports whether the owner was refused because the agent's monthly
+// fee is due with this answer and the wallet cannot pay both: the fee and
+// what is missing, rounded up to the cent (other channels, e.g. the e-mail
+// reply, tell the owner the same).
+func (e *InsufficientFundsError) FeeDue() (feeMicros, missingMicros int64, ok bool) {
+	sh := e.Short
+	if e.Role != AccessOwner || sh == nil || sh.FeeMicros <= 0 || e.Reason != metering.ReasonInsufficientFunds {
+		return 0, 0, false
+	}
+	return sh.FeeMicros, roundUpToCent(sh.NeededMicros - sh.AvailableMicros), true
 }
 
 // consumerMessage is what a consumer is told: their own wallet's rules

@@ -2,6 +2,7 @@ package conversations
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -89,13 +90,18 @@ func TestResolveReferences(t *testing.T) {
 }
 
 func TestCitationsOnePerDocument(t *testing.T) {
-	cs := citations([]prompt.Passage{
-		{DocumentID: "b", DocumentName: "B", URL: "ub"},
-		{DocumentID: "a", DocumentName: "A", URL: "ua", Labels: []string{"x"}},
-		{DocumentID: "b", DocumentName: "B", URL: "ub"},
+	cs := citations([]prompt.Cited{
+		{N: 2, Passage: prompt.Passage{DocumentID: "b", DocumentName: "B", URL: "ub", Text: "b one"}},
+		{N: 1, Passage: prompt.Passage{DocumentID: "a", DocumentName: "A", URL: "ua", Labels: []string{"x"}, Text: "a one"}},
+		{N: 4, Passage: prompt.Passage{DocumentID: "b", DocumentName: "B", URL: "ub", Text: "b two"}},
 	})
 	if len(cs) != 2 || cs[0].DocumentID != "b" || cs[1].DocumentID != "a" || cs[0].Labels == nil || cs[1].Labels[0] != "x" {
 		t.Fatalf("%+v", cs)
+	}
+	// Each document keeps the markers that cite it and their passages.
+	if !reflect.DeepEqual(cs[0].Markers, []int{2, 4}) || !reflect.DeepEqual(cs[0].Passages, []CitedPassage{{2, "b one"}, {4, "b two"}}) ||
+		!reflect.DeepEqual(cs[1].Markers, []int{1}) || cs[1].Passages[0].Text != "a one" {
+		t.Fatalf("markers/passages: %+v", cs)
 	}
 	if cs := citations(nil); cs == nil || len(cs) != 0 {
 		t.Fatalf("no citations must be an empty list: %#v", cs)

@@ -588,6 +588,9 @@ func (s *PostgresStore) UpdateCharge(ctx context.Context, messageID string, from
 		case FailTurn:
 			_, err = tx.Exec(ctx, `UPDATE messages SET status = 'failed', error = $2, updated_at = now()
 				WHERE id = $1 AND status = 'pending'`, messageID, u.LastError)
+		case StopTurn:
+			_, err = tx.Exec(ctx, `UPDATE messages SET status = 'stopped', updated_at = now()
+				WHERE id = $1 AND status = 'pending'`, messageID)
 		}
 		return err
 	})

@@ -91,8 +91,9 @@ func (s *PostgresStore) RevokeAPIKey(ctx context.Context, agentID, ownerUID, id 
 }
 
 // RevokedAPIKeysSince implements KeyRevocationFeed: one round trip that
-// returns the database's clock and the keys whose revocation was logged
-// from since minus margin on (since zero: from now minus margin).
+// returns the database's clock and the keys whose revocation (or deletion
+// with their agent) was logged from since minus margin on (since zero:
+// from now minus margin).
 func (s *PostgresStore) RevokedAPIKeysSince(ctx context.Context, since time.Time, margin time.Duration) ([]string, time.Time, error) {
 	var (
 		from *time.Time
@@ -102,9 +103,14 @@ func (s *PostgresStore) RevokedAPIKeysSince(ctx context.Context, since time.Time
 	if !since.IsZero() {
 		from = &since
 	}
+	// Keys of deleted agents (deleted_api_keys, agent_deleted.go) count as
+	// revoked: their rows are gone, but a replica may still cache them.
 	err := s.pool.QueryRow(ctx, `SELECT now(), ARRAY(
 			SELECT id::text FROM api_keys
-			WHERE revocation_logged_at >= COALESCE($1, now()) - make_interval(secs => $2))`,
+			WHERE revocation_logged_at >= COALESCE($1, now()) - make_interval(secs => $2)
+			UNION ALL
+			SELECT id::text FROM deleted_api_keys
+			WHERE deleted_at >= COALESCE($1, now()) - make_interval(secs => $2))`,
 		from, margin.Seconds()).Scan(&now, &ids)
 	return ids, now, err
 }

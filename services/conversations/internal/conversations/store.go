@@ -120,6 +120,10 @@ const (
 	// FailTurn marks a pending answer failed (kept, with no content): the
 	// answering process died mid-way.
 	FailTurn
+	// StopTurn marks a pending answer stopped (kept, with no content and
+	// nothing charged): Stop was pressed before the model was called, so
+	// the question stays in the conversation.
+	StopTurn
 )
 
 // ChargeUpdate is a change to a charge. Zero fields are left unchanged.

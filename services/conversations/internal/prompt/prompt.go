@@ -429,17 +429,24 @@ func ParseKnowledge(system string) []Numbered {
 // citationRe matches [1], [1, 3], [2-4] and [2–4].
 var citationRe = regexp.MustCompile(`\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]`)
 
+// Cited is an included passage an answer cites, with its marker number (the
+// passage's 1-based place in the prompt, what the answer writes as [N]).
+type Cited struct {
+	N int
+	Passage
+}
+
 // CitedPassages returns the included passages the answer cites with [n]
 // markers, in order of first citation, each once; numbers outside the
 // included passages are ignored. No markers → nil: the caller decides
 // whether to cite all included passages instead.
-func CitedPassages(answer string, included []Passage) []Passage {
-	var out []Passage
+func CitedPassages(answer string, included []Passage) []Cited {
+	var out []Cited
 	seen := map[int]bool{}
 	add := func(n int) {
 		if n >= 1 && n <= len(included) && !seen[n] {
 			seen[n] = true
-			out = append(out, included[n-1])
+			out = append(out, Cited{N: n, Passage: included[n-1]})
 		}
 	}
 	for _, m := range citationRe.FindAllStringSubmatch(answer, -1) {

@@ -217,8 +217,8 @@ func TestPassageTextCannotBreakOut(t *testing.T) {
 func TestCitedPassages(t *testing.T) {
 	ps := []Passage{retrieved(1), retrieved(2), retrieved(3), retrieved(4)}
 	got := CitedPassages("See [3] and [1, 3]; also [2–3] and [9] and [0] and [x].", ps)
-	if want := []Passage{ps[2], ps[0], ps[1]}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("cited = %v", names(got))
+	if want := []Cited{{3, ps[2]}, {1, ps[0]}, {2, ps[1]}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cited = %+v", got)
 	}
 	if CitedPassages("no markers", ps) != nil {
 		t.Fatal("no markers should cite nothing")
@@ -226,14 +226,6 @@ func TestCitedPassages(t *testing.T) {
 	if got := CitedPassages("[1-4]", ps); len(got) != 4 {
 		t.Fatalf("range cited %d", len(got))
 	}
-}
-
-func names(ps []Passage) []string {
-	var n []string
-	for _, p := range ps {
-		n = append(n, p.DocumentName)
-	}
-	return n
 }
 
 func TestNumberList(t *testing.T) {

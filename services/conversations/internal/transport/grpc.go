@@ -3,8 +3,10 @@ package transport
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	grpctransport "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -76,7 +78,7 @@ func grpcError(err error) error {
 	case errors.Is(err, conversations.ErrAgentNotFound), errors.Is(err, conversations.ErrConversationNotFound):
 		return status.Error(codes.NotFound, "not_found")
 	case errors.As(err, &in):
-		return status.Error(codes.FailedPrecondition, "insufficient_funds")
+		return insufficientFundsStatus(in)
 	case errors.As(err, &sc), errors.As(err, &au):
 		// The subscriber is over the owner's monthly cap for them, or the
 		// agent answers no one (its creator has not paid its fee): the
@@ -100,4 +102,33 @@ func grpcError(err error) error {
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
 	return status.Error(codes.Internal, "internal error")
+}
+
+// Reason and metadata keys of the ErrorInfo an insufficient_funds refusal
+// carries when the agent's monthly fee is due with the answer (the owner's
+// e-mail reply names the fee and what to add).
+const (
+	ErrorDomain          = "conversations.agentic"
+	ReasonAgentFeeDue    = "agent_fee_due"
+	MetaFeeMicros        = "fee_micros"
+	MetaMissingMicros    = "missing_micros"
+	insufficientFundsMsg = "insufficient_funds"
+)
+
+// insufficientFundsStatus is FAILED_PRECONDITION "insufficient_funds"; when
+// the refusal is the agent's due monthly fee, an ErrorInfo (reason
+// agent_fee_due) carries the fee and what is missing (rounded up to the
+// cent), in micro-dollars.
+func insufficientFundsStatus(in *conversations.InsufficientFundsError) error {
+	st := status.New(codes.FailedPrecondition, insufficientFundsMsg)
+	fee, missing, ok := in.FeeDue()
+	if !ok {
+		return st.Err()
+	}
+	withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: ReasonAgentFeeDue, Domain: ErrorDomain,
+		Metadata: map[string]string{MetaFeeMicros: strconv.FormatInt(fee, 10), MetaMissingMicros: strconv.FormatInt(missing, 10)}})
+	if err != nil {
+		return st.Err()
+	}
+	return withInfo.Err()
 }

@@ -191,6 +191,12 @@ func MessageToJSON(m conversations.Message) MessageJSON {
 		if cs[i].Labels == nil {
 			cs[i].Labels = []string{}
 		}
+		if cs[i].Markers == nil {
+			cs[i].Markers = []int{}
+		}
+		if cs[i].Passages == nil {
+			cs[i].Passages = []conversations.CitedPassage{}
+		}
 	}
 	var cid *string
 	if m.ClientMessageID != "" {

@@ -156,7 +156,7 @@ func (s *sseSink) finish(m endpoints.MessageResponse) {
 		}
 	}
 	switch {
-	case m.Interrupted != nil || a.Status == conversations.StatusPartial:
+	case m.Interrupted != nil || a.Status == conversations.StatusPartial || a.Status == conversations.StatusStopped:
 		_ = s.event(EventError, ErrInterrupted)
 	case a.Status == conversations.StatusFailed:
 		_ = s.event(EventError, ErrModelUnavailable)

@@ -52,6 +52,8 @@ type Config struct {
 	OwnershipCacheTTL time.Duration
 	// CatalogTimeout bounds one ownership check.
 	CatalogTimeout time.Duration
+	// ConsumerMaxWait overrides the catalog-event consumer's fetch wait (tests).
+	ConsumerMaxWait time.Duration
 
 	// RedisURL is the Redis of the per-user quotas ("" = DefaultRedisURL).
 	RedisURL string
@@ -218,7 +220,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	pool, err := database.Open(ctx, database.OpenConfig{
 		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
 		Migrations: documents.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate},
+		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
 	})
 	if err != nil {
 		return err
@@ -264,15 +266,15 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer rdb.Close()
 
-	index := knowledge.NewIndex(pool)
-	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index,
-		documents.Limits{MaxDocumentsPerAgent: cfg.MaxDocumentsPerAgent})
-	set := endpoints.New(svc, index, logger, reg)
-
 	driveClient, err := newDrive(cfg, reg, logger)
 	if err != nil {
 		return err
 	}
+	index := knowledge.NewIndex(pool)
+	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index,
+		documents.Limits{MaxDocumentsPerAgent: cfg.MaxDocumentsPerAgent},
+		documents.WithTitles(driveTitles{agents: catalog, drive: driveClient}))
+	set := endpoints.New(svc, index, logger, reg)
 	syncer, err := docsync.New(docsync.Config{
 		Pool: pool, Drive: driveClient, Agents: catalog,
 		IsAgentNotFound: func(err error) bool { return errors.Is(err, catalogclient.ErrAgentNotFound) },
@@ -285,10 +287,22 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
+	// A deleted agent's documents go with it (the catalog's agent.deleted).
+	catalogConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: documents.CatalogConsumerGroup,
+		Topics: []string{documents.CatalogTopic}, Handler: documents.CatalogEventHandler(),
+		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer catalogConsumer.Close()
+
 	workers := []server.Worker{
 		{Name: "outbox-relay", Run: relay.Run},
 		{Name: "events-purger", Run: purger.Run},
 		{Name: "document-sync", Run: syncer.Run},
+		{Name: "catalog-events", Run: catalogConsumer.Run},
 	}
 	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, grpcSec, reg, logger)
 	if err != nil {
@@ -363,7 +377,7 @@ func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catal
 		conns = append(conns, c)
 	}
 	w, err := comments.New(comments.Config{
-		Pool: pool, Drive: dc, Agents: catalog,
+		Pool: pool, Drive: dc, Agents: catalog, Names: catalog,
 		Directory: comments.NewDirectory(conns[0], conns[1], cfg.CatalogTimeout),
 		Answerer:  comments.NewAnswerer(conns[2]),
 		Logger:    logger, Registerer: reg,
@@ -375,4 +389,31 @@ func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catal
 		return nil, noop, err
 	}
 	return w, closeAll, nil
+}
+
+// driveTitles reads a document's title as the agent (the add form's
+// pre-filled name): the agent's address from the catalog, then Drive's
+// files.get. A document the agent cannot open is no title, not an error.
+type driveTitles struct {
+	agents interface {
+		AgentEmail(ctx context.Context, agentID string) (string, error)
+	}
+	drive docsync.Drive
+}
+
+func (t driveTitles) DocumentTitle(ctx context.Context, agentID, fileID string) (string, bool, error) {
+	email, err := t.agents.AgentEmail(ctx, agentID)
+	if err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m, err := t.drive.Get(ctx, email, fileID)
+	if err != nil {
+		if drive.KindOf(err) == drive.KindNotShared {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return m.Title, true, nil
 }

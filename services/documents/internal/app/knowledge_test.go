@@ -1,6 +1,8 @@
 package app
 
 import (
+	neturl "net/url"
+
 	"context"
 	"fmt"
 	"strings"
@@ -291,4 +293,41 @@ func countDocuments(t *testing.T, addr, agentID string) *documentsv1.CountDocume
 		t.Fatalf("CountDocuments: %v", err)
 	}
 	return c
+}
+
+// The add form's preview: the Google Docs title when the agent can open the
+// document; no title and no error when it cannot (yet); a bad link is 400;
+// another user's agent 404.
+func TestDocumentPreview(t *testing.T) {
+	catalogAddr, _ := startCatalog(t)
+	sim, err := drivesim.New(drivesim.Config{DriveLikeExport: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := startWith(t, catalogAddr, options{drive: sim})
+	base, alice := app.http, "token-alice"
+	shared, _ := sim.CreateFile(drivesim.File{Title: "CS101 Syllabus", Text: syllabusDoc, SharedWith: []string{agentEmail(agentA)}})
+	private, _ := sim.CreateFile(drivesim.File{Title: "Private notes", Text: "secret"})
+	preview := func(agent, url string) resp {
+		return do(t, "GET", docsPath(base, agent)+"/preview?url="+neturl.QueryEscape(url), alice, "")
+	}
+	if r := preview(agentA, drivesim.DocsURL(shared.ID)); r.status != 200 || r.obj()["title"] != "CS101 Syllabus" || r.obj()["shared"] != true {
+		t.Fatalf("shared preview: %d %s", r.status, r.raw)
+	}
+	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.status != 200 || r.obj()["title"] != nil || r.obj()["shared"] != false {
+		t.Fatalf("private preview: %d %s", r.status, r.raw)
+	}
+	if r := preview(agentA, "https://example.com/x"); r.status != 400 {
+		t.Fatalf("bad link: %d %s", r.status, r.raw)
+	}
+	if r := preview(agentB, drivesim.DocsURL(shared.ID)); r.status != 404 {
+		t.Fatalf("bob's agent: %d %s", r.status, r.raw)
+	}
+	// Sharing it later: the title shows.
+	if err := sim.Share(private.ID, agentEmail(agentA)); err != nil {
+		t.Fatal(err)
+	}
+	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.obj()["title"] != "Private notes" {
+		t.Fatalf("after sharing: %d %s", r.status, r.raw)
+	}
 }

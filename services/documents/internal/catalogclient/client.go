@@ -120,6 +120,22 @@ func (c *Client) AgentEmail(ctx context.Context, agentID string) (string, error)
 	return email, nil
 }
 
+// AgentName returns the agent's name as its owner wrote it
+// (CatalogService.GetAgent), not cached: the owner may rename the agent.
+// ErrAgentNotFound when the catalog does not know the agent.
+func (c *Client) AgentName(ctx context.Context, agentID string) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
+	if status.Code(err) == codes.NotFound {
+		return "", ErrAgentNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("catalog GetAgent: %w", err)
+	}
+	return resp.GetAgent().GetName(), nil
+}
+
 // Owns implements documents.Ownership. Any failure of the call (catalog
 // down, timeout, unexpected status) is returned as an error.
 func (c *Client) Owns(ctx context.Context, agentID, uid string) (bool, error) {

@@ -52,7 +52,7 @@ func (f *fake) GetAgent(_ context.Context, req *catalogv1.GetAgentRequest) (*cat
 	case down:
 		return nil, status.Error(codes.Unavailable, "down")
 	case req.GetAgentId() == "a1":
-		return &catalogv1.GetAgentResponse{Agent: &catalogv1.Agent{Id: "a1", Email: "tutor-x1@agents.example"}}, nil
+		return &catalogv1.GetAgentResponse{Agent: &catalogv1.Agent{Id: "a1", Name: "Study Buddy", Email: "tutor-x1@agents.example"}}, nil
 	}
 	return nil, status.Error(codes.NotFound, "agent not found")
 }
@@ -169,6 +169,25 @@ func TestAgentEmail(t *testing.T) {
 		t.Fatalf("cached AgentEmail = %q %v (%d calls)", e, err, f.count()-calls)
 	}
 	if _, err := c.AgentEmail(ctx, "a2"); err == nil || errors.Is(err, ErrAgentNotFound) {
+		t.Fatalf("catalog down: %v", err)
+	}
+}
+
+// The name is read each time (an owner may rename the agent), as written.
+func TestAgentName(t *testing.T) {
+	f := &fake{}
+	c := dial(t, f, Config{})
+	ctx := context.Background()
+	if n, err := c.AgentName(ctx, "a1"); err != nil || n != "Study Buddy" {
+		t.Fatalf("AgentName = %q %v", n, err)
+	}
+	if _, err := c.AgentName(ctx, "nope"); !errors.Is(err, ErrAgentNotFound) {
+		t.Fatalf("unknown agent: %v", err)
+	}
+	f.mu.Lock()
+	f.down = true
+	f.mu.Unlock()
+	if _, err := c.AgentName(ctx, "a1"); err == nil || errors.Is(err, ErrAgentNotFound) {
 		t.Fatalf("catalog down: %v", err)
 	}
 }

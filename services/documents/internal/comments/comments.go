@@ -73,6 +73,12 @@ type Agents interface {
 	AgentEmail(ctx context.Context, agentID string) (string, error)
 }
 
+// AgentNames gives an agent's name as its owner wrote it (the catalog): a
+// reply is signed with it.
+type AgentNames interface {
+	AgentName(ctx context.Context, agentID string) (string, error)
+}
+
 // Directory tells who wrote a comment and whether they may use the agent.
 type Directory interface {
 	// UsersByEmail: the uids whose address is exactly address.
@@ -108,7 +114,10 @@ type Config struct {
 	Agents    Agents
 	Directory Directory
 	Answerer  Answerer
-	Logger    *slog.Logger
+	// Names signs the replies with the agent's name (optional: unsigned
+	// without it).
+	Names  AgentNames
+	Logger *slog.Logger
 	// Registerer receives documents_comment_mentions_total and
 	// documents_comment_polls_total (optional).
 	Registerer prometheus.Registerer
@@ -628,6 +637,19 @@ func (w *Worker) answer(ctx context.Context, j job, m *mention) (done bool, err 
 		}
 	}
 
+	// The reply is signed with the agent's name as its owner wrote it (not
+	// the Drive account's display name, derived from its address).
+	agentName := ""
+	if w.cfg.Names != nil {
+		n, err := w.cfg.Names.AgentName(ctx, j.AgentID)
+		if err != nil {
+			w.cfg.Logger.Warn("comments: catalog unavailable; the mention waits", "mention_id", m.ID, "error", err)
+			w.mentions.WithLabelValues(OutcomeRetry).Inc()
+			return false, nil
+		}
+		agentName = n
+	}
+
 	actx, cancel := context.WithTimeout(ctx, w.cfg.AnswerTimeout)
 	defer cancel()
 	key := j.DriveFileID + "/" + m.CommentID
@@ -675,6 +697,7 @@ func (w *Worker) answer(ctx context.Context, j job, m *mention) (done bool, err 
 		}
 		text = MsgCannotAnswer
 	}
+	text = Sign(text, agentName)
 	var rs *string
 	if reason != "" {
 		rs = &reason

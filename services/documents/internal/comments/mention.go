@@ -113,10 +113,10 @@ type Citation struct {
 // MaxReplyRunes bounds the reply posted in Drive.
 const MaxReplyRunes = 8000
 
-// FormatReply is the plain-text reply: the answer, then
-// "Sources: name (url), …" (each source once).
+// FormatReply is the plain-text reply: the answer without its Markdown
+// (PlainText), then "Sources: name (url), …" (each source once).
 func FormatReply(answer string, citations []Citation) string {
-	text := strings.TrimSpace(answer)
+	text := PlainText(answer)
 	var srcs []string
 	seen := map[string]bool{}
 	for _, c := range citations {

@@ -40,6 +40,8 @@ const (
 	DefaultConfirmDelay = time.Minute
 	DefaultBatch        = 500
 	DefaultGrace        = 5 * time.Second
+	DefaultFastInterval = 5 * time.Second
+	DefaultFastFor      = 10 * time.Minute
 )
 
 // Drive reads documents as an agent (drive.Client).
@@ -84,6 +86,13 @@ type Config struct {
 	// ConfirmDelay: a first "not shared" answer for a document with indexed
 	// text is checked again this soon.
 	ConfirmDelay time.Duration
+	// FastInterval: a document the agent cannot open yet (never read: not
+	// shared with it) is checked this often for FastFor after it was linked
+	// or last changed, so that it turns Shared within seconds of the owner
+	// sharing it; then every Interval. (In production Drive's change
+	// notifications could replace this polling.)
+	FastInterval time.Duration
+	FastFor      time.Duration
 	// Batch: the scheduler queues at most this many documents per tick.
 	Batch int
 	// Grace: on shutdown, running syncs get this long to finish before they
@@ -117,6 +126,12 @@ func (c *Config) defaults() {
 	}
 	if c.ConfirmDelay <= 0 {
 		c.ConfirmDelay = DefaultConfirmDelay
+	}
+	if c.FastInterval <= 0 {
+		c.FastInterval = DefaultFastInterval
+	}
+	if c.FastFor <= 0 {
+		c.FastFor = DefaultFastFor
 	}
 	if c.Batch <= 0 {
 		c.Batch = DefaultBatch
@@ -331,13 +346,25 @@ type doc struct {
 	NotSharedChecks int
 }
 
+// NextCheck is when a document is checked again after a sync at now: every
+// FastInterval while the agent has never been able to read it (not shared
+// with it yet) and it was linked or last changed (since) less than FastFor
+// ago; otherwise every Interval (±10% jitter either way).
+func (w *Worker) NextCheck(now time.Time, sharing string, hasText bool, since time.Time) time.Time {
+	if sharing == documents.SharingNotShared && !hasText && now.Sub(since) < w.cfg.FastFor {
+		return now.Add(w.jitter(w.cfg.FastInterval))
+	}
+	return now.Add(w.jitter(w.cfg.Interval))
+}
+
 const docColumns = `id::text, agent_id::text, owner_uid, name, labels, drive_file_id, sharing_status,
-	content_hash, modified_time, drive_version, not_shared_checks, drive_title, token_count`
+	content_hash, modified_time, drive_version, not_shared_checks, drive_title, token_count, created_at, updated_at`
 
 func scanDoc(row pgx.Row) (doc, error) {
 	var d doc
 	err := row.Scan(&d.ID, &d.AgentID, &d.OwnerUID, &d.Name, &d.Labels, &d.DriveFileID, &d.SharingStatus,
-		&d.ContentHash, &d.ModifiedTime, &d.DriveVersion, &d.NotSharedChecks, &d.DriveTitle, &d.TokenCount)
+		&d.ContentHash, &d.ModifiedTime, &d.DriveVersion, &d.NotSharedChecks, &d.DriveTitle, &d.TokenCount,
+		&d.CreatedAt, &d.UpdatedAt)
 	if d.Labels == nil {
 		d.Labels = []string{}
 	}
@@ -562,8 +589,9 @@ func (w *Worker) finish(ctx context.Context, j job, d doc, r result) (string, er
 		}
 		st.SyncError = syncError
 		// The periodic check is counted from now, with ±10% jitter so that
-		// documents linked together do not stay in lockstep.
-		next := now.Add(w.jitter(w.cfg.Interval))
+		// documents linked together do not stay in lockstep; sooner while a
+		// newly linked document waits to be shared (NextCheck).
+		next := w.NextCheck(now, st.SharingStatus, st.ContentHash != nil, cur.UpdatedAt)
 		state := documents.SyncSynced
 		switch {
 		case rerun:

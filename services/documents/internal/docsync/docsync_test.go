@@ -92,6 +92,9 @@ func newEnv(t *testing.T, cfg Config) *env {
 	if cfg.Interval == 0 {
 		cfg.Interval = time.Hour
 	}
+	if cfg.FastInterval == 0 {
+		cfg.FastInterval = time.Hour // request counts stay exact unless a test asks
+	}
 	w, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -585,4 +588,82 @@ func TestNotSharedConfirmedAutomatically(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 	}
 	t.Fatalf("not confirmed: %+v", e.get(t, d.ID))
+}
+
+// A document the agent cannot open yet is checked every FastInterval for
+// FastFor after it was linked (or last changed), then every Interval.
+func TestNextCheckIntervals(t *testing.T) {
+	w, err := New(Config{Pool: &pgxpool.Pool{}, Drive: nopDrive{}, Agents: agents{}, Interval: 5 * time.Minute,
+		FastInterval: 5 * time.Second, FastFor: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	within := func(got time.Time, d time.Duration) bool {
+		return !got.Before(now.Add(d-d/10)) && !got.After(now.Add(d+d/10))
+	}
+	cases := []struct {
+		name    string
+		sharing string
+		hasText bool
+		age     time.Duration
+		want    time.Duration
+	}{
+		{"not shared, just linked", documents.SharingNotShared, false, 0, 5 * time.Second},
+		{"not shared, 9 minutes old", documents.SharingNotShared, false, 9 * time.Minute, 5 * time.Second},
+		{"not shared, 10 minutes old", documents.SharingNotShared, false, 10 * time.Minute, 5 * time.Minute},
+		{"not shared, a day old", documents.SharingNotShared, false, 24 * time.Hour, 5 * time.Minute},
+		{"shared", documents.SharingShared, true, 0, 5 * time.Minute},
+		{"unshared, text kept", documents.SharingNotShared, true, 0, 5 * time.Minute},
+		{"error", documents.SharingError, false, 0, 5 * time.Minute},
+	}
+	for _, c := range cases {
+		for range 20 { // jitter
+			if got := w.NextCheck(now, c.sharing, c.hasText, now.Add(-c.age)); !within(got, c.want) {
+				t.Fatalf("%s: next check in %v, want %v ±10%%", c.name, got.Sub(now), c.want)
+			}
+		}
+	}
+}
+
+type nopDrive struct{}
+
+func (nopDrive) Get(context.Context, string, string) (drive.Meta, error) { return drive.Meta{}, nil }
+func (nopDrive) Export(context.Context, string, string) (string, error)  { return "", nil }
+
+// A newly linked document the agent cannot open turns Shared within seconds
+// of being shared, without Sync now (the scheduler checks it quickly).
+func TestNotSharedPickedUpQuicklyOnceShared(t *testing.T) {
+	e := newEnv(t, Config{Interval: time.Hour, FastInterval: 300 * time.Millisecond})
+	f := e.file(t, drivesim.File{Title: "Private", Text: syllabusText})
+	d := e.link(t, "Private", f.ID)
+	e.run(t)
+	d = e.waitSynced(t, d.ID, d)
+	if d.SharingStatus != documents.SharingNotShared {
+		t.Fatalf("before sharing: %+v", d)
+	}
+	var next time.Time
+	if err := e.pool.QueryRow(context.Background(), `SELECT next_check_at FROM documents WHERE id = $1`, d.ID).Scan(&next); err != nil {
+		t.Fatal(err)
+	}
+	if time.Until(next) > time.Second {
+		t.Fatalf("next check of a not-shared new document in %v", time.Until(next))
+	}
+	if err := e.sim.Share(f.ID, emailA); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := e.get(t, d.ID); st.SharingStatus == documents.SharingShared && st.TokenCount != nil {
+			if err := e.pool.QueryRow(context.Background(), `SELECT next_check_at FROM documents WHERE id = $1`, d.ID).Scan(&next); err != nil {
+				t.Fatal(err)
+			}
+			if time.Until(next) < 50*time.Minute {
+				t.Fatalf("a shared document checked again in %v, want the normal interval", time.Until(next))
+			}
+			return
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	t.Fatalf("not picked up after sharing: %+v", e.get(t, d.ID))
 }

@@ -9,7 +9,8 @@ import (
 // and samples the queue depth. Bumping next_check_at in the same statement
 // keeps a document that already has a job from filling every batch.
 func (w *Worker) schedule(ctx context.Context) {
-	tick := min(max(w.cfg.Interval/4, 200*time.Millisecond), 30*time.Second)
+	// Often enough for the fast checks of documents waiting to be shared.
+	tick := min(max(w.cfg.Interval/4, 200*time.Millisecond), 30*time.Second, max(w.cfg.FastInterval/5, 200*time.Millisecond))
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {

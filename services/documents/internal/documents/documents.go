@@ -373,6 +373,10 @@ type Service interface {
 	// SearchKnowledge is the Test retrieval box: the passages the agent
 	// would use for query. limit nil = DefaultSearchLimit.
 	SearchKnowledge(ctx context.Context, owner, agentID, query string, limit *int) ([]knowledge.Passage, error)
+	// PreviewDocument is what the add form shows before a document is
+	// linked: its Google Docs title when the agent can already open it
+	// (Shared false and no title otherwise: not an error).
+	PreviewDocument(ctx context.Context, owner, agentID, url string) (Preview, error)
 	// CountDocuments counts an agent's documents (internal gRPC, no caller
 	// identity: the catalog asks before publishing). knowledge.ErrNoAgent
 	// for an empty id; an unknown or non-UUID id has none.
@@ -384,16 +388,62 @@ type service struct {
 	ownership Ownership
 	knowledge Knowledge
 	limits    Limits
+	titles    Titles
 	now       func() time.Time
 }
 
+// Preview is a Google Docs document as the agent sees it before it is
+// linked.
+type Preview struct {
+	Title  *string // nil when the agent cannot open it (yet)
+	Shared bool    // the agent can open it
+}
+
+// Titles reads a document's title in Google Drive as the agent
+// (files.get fields=name). ok false: the agent cannot open it (not shared
+// with it, or Drive could not tell).
+type Titles interface {
+	DocumentTitle(ctx context.Context, agentID, fileID string) (title string, ok bool, err error)
+}
+
+// Option configures NewService.
+type Option func(*service)
+
+// WithTitles lets PreviewDocument read titles from Drive (without it the
+// preview never has a title).
+func WithTitles(t Titles) Option { return func(s *service) { s.titles = t } }
+
 // NewService returns the Service backed by store, checking agent ownership
 // with ownership, searching with k and applying limits.
-func NewService(store Store, ownership Ownership, k Knowledge, limits Limits) Service {
+func NewService(store Store, ownership Ownership, k Knowledge, limits Limits, opts ...Option) Service {
 	if limits.MaxDocumentsPerAgent <= 0 {
 		limits.MaxDocumentsPerAgent = DefaultMaxDocumentsPerAgent
 	}
-	return &service{store: store, ownership: ownership, knowledge: k, limits: limits, now: time.Now}
+	s := &service{store: store, ownership: ownership, knowledge: k, limits: limits, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func (s *service) PreviewDocument(ctx context.Context, owner, agentID, url string) (Preview, error) {
+	if err := s.authorize(ctx, owner, agentID); err != nil {
+		return Preview{}, err
+	}
+	_, fileID, err := googledocs.ParseDocumentURL(url)
+	if err != nil {
+		return Preview{}, &ValidationError{Fields: []FieldError{{"url", err.Error()}}}
+	}
+	if s.titles == nil {
+		return Preview{}, nil
+	}
+	title, ok, err := s.titles.DocumentTitle(ctx, strings.ToLower(agentID), fileID)
+	if err != nil || !ok {
+		// Not shared yet, or Drive could not answer: no title, no error
+		// (the form simply is not pre-filled).
+		return Preview{}, nil //nolint:nilerr // best effort by design
+	}
+	return Preview{Title: &title, Shared: true}, nil
 }
 
 // validID reports whether id is a UUID (anything else cannot exist).

@@ -24,6 +24,7 @@ type Set struct {
 	RemoveDocument  endpoint.Endpoint
 	SyncDocument    endpoint.Endpoint
 	SearchKnowledge endpoint.Endpoint
+	PreviewDocument endpoint.Endpoint
 	// Internal (gRPC KnowledgeService): no caller identity; callers have
 	// authorised the agent themselves.
 	Search      endpoint.Endpoint
@@ -72,6 +73,12 @@ type (
 		Query   string
 		Limit   *int
 	}
+	PreviewDocumentRequest struct {
+		Claims  auth.Claims
+		AgentID string
+		URL     string
+	}
+	PreviewResponse    struct{ Preview documents.Preview }
 	SearchRequest      struct{ Query knowledge.Query }
 	GetPassagesRequest struct {
 		AgentID     string
@@ -142,6 +149,14 @@ func New(svc documents.Service, idx Searcher, logger *slog.Logger, reg prometheu
 				return nil, err
 			}
 			return PassagesResponse{Passages: ps}, nil
+		}),
+		PreviewDocument: wrap("PreviewDocument", func(ctx context.Context, req any) (any, error) {
+			r := req.(PreviewDocumentRequest)
+			p, err := svc.PreviewDocument(ctx, r.Claims.UID, r.AgentID, r.URL)
+			if err != nil {
+				return nil, err
+			}
+			return PreviewResponse{Preview: p}, nil
 		}),
 		Search: wrap("Search", func(ctx context.Context, req any) (any, error) {
 			ps, err := idx.Search(ctx, req.(SearchRequest).Query)

@@ -22,5 +22,6 @@ func TestSensitiveRoutesCheckRevocation(t *testing.T) {
 		{Method: http.MethodPut, Path: "/api/agents/" + id + "/documents/" + id, Fresh: true},
 		{Method: http.MethodPost, Path: "/api/agents/" + id + "/documents/" + id + "/sync", Fresh: true},
 		{Method: http.MethodPost, Path: "/api/agents/" + id + "/knowledge/search"},
+		{Method: http.MethodGet, Path: "/api/agents/" + id + "/documents/preview?url=x"},
 	})
 }

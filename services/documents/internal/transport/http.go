@@ -23,6 +23,7 @@ const (
 	PathDocument  = "/api/agents/{id}/documents/{documentId}"
 	PathSync      = "/api/agents/{id}/documents/{documentId}/sync"
 	PathSearch    = "/api/agents/{id}/knowledge/search"
+	PathPreview   = "/api/agents/{id}/documents/preview"
 )
 
 // RegisterHTTP adds the document routes to mux, each behind the platform
@@ -49,6 +50,11 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	server.Route(mux, http.MethodDelete, PathDocument, fresh(httptransport.NewServer(set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent), opts...)))
 	sensitive(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
 	route(http.MethodPost, PathSearch, set.SearchKnowledge, decodeSearch, encodeJSON(http.StatusOK))
+	// Registered for GET only (not through server.Route, whose catch-all
+	// for other methods would clash with PathDocument's): another method on
+	// this path is PathDocument's, with documentId "preview" (404/405).
+	mux.Handle(http.MethodGet+" "+PathPreview, protect(httptransport.NewServer(set.PreviewDocument, decodePreview,
+		encodeJSON(http.StatusOK), opts...)))
 }
 
 // DocumentJSON is a document as the HTTP API shows it. The sync fields are
@@ -132,6 +138,21 @@ func decodeSearch(ctx context.Context, r *http.Request) (any, error) {
 	return endpoints.SearchKnowledgeRequest{Claims: c, AgentID: r.PathValue("id"), Query: b.Query, Limit: b.Limit}, nil
 }
 
+// PreviewJSON is GET /api/agents/{id}/documents/preview?url=…: the
+// document's title when the agent can already open it.
+type PreviewJSON struct {
+	Title  *string `json:"title"`
+	Shared bool    `json:"shared"`
+}
+
+func decodePreview(ctx context.Context, r *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.PreviewDocumentRequest{Claims: c, AgentID: r.PathValue("id"), URL: r.URL.Query().Get("url")}, nil
+}
+
 func decodeList(ctx context.Context, r *http.Request) (any, error) {
 	c, err := server.ClaimsFrom(ctx)
 	if err != nil {
@@ -208,6 +229,8 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 			server.WriteJSON(w, status, out)
 		case endpoints.DocumentResponse:
 			server.WriteJSON(w, status, DocumentToJSON(r.Document))
+		case endpoints.PreviewResponse:
+			server.WriteJSON(w, status, PreviewJSON{Title: r.Preview.Title, Shared: r.Preview.Shared})
 		case endpoints.RemovedResponse:
 			w.WriteHeader(http.StatusNoContent)
 		case endpoints.PassagesResponse:

@@ -33,9 +33,16 @@ type Config struct {
 	KafkaBrokers      []string
 	FirebaseProjectID string
 	ShutdownTimeout   time.Duration
+	// WalletGRPCAddr is the wallet's gRPC address (account deletion reads
+	// the balance).
+	WalletGRPCAddr string
 
 	// Verifier replaces the Firebase verifier (tests).
 	Verifier auth.Verifier
+	// Accounts replaces the Firebase Admin SDK (tests).
+	Accounts users.Accounts
+	// Wallet replaces the wallet's gRPC client (tests).
+	Wallet users.Wallet
 	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
 	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
 	// refuses in production.
@@ -60,6 +67,7 @@ func LoadConfig() (Config, error) {
 		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
 		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
 		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		WalletGRPCAddr:    l.String("WALLET_GRPC_ADDR", "127.0.0.1:9104"),
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
 	grpcTLS, tlsErr := server.LoadGRPCTLS()
@@ -117,7 +125,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 
-	svc := users.NewService(users.NewPostgresStore(pool))
+	wallet := cfg.Wallet
+	if wallet == nil {
+		walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, grpcSec)
+		if err != nil {
+			return err
+		}
+		defer walletConn.Close()
+		wallet = newGRPCWallet(walletConn)
+	}
+	svc := users.NewService(users.NewPostgresStore(pool),
+		users.WithAccounts(accountsFor(ctx, cfg, logger)), users.WithWallet(wallet))
 	set := endpoints.New(svc, logger, reg)
 
 	mux := server.NewMux(reg,

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +35,38 @@ var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.C
 	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
 })
 
+// testAccounts stands in for the Firebase Admin SDK.
+var testAccounts = &recordingAccounts{}
+
+type recordingAccounts struct {
+	mu               sync.Mutex
+	revoked, deleted []string
+}
+
+func (a *recordingAccounts) RevokeRefreshTokens(_ context.Context, uid string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.revoked = append(a.revoked, uid)
+	return nil
+}
+
+func (a *recordingAccounts) DeleteUser(_ context.Context, uid string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.deleted = append(a.deleted, uid)
+	return nil
+}
+
+// testWallet holds $12.34 for "rich" and nothing for everyone else.
+type testWallet struct{}
+
+func (testWallet) Balance(_ context.Context, uid string) (users.Balance, error) {
+	if uid == "rich" {
+		return users.Balance{Micros: 12_340_000}, nil
+	}
+	return users.Balance{}, nil
+}
+
 type running struct {
 	http    string
 	grpc    string
@@ -52,6 +86,7 @@ func start(t testing.TB) running {
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
 			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+			Accounts: testAccounts, Wallet: testWallet{},
 			RelayPollInterval: 20 * time.Millisecond,
 			Ready:             func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
 		}, nil)
@@ -214,5 +249,69 @@ func TestIdentityServiceEndToEnd(t *testing.T) {
 
 	if err := app.stop(); err != nil {
 		t.Fatalf("shutdown: %v", err)
+	}
+}
+
+func del(t *testing.T, url, token string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// Sign out everywhere revokes through the Admin SDK; deleting an account is
+// refused while the wallet holds money and otherwise deletes the profile,
+// publishes one UserDeleted and deletes the Firebase user.
+func TestAccountRoutesEndToEnd(t *testing.T) {
+	app := start(t)
+	for _, uid := range []string{"rich", "carol"} {
+		if code, body := post(t, app.http+"/api/user/onboarding", "token-"+uid, ""); code != 200 {
+			t.Fatalf("onboarding %s: %d %v", uid, code, body)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, app.http+"/api/user/sessions/revoke", nil)
+	req.Header.Set("Authorization", "Bearer token-carol")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("revoke: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	code, body := del(t, app.http+"/api/user/account", "token-rich")
+	if code != 409 || body["error"] != "account_not_empty" ||
+		body["message"] != "Your wallet holds $12.34: spend or withdraw it before deleting your account." {
+		t.Fatalf("rich: %d %v", code, body)
+	}
+	if code, body := del(t, app.http+"/api/user/account", "token-carol"); code != 204 {
+		t.Fatalf("carol: %d %v", code, body)
+	}
+
+	testAccounts.mu.Lock()
+	revoked, deleted := fmt.Sprint(testAccounts.revoked), fmt.Sprint(testAccounts.deleted)
+	testAccounts.mu.Unlock()
+	if revoked != "[carol]" || deleted != "[carol]" {
+		t.Fatalf("admin calls: revoked %s deleted %s", revoked, deleted)
+	}
+
+	recs := eventstest.Consume(t, app.brokers, users.Topic, 3, 20*time.Second, time.Second)
+	var deletions []eventstest.Record
+	for _, r := range recs {
+		if r.Headers["ce_type"] == users.TypeUserDeleted {
+			deletions = append(deletions, r)
+		}
+	}
+	if len(recs) != 3 || len(deletions) != 1 || deletions[0].Key != "carol" {
+		t.Fatalf("records: %+v", recs)
+	}
+	var ev eventsv1.UserDeleted
+	if err := protojson.Unmarshal(deletions[0].Value, &ev); err != nil || ev.GetUid() != "carol" || ev.GetEmail() != "carol@example.com" {
+		t.Fatalf("UserDeleted %s: %v", deletions[0].Value, err)
 	}
 }

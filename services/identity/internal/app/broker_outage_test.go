@@ -28,6 +28,7 @@ func TestBrokerDownServiceStaysReadyAndOutboxDrains(t *testing.T) {
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: broker.Addrs(), FirebaseProjectID: "demo-agentic",
 			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond,
+			Accounts: testAccounts, Wallet: testWallet{},
 			Ready: func(h, _ net.Addr) { ready <- h },
 		}, nil)
 	}()

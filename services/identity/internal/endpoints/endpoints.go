@@ -22,6 +22,8 @@ type Set struct {
 	GetUser                     endpoint.Endpoint
 	GetUsers                    endpoint.Endpoint
 	FindUsersByEmail            endpoint.Endpoint
+	RevokeSessions              endpoint.Endpoint
+	DeleteAccount               endpoint.Endpoint
 }
 
 // Requests and responses.
@@ -40,6 +42,11 @@ type (
 	GetUsersRequest         struct{ UIDs []string }
 	FindUsersByEmailRequest struct{ Emails []string }
 	UsersResponse           struct{ Users []users.User }
+	// AccountRequest is the caller of an account route (sign out
+	// everywhere, delete the account).
+	AccountRequest struct{ Claims auth.Claims }
+	// EmptyResponse is a success without a body (204).
+	EmptyResponse struct{}
 )
 
 // New builds the endpoint set with middleware applied (tracing outermost,
@@ -86,6 +93,18 @@ func New(svc users.Service, logger *slog.Logger, reg prometheus.Registerer) Set 
 			}
 			return UsersResponse{Users: us}, nil
 		}),
+		RevokeSessions: wrap("RevokeSessions", func(ctx context.Context, req any) (any, error) {
+			if err := svc.RevokeSessions(ctx, req.(AccountRequest).Claims.UID); err != nil {
+				return nil, err
+			}
+			return EmptyResponse{}, nil
+		}),
+		DeleteAccount: wrap("DeleteAccount", func(ctx context.Context, req any) (any, error) {
+			if err := svc.DeleteAccount(ctx, req.(AccountRequest).Claims); err != nil {
+				return nil, err
+			}
+			return EmptyResponse{}, nil
+		}),
 	}
 }
 
@@ -94,8 +113,11 @@ func New(svc users.Service, logger *slog.Logger, reg prometheus.Registerer) Set 
 func Outcome(err error) string { return outcome(err) }
 
 var outcome = endpointmw.Default(func(err error) string {
-	var ve *users.ValidationError
-	if errors.As(err, &ve) || errors.Is(err, users.ErrNotFound) {
+	var (
+		ve *users.ValidationError
+		ne *users.AccountNotEmptyError
+	)
+	if errors.As(err, &ve) || errors.As(err, &ne) || errors.Is(err, users.ErrNotFound) {
 		return endpointmw.OutcomeClientError
 	}
 	return ""

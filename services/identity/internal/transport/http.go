@@ -23,6 +23,8 @@ import (
 const (
 	PathOnboarding          = "/api/user/onboarding"
 	PathPublicAgentInterest = "/api/user/public-agent-interest"
+	PathRevokeSessions      = "/api/user/sessions/revoke"
+	PathAccount             = "/api/user/account"
 )
 
 // RegisterHTTP adds the /api routes to mux, each behind the platform auth
@@ -37,6 +39,14 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 		set.Onboard, decodeOnboardingRequest, encodeUserResponse, opts...)))
 	server.Route(mux, http.MethodPost, PathPublicAgentInterest, protect(httptransport.NewServer(
 		set.RegisterPublicAgentInterest, decodeInterestRequest, encodeUserResponse, opts...)))
+	// The account routes check that the token was not revoked (a token
+	// issued before "sign out everywhere" is refused here at once; other
+	// routes accept it until it expires, at most an hour).
+	fresh := auth.RequireFresh(verifier, logger)
+	server.Route(mux, http.MethodPost, PathRevokeSessions, fresh(httptransport.NewServer(
+		set.RevokeSessions, decodeAccountRequest, encodeNoContent, opts...)))
+	server.Route(mux, http.MethodDelete, PathAccount, fresh(httptransport.NewServer(
+		set.DeleteAccount, decodeAccountRequest, encodeNoContent, opts...)))
 	// The OpenAPI document of every /api/* route, public (the gateway routes
 	// /api/openapi.json here without auth).
 	server.Route(mux, http.MethodGet, openapi.Path, openapi.Handler())
@@ -100,6 +110,19 @@ func decodeInterestRequest(ctx context.Context, r *http.Request) (any, error) {
 	return endpoints.RegisterInterestRequest{Claims: c}, nil
 }
 
+func decodeAccountRequest(ctx context.Context, _ *http.Request) (any, error) {
+	c, err := server.ClaimsFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endpoints.AccountRequest{Claims: c}, nil
+}
+
+func encodeNoContent(_ context.Context, w http.ResponseWriter, _ any) error {
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 func encodeUserResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 	var u users.User
 	switch r := resp.(type) {
@@ -122,10 +145,18 @@ func encodeHTTPError(logger *slog.Logger) httptransport.ErrorEncoder {
 		var (
 			se *server.Error
 			ve *users.ValidationError
+			ne *users.AccountNotEmptyError
 		)
 		switch {
 		case errors.As(err, &se):
 			server.WriteError(w, se)
+		case errors.As(err, &ne):
+			server.WriteError(w, &server.Error{Status: http.StatusConflict, Code: server.CodeAccountNotEmpty, Message: ne.Message})
+		case errors.Is(err, users.ErrWalletUnavailable):
+			logger.WarnContext(ctx, "account deletion: wallet unavailable", "err", err)
+			w.Header().Set("Retry-After", "5")
+			server.WriteError(w, &server.Error{Status: http.StatusServiceUnavailable, Code: server.CodeWalletUnavailable,
+				Message: "Your wallet could not be checked right now. Try again in a moment."})
 		case errors.As(err, &ve):
 			server.WriteError(w, server.BadRequest("invalid_request", ve.Message))
 		case errors.Is(err, users.ErrNotFound):

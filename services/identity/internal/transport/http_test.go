@@ -24,6 +24,9 @@ type fakeService struct {
 	onboardCalls []*string
 	interest     int
 	fail         error
+	revoked      []string
+	deleted      []string
+	deleteErr    error
 }
 
 var created = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -50,6 +53,23 @@ func (f *fakeService) RegisterPublicAgentInterest(_ context.Context, c auth.Clai
 	defer f.mu.Unlock()
 	f.interest++
 	return users.User{UID: c.UID, Email: c.Email, InterestedInPublicAgents: true, CreatedAt: created}, nil
+}
+
+func (f *fakeService) RevokeSessions(_ context.Context, uid string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.revoked = append(f.revoked, uid)
+	return f.fail
+}
+
+func (f *fakeService) DeleteAccount(_ context.Context, c auth.Claims) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.deleteErr != nil {
+		return f.deleteErr
+	}
+	f.deleted = append(f.deleted, c.UID)
+	return nil
 }
 
 func (f *fakeService) GetUser(context.Context, string) (users.User, error) {

@@ -71,6 +71,18 @@ func (f *fakeStore) FindByEmails(_ context.Context, emails []string) ([]User, er
 	return out, nil
 }
 
+func (f *fakeStore) Delete(_ context.Context, uid string, fn func(User) []events.Event) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u, ok := f.users[uid]
+	if !ok {
+		return false, nil
+	}
+	delete(f.users, uid)
+	f.events = append(f.events, fn(u)...)
+	return true, nil
+}
+
 func (f *fakeStore) eventTypes() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

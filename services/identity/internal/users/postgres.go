@@ -87,6 +87,31 @@ func (s *PostgresStore) Mutate(ctx context.Context, uid string, fn MutateFunc) (
 	return out, nil
 }
 
+// Delete implements Store.
+func (s *PostgresStore) Delete(ctx context.Context, uid string, fn func(User) []events.Event) (bool, error) {
+	var deleted bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		u, err := scanUser(tx.QueryRow(ctx, `DELETE FROM users WHERE uid = $1 RETURNING `+columns, uid))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("delete user: %w", err)
+		}
+		deleted = true
+		for _, ev := range fn(u) {
+			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return deleted, nil
+}
+
 // Get implements Store.
 func (s *PostgresStore) Get(ctx context.Context, uid string) (User, error) {
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+columns+` FROM users WHERE uid = $1`, uid))

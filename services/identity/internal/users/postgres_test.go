@@ -3,6 +3,7 @@ package users_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -196,5 +197,53 @@ func TestEventsReachKafkaAcrossRelayRestart(t *testing.T) {
 			t.Fatal("rows not marked published")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type zeroWallet struct{}
+
+func (zeroWallet) Balance(context.Context, string) (users.Balance, error) {
+	return users.Balance{}, nil
+}
+
+type noopAccounts struct{ deleted []string }
+
+func (n *noopAccounts) RevokeRefreshTokens(context.Context, string) error { return nil }
+func (n *noopAccounts) DeleteUser(_ context.Context, uid string) error {
+	n.deleted = append(n.deleted, uid)
+	return nil
+}
+
+// Deleting an account deletes the profile and enqueues one UserDeleted in
+// the same transaction; a second deletion enqueues nothing.
+func TestDeleteAccountDeletesProfileAndEnqueuesUserDeletedOnce(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := setup(t)
+	acc := &noopAccounts{}
+	svc := users.NewService(users.NewPostgresStore(pool), users.WithAccounts(acc), users.WithWallet(zeroWallet{}))
+	c := auth.Claims{UID: "del-uid", Email: "del@example.com"}
+	if _, _, err := svc.Onboard(ctx, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := svc.DeleteAccount(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, pool, `SELECT count(*) FROM users WHERE uid = 'del-uid'`); n != 0 {
+		t.Fatalf("profile rows = %d", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM outbox WHERE key = 'del-uid' AND type = $1`, users.TypeUserDeleted); n != 1 {
+		t.Fatalf("UserDeleted rows = %d", n)
+	}
+	var payload []byte
+	if err := pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE key = 'del-uid' AND type = $1`, users.TypeUserDeleted).Scan(&payload); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(payload), "del@example.com") {
+		t.Fatalf("payload = %s", payload)
+	}
+	if len(acc.deleted) != 2 {
+		t.Fatalf("provider deletions = %v", acc.deleted)
 	}
 }

@@ -75,6 +75,10 @@ type Store interface {
 	Get(ctx context.Context, uid string) (User, error)
 	GetMany(ctx context.Context, uids []string) ([]User, error)
 	FindByEmails(ctx context.Context, emails []string) ([]User, error)
+	// Delete removes the profile of uid and, in the same transaction,
+	// enqueues the events fn returns for the deleted profile. deleted is
+	// false (and fn is not called) when there was no profile.
+	Delete(ctx context.Context, uid string, fn func(User) []events.Event) (deleted bool, err error)
 }
 
 // Service is the identity service API.
@@ -88,16 +92,38 @@ type Service interface {
 	GetUser(ctx context.Context, uid string) (User, error)
 	GetUsers(ctx context.Context, uids []string) ([]User, error)
 	FindUsersByEmail(ctx context.Context, emails []string) ([]User, error)
+	// RevokeSessions revokes the user's refresh tokens (sign out everywhere).
+	RevokeSessions(ctx context.Context, uid string) error
+	// DeleteAccount deletes the caller's account: refused with an
+	// AccountNotEmptyError while the wallet holds money; otherwise the
+	// profile is deleted with a UserDeleted event, then the identity
+	// provider's user.
+	DeleteAccount(ctx context.Context, claims auth.Claims) error
 }
 
 type service struct {
-	store Store
-	now   func() time.Time
+	store    Store
+	accounts Accounts
+	wallet   Wallet
+	now      func() time.Time
 }
 
+// Option configures the Service.
+type Option func(*service)
+
+// WithAccounts sets the identity provider's admin API (account routes).
+func WithAccounts(a Accounts) Option { return func(s *service) { s.accounts = a } }
+
+// WithWallet sets the wallet reader (account deletion).
+func WithWallet(w Wallet) Option { return func(s *service) { s.wallet = w } }
+
 // NewService returns the Service backed by store.
-func NewService(store Store) Service {
-	return &service{store: store, now: time.Now}
+func NewService(store Store, opts ...Option) Service {
+	s := &service{store: store, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // NormalizeDisplayName trims v and checks its length. A nil or blank value

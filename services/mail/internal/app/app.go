@@ -290,7 +290,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 
 	// Billing notifications: the wallet's events → e-mails to the user; a
-	// subscriber over the owner's cap (usage events) → an e-mail to the owner.
+	// subscriber over the owner's cap (usage events) → an e-mail to the owner;
+	// an invitation (catalog events) → an e-mail to the invitee.
 	notifyCfg := notify.Config{
 		Users: clients.NewUsers(identityConn, 0), From: *notifyFrom, BaseURL: cfg.AppBaseURL, Logger: logger,
 	}
@@ -323,6 +324,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer usageConsumer.Close()
+	// Invitations (the catalog's InvitationEmailRequested) → an e-mail to
+	// the invitee.
+	invitationHandler, err := notify.InvitationHandler(notifyCfg)
+	if err != nil {
+		return err
+	}
+	invitationConsumer, err := events.NewConsumer(events.ConsumerConfig{
+		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.InvitationConsumerGroup, Topics: []string{notify.CatalogTopic},
+		Handler: invitationHandler, MaxWait: cfg.ConsumerMaxWait, MaxAttempts: notify.MaxAttempts,
+		Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	defer invitationConsumer.Close()
 	notifier, err := inbox.NewSendWorker(inbox.SendConfig{
 		Store: store, Queue: store.Notifications(), Name: "notify", Relay: smtpRelay, IsPermanent: relay.IsPermanent,
 		Concurrency: 1, Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax,
@@ -400,6 +416,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			{Name: "send", Run: sender.Run},
 			{Name: "wallet-consumer", Run: walletConsumer.Run},
 			{Name: "usage-consumer", Run: usageConsumer.Run},
+			{Name: "invitation-consumer", Run: invitationConsumer.Run},
 			{Name: "notify", Run: notifier.Run},
 		},
 		ShutdownTimeout: cfg.ShutdownTimeout,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-msgauth/dkim"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -155,6 +156,40 @@ func TestInsufficientFundsGetsCannotAnswerReply(t *testing.T) {
 	}
 	if n := len(app.sink.Messages()); n != 1 {
 		t.Errorf("replies: %d", n)
+	}
+	v := admin(t, app.http)[0]
+	if v.State != inbox.StateRefused || v.RefuseReason != inbox.ReasonInsufficientFunds || v.Reply.Kind != inbox.KindCannotAnswer {
+		t.Errorf("stored: %+v %+v", v, v.Reply)
+	}
+}
+
+// The owner whose agent's monthly fee is due with the answer (and the wallet
+// cannot pay it) is told so in the reply, with what to add (rounded up to
+// the cent), as in the chat and the API.
+func TestAgentFeeDueGetsFeeReply(t *testing.T) {
+	app := start(t, nil)
+	app.conv.fail = func(int, *conversationsv1.AnswerRequest) error {
+		st, err := status.New(codes.FailedPrecondition, "insufficient_funds").WithDetails(&errdetails.ErrorInfo{
+			Reason: "agent_fee_due", Domain: "conversations.agentic",
+			Metadata: map[string]string{"fee_micros": "10000000", "missing_micros": "7040001"}})
+		if err != nil {
+			t.Error(err)
+		}
+		return st.Err()
+	}
+	if err := send(t, app.smtp, owner, []string{agentEmail}, message(owner, agentEmail, "Fee", "fee@example.org", nil, "Answer please")); err != nil {
+		t.Fatal(err)
+	}
+	got := app.sink.Wait(1, 20*time.Second)
+	if len(got) != 1 {
+		t.Fatal("no reply")
+	}
+	const want = "This agent's monthly fee of $10.00 is due: add $7.05 to your wallet to continue."
+	if r := parse(t, got[0].Data); strings.TrimSpace(r.text) != want || r.subject != "Re: Fee" || !strings.Contains(r.html, "add $7.05 to your wallet") {
+		t.Errorf("reply: %q %q\n%s", r.text, r.subject, r.html)
+	}
+	if calls := app.conv.Calls(); len(calls) != 1 {
+		t.Errorf("Answer calls: %d, want 1 (no retry of a refusal)", len(calls))
 	}
 	v := admin(t, app.http)[0]
 	if v.State != inbox.StateRefused || v.RefuseReason != inbox.ReasonInsufficientFunds || v.Reply.Kind != inbox.KindCannotAnswer {

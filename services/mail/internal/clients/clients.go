@@ -7,9 +7,11 @@ package clients
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -113,6 +115,9 @@ func (c *Conversations) Answer(ctx context.Context, req inbox.AnswerRequest) (in
 		msg := strings.TrimSpace(st.Message())
 		switch {
 		case st.Code() == codes.FailedPrecondition && msg == "insufficient_funds":
+			if fee := agentFeeDue(st); fee != nil {
+				return inbox.Answer{}, fmt.Errorf("%w: %v", fee, err)
+			}
 			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrInsufficientFunds, err)
 		case st.Code() == codes.FailedPrecondition && msg == "agent_unavailable":
 			return inbox.Answer{}, fmt.Errorf("%w: %v", inbox.ErrAgentUnavailable, err)
@@ -131,6 +136,25 @@ func (c *Conversations) Answer(ctx context.Context, req inbox.AnswerRequest) (in
 		a.Citations = append(a.Citations, compose.Citation{Name: ct.GetDocumentName(), URL: ct.GetUrl()})
 	}
 	return a, nil
+}
+
+// agentFeeDue reads the ErrorInfo (reason "agent_fee_due") an
+// insufficient_funds refusal carries when the agent's monthly fee is due
+// with the answer: the fee and what is missing. nil without it.
+func agentFeeDue(st *status.Status) *inbox.AgentFeeDueError {
+	for _, d := range st.Details() {
+		info, ok := d.(*errdetails.ErrorInfo)
+		if !ok || info.GetReason() != "agent_fee_due" {
+			continue
+		}
+		fee, err1 := strconv.ParseInt(info.GetMetadata()["fee_micros"], 10, 64)
+		missing, err2 := strconv.ParseInt(info.GetMetadata()["missing_micros"], 10, 64)
+		if err1 != nil || err2 != nil || fee <= 0 || missing < 0 {
+			return nil
+		}
+		return &inbox.AgentFeeDueError{FeeMicros: fee, MissingMicros: missing}
+	}
+	return nil
 }
 
 // Users is notify.Users over identity GetUser.

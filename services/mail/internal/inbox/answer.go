@@ -208,6 +208,7 @@ func (w *AnswerWorker) run(ctx context.Context, m Message) (outcome, reason stri
 		Title: Title(m.Subject), Content: content, IdempotencyKey: ConversationKey(m.RFCMessageID),
 	})
 	cancel()
+	var feeDue *AgentFeeDueError
 	switch {
 	case err == nil:
 		r, err := w.reply(m, KindAnswer, ans)
@@ -220,6 +221,9 @@ func (w *AnswerWorker) run(ctx context.Context, m Message) (outcome, reason stri
 			nudge(w.cfg.Replied)
 		}
 		return finish(err, AnswerOutcomeAnswered, "")
+	case errors.As(err, &feeDue):
+		// The owner is told that the agent's monthly fee is due and what to add.
+		return refuse(ReasonInsufficientFunds, KindCannotAnswer, feeDue.Message())
 	case errors.Is(err, ErrInsufficientFunds):
 		return refuse(ReasonInsufficientFunds, KindCannotAnswer, MsgCannotAnswer)
 	case errors.Is(err, ErrAgentUnavailable):

@@ -83,6 +83,43 @@ const (
 	MsgTooLong          = "Your message is too long for the agent to answer (at most 8,000 characters). Please send a shorter message."
 )
 
+// MsgAgentFeeDue is the owner's reply when the agent's monthly fee is due
+// with the answer and the wallet cannot pay it (the fee, then what to add,
+// rounded up to the cent): the same sentence as the chat and the API.
+const MsgAgentFeeDue = "This agent's monthly fee of %s is due: add %s to your wallet to continue."
+
+// AgentFeeDueError is ErrInsufficientFunds when the refusal is the agent's
+// monthly fee, due with the answer (the sender is the owner): the fee and
+// what is missing, in micro-dollars.
+type AgentFeeDueError struct {
+	FeeMicros, MissingMicros int64
+}
+
+func (e *AgentFeeDueError) Error() string {
+	return fmt.Sprintf("agent fee due (fee %d, missing %d micro-dollars)", e.FeeMicros, e.MissingMicros)
+}
+
+// Unwrap makes errors.Is(err, ErrInsufficientFunds) hold.
+func (e *AgentFeeDueError) Unwrap() error { return ErrInsufficientFunds }
+
+// Message is the reply's text.
+func (e *AgentFeeDueError) Message() string {
+	return fmt.Sprintf(MsgAgentFeeDue, centsText(e.FeeMicros), centsText(roundUpToCent(e.MissingMicros)))
+}
+
+// centsText shows micro-dollars as dollars and cents ("$10.00").
+func centsText(micros int64) string {
+	return fmt.Sprintf("$%d.%02d", micros/1_000_000, micros%1_000_000/10_000)
+}
+
+// roundUpToCent rounds a positive amount up to a whole cent.
+func roundUpToCent(micros int64) int64 {
+	if micros <= 0 {
+		return 0
+	}
+	return (micros + 9_999) / 10_000 * 10_000
+}
+
 // MsgRateLimited is the reply when a sender reached the hourly limit.
 func MsgRateLimited(limit int) string {
 	return fmt.Sprintf("You have reached the limit of %d messages per hour to this agent, so this message will not be answered. Please try again later.", limit)

@@ -51,6 +51,15 @@ func TestEarningsInTheService(t *testing.T) {
 		t.Fatalf("bad split: %v", err)
 	}
 
+	// identity asks before deleting an account: earnings are the creator's money too.
+	gb, err := c.GetBalance(ctx, &walletv1.GetBalanceRequest{Uid: creator, IncludeEarningsAndDebt: true})
+	if err != nil || gb.GetEarningsMicros() != 30_000 || gb.GetBalanceMicros() != 2_000_000 || gb.GetDebtMicros() != 0 {
+		t.Fatalf("balance with earnings: %v %v", gb, err)
+	}
+	if gb, err = c.GetBalance(ctx, &walletv1.GetBalanceRequest{Uid: creator}); err != nil || gb.GetEarningsMicros() != 0 {
+		t.Fatalf("balance without earnings asked: %v %v", gb, err)
+	}
+
 	tok := "token-" + creator
 	code, body := call(t, "GET", app.http+"/api/user/earnings", tok, "")
 	if code != 200 || body["available"] != 0.03 || body["pending"] != 0.0 || body["currency"] != "usd" ||

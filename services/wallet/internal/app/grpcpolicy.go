@@ -14,7 +14,8 @@ const DevToolsCaller = "devtools"
 // only for conversations, which reserves, captures, releases and (for late
 // usage) charges the cost of answers. No service may Credit: money enters
 // only through the wallet's own paths (Stripe webhooks, reconciliation,
-// refunds), never over gRPC. In development the devtools identity may call
+// refunds), never over gRPC. Identity reads a balance (GetBalance) before
+// deleting an account, refused while the wallet holds money. In development the devtools identity may call
 // everything, to fund bench and end-to-end users.
 func GRPCPolicy(development bool) server.GRPCPolicy {
 	p := server.GRPCPolicy{
@@ -22,7 +23,7 @@ func GRPCPolicy(development bool) server.GRPCPolicy {
 		walletv1.WalletService_Capture_FullMethodName:    {"conversations"},
 		walletv1.WalletService_Release_FullMethodName:    {"conversations"},
 		walletv1.WalletService_Charge_FullMethodName:     {"conversations"},
-		walletv1.WalletService_GetBalance_FullMethodName: {},
+		walletv1.WalletService_GetBalance_FullMethodName: {"identity"},
 		walletv1.WalletService_Credit_FullMethodName:     {},
 	}
 	if development {

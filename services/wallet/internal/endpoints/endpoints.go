@@ -42,8 +42,16 @@ type Set struct {
 
 // Requests and responses.
 type (
-	BalanceRequest      struct{ UID string }
-	BalanceResponse     struct{ Balance wallet.Balance }
+	BalanceRequest struct {
+		UID                    string
+		IncludeEarningsAndDebt bool
+	}
+	BalanceResponse struct {
+		Balance wallet.Balance
+		// With IncludeEarningsAndDebt: pending + available earnings + payouts
+		// in transit, and the debt.
+		EarningsMicros, DebtMicros int64
+	}
 	BalanceViewResponse struct{ View wallet.BalanceView }
 	SettingsRequest     struct {
 		UID      string
@@ -207,11 +215,25 @@ func New(svc wallet.Service, logger *slog.Logger, reg prometheus.Registerer) Set
 			return TransferResponse{Result: res}, nil
 		}),
 		GetBalance: wrap("GetBalance", func(ctx context.Context, req any) (any, error) {
-			b, err := svc.GetBalance(ctx, req.(BalanceRequest).UID)
+			r := req.(BalanceRequest)
+			b, err := svc.GetBalance(ctx, r.UID)
 			if err != nil {
 				return nil, err
 			}
-			return BalanceResponse{Balance: b}, nil
+			out := BalanceResponse{Balance: b}
+			if r.IncludeEarningsAndDebt {
+				e, err := svc.Earnings(ctx, r.UID)
+				if err != nil {
+					return nil, err
+				}
+				out.EarningsMicros = e.PendingMicros + e.AvailableMicros + e.Payouts.InTransitMicros
+				v, err := svc.Balance(ctx, r.UID)
+				if err != nil {
+					return nil, err
+				}
+				out.DebtMicros = v.DebtMicros
+			}
+			return out, nil
 		}),
 		Reserve: wrap("Reserve", func(ctx context.Context, req any) (any, error) {
 			res, err := svc.Reserve(ctx, req.(ReserveRequest).Request)

@@ -57,11 +57,13 @@ func NewGRPCServer(set endpoints.Set) walletv1.WalletServiceServer {
 			}, encodeTransfer),
 		getBalance: grpctransport.NewServer(set.GetBalance,
 			func(_ context.Context, req any) (any, error) {
-				return endpoints.BalanceRequest{UID: req.(*walletv1.GetBalanceRequest).GetUid()}, nil
+				r := req.(*walletv1.GetBalanceRequest)
+				return endpoints.BalanceRequest{UID: r.GetUid(), IncludeEarningsAndDebt: r.GetIncludeEarningsAndDebt()}, nil
 			},
 			func(_ context.Context, resp any) (any, error) {
-				b := resp.(endpoints.BalanceResponse).Balance
-				return &walletv1.GetBalanceResponse{BalanceMicros: b.Micros, HeldMicros: b.HeldMicros}, nil
+				r := resp.(endpoints.BalanceResponse)
+				return &walletv1.GetBalanceResponse{BalanceMicros: r.Balance.Micros, HeldMicros: r.Balance.HeldMicros,
+					EarningsMicros: r.EarningsMicros, DebtMicros: r.DebtMicros}, nil
 			}),
 		reserve: grpctransport.NewServer(set.Reserve,
 			func(_ context.Context, req any) (any, error) {

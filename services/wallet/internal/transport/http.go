@@ -145,15 +145,22 @@ type TransactionJSON struct {
 	Type        string  `json:"type"`
 	Provider    string  `json:"provider"`
 	Description string  `json:"description"`
+	// Kind is "agent_fee" for an agent's monthly fee (an expense the wallet
+	// screen lists apart from usage); omitted otherwise.
+	Kind string `json:"kind,omitempty"`
 }
 
 // ToJSON converts a transfer.
 func ToJSON(t wallet.Transfer) TransactionJSON {
-	return TransactionJSON{
+	out := TransactionJSON{
 		ID: t.ID, Date: t.CreatedAt.UTC().Format(time.RFC3339Nano), Amount: Dollars(t.AmountMicros),
 		// An earning_transfer shows as a deposit ("Transfer from earnings").
 		Type: string(t.Type.Display()), Provider: t.Provider, Description: t.Description,
 	}
+	if t.Metadata[wallet.MetaKind] == wallet.KindAgentFee {
+		out.Kind = wallet.KindAgentFee
+	}
+	return out
 }
 
 func encodeTransactionsResponse(_ context.Context, w http.ResponseWriter, resp any) error {

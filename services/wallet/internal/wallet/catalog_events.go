@@ -20,8 +20,9 @@ const (
 	TypeAgentCreated       = "agentic.catalog.agent.created.v1"
 	TypeAgentUpdated       = "agentic.catalog.agent.updated.v1"
 	TypeAgentStatusChanged = "agentic.catalog.agent.status_changed.v1"
-	// TypeAgentDeleted is not published by the catalog today; handled so
-	// that a deletion, when it comes, stops renewals at once.
+	// TypeAgentDeleted: the agent was deleted (issue 29): its fee stops at
+	// once (status "deleted": never renewed, not in GET
+	// /api/user/agent-fees, no fee for an answer still in flight).
 	TypeAgentDeleted = "agentic.catalog.agent.deleted.v1"
 	AgentDeleted     = "deleted"
 )

@@ -275,6 +275,9 @@ func TestPausedAgentResumedByItsAnswer(t *testing.T) {
 	mustInvariants(t, s)
 }
 
+// TestInactiveAgentStopsRenewals: an inactive agent is not charged its fee
+// (issue 29): the scheduler skips it, and once reactivated it is still not
+// renewed by the scheduler; its next answer starts a new period from then.
 func TestInactiveAgentStopsRenewals(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
@@ -283,26 +286,56 @@ func TestInactiveAgentStopsRenewals(t *testing.T) {
 		t.Fatal(err)
 	}
 	endPeriod(t, pool, "ag-t", time.Minute, true)
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		return SetAgentStatus(ctx, tx, "ag-t", "tia", "", "inactive")
-	}); err != nil {
-		t.Fatal(err)
+	setStatus := func(name, status string) {
+		t.Helper()
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			return SetAgentStatus(ctx, tx, "ag-t", "tia", name, status)
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	setStatus("", "inactive")
 	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 0 {
 		t.Fatalf("inactive agent renewed: %+v %v", done, err)
 	}
-	// Active again and used: renewed.
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		return SetAgentStatus(ctx, tx, "ag-t", "tia", "Tutor", "active")
-	}); err != nil {
+	// A repeated event (same status) changes nothing.
+	setStatus("", "inactive")
+	// Active again: the scheduler still does not charge it (no answer since).
+	setStatus("Tutor", "active")
+	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 0 {
+		t.Fatalf("reactivated agent renewed without an answer: %+v %v", done, err)
+	}
+	if n := feeCount(t, pool, "ag-t"); n != 1 {
+		t.Fatalf("%d fees before the next answer, want 1", n)
+	}
+	// Its next answer charges the fee: a new period from now (not the
+	// inactive time since the old period ended).
+	r, err := s.Reserve(ctx, agentReservation("tia", "ag-t", "Tutor", 1000, "after"))
+	if err != nil || !r.FeeCharged {
+		t.Fatalf("first answer after reactivation: %+v %v", r, err)
+	}
+	var start time.Time
+	if err := pool.QueryRow(ctx, `SELECT period_start FROM agent_billing WHERE agent_id = 'ag-t'`).Scan(&start); err != nil {
 		t.Fatal(err)
 	}
-	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 1 || !done[0].Charged {
-		t.Fatalf("active agent: %+v %v", done, err)
+	if time.Since(start) > time.Minute/2 {
+		t.Fatalf("new period starts %v ago, want now", time.Since(start))
 	}
 	h := history(t, s, "tia")
 	if !strings.Contains(h[0].Description, "· Tutor ·") {
-		t.Fatalf("renewal description %q", h[0].Description)
+		t.Fatalf("fee description %q", h[0].Description)
+	}
+	// Used in that period while active: renewed by the scheduler at its end.
+	endPeriod(t, pool, "ag-t", time.Minute, true)
+	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 1 || !done[0].Charged {
+		t.Fatalf("active agent: %+v %v", done, err)
+	}
+	// Deactivated during a period it was used in: not renewed at its end.
+	setStatus("", "inactive")
+	setStatus("", "active")
+	endPeriod(t, pool, "ag-t", time.Minute, false)
+	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 0 {
+		t.Fatalf("agent deactivated in its period renewed: %+v %v", done, err)
 	}
 	mustInvariants(t, s)
 }

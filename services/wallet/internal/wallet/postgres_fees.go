@@ -96,7 +96,9 @@ func (s *PostgresStore) planFee(ctx context.Context, tx pgx.Tx, r Reservation, n
 			return feePlan{}, err
 		}
 	}
-	if a.uid != r.UID {
+	if a.uid != r.UID || a.status == AgentDeleted {
+		// Someone else's agent, or a deleted one (issue 29: its fee stops;
+		// an answer still in flight when it was deleted starts no period).
 		return feePlan{}, nil
 	}
 	if name != "" && name != a.name {
@@ -347,7 +349,11 @@ func (s *PostgresStore) AgentFees(ctx context.Context, uid string) ([]AgentFee, 
 // SetAgentStatus applies a catalog event to the agent's row (created when
 // missing): owner and name when given, status when given. An agent that is
 // no longer active is not paused any more (it renews nothing and owes
-// nothing until it answers again).
+// nothing until it answers again). A change of status forgets the use of
+// the current period (issue 29): an agent deactivated is never renewed by
+// the scheduler, not even once reactivated; its fee renews at its next
+// answer after reactivation (a period from then, or at the end of the
+// current one if it answers again before it ends).
 func SetAgentStatus(ctx context.Context, tx pgx.Tx, agentID, ownerUID, name, status string) error {
 	_, err := tx.Exec(ctx, `INSERT INTO agent_billing (agent_id, uid, agent_name, status)
 		VALUES ($1, $2, $3, COALESCE(NULLIF($4, ''), 'active'))
@@ -355,6 +361,8 @@ func SetAgentStatus(ctx context.Context, tx pgx.Tx, agentID, ownerUID, name, sta
 			uid = COALESCE(NULLIF(EXCLUDED.uid, ''), agent_billing.uid),
 			agent_name = COALESCE(NULLIF($3, ''), agent_billing.agent_name),
 			status = COALESCE(NULLIF($4, ''), agent_billing.status),
+			last_used_at = CASE WHEN COALESCE(NULLIF($4, ''), agent_billing.status) <> agent_billing.status
+				THEN NULL ELSE agent_billing.last_used_at END,
 			paused = agent_billing.paused AND COALESCE(NULLIF($4, ''), agent_billing.status) = 'active',
 			paused_at = CASE WHEN agent_billing.paused AND COALESCE(NULLIF($4, ''), agent_billing.status) = 'active'
 				THEN agent_billing.paused_at END,

@@ -727,10 +727,14 @@ func (x *TransferResponse) GetBalanceMicros() int64 {
 }
 
 type GetBalanceRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Uid           string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Uid   string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// Also report the user's creator earnings not yet paid out and their debt
+	// (earnings_micros, debt_micros): identity asks before deleting an account
+	// (issue 29).
+	IncludeEarningsAndDebt bool `protobuf:"varint,2,opt,name=include_earnings_and_debt,json=includeEarningsAndDebt,proto3" json:"include_earnings_and_debt,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *GetBalanceRequest) Reset() {
@@ -770,13 +774,24 @@ func (x *GetBalanceRequest) GetUid() string {
 	return ""
 }
 
+func (x *GetBalanceRequest) GetIncludeEarningsAndDebt() bool {
+	if x != nil {
+		return x.IncludeEarningsAndDebt
+	}
+	return false
+}
+
 type GetBalanceResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	BalanceMicros int64                  `protobuf:"varint,1,opt,name=balance_micros,json=balanceMicros,proto3" json:"balance_micros,omitempty"`
 	// Money on open holds; available = balance_micros - held_micros.
-	HeldMicros    int64 `protobuf:"varint,2,opt,name=held_micros,json=heldMicros,proto3" json:"held_micros,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	HeldMicros int64 `protobuf:"varint,2,opt,name=held_micros,json=heldMicros,proto3" json:"held_micros,omitempty"`
+	// With include_earnings_and_debt: pending + available earnings + payouts in
+	// transit, and what the user owes (a disputed top-up already spent).
+	EarningsMicros int64 `protobuf:"varint,3,opt,name=earnings_micros,json=earningsMicros,proto3" json:"earnings_micros,omitempty"`
+	DebtMicros     int64 `protobuf:"varint,4,opt,name=debt_micros,json=debtMicros,proto3" json:"debt_micros,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetBalanceResponse) Reset() {
@@ -819,6 +834,20 @@ func (x *GetBalanceResponse) GetBalanceMicros() int64 {
 func (x *GetBalanceResponse) GetHeldMicros() int64 {
 	if x != nil {
 		return x.HeldMicros
+	}
+	return 0
+}
+
+func (x *GetBalanceResponse) GetEarningsMicros() int64 {
+	if x != nil {
+		return x.EarningsMicros
+	}
+	return 0
+}
+
+func (x *GetBalanceResponse) GetDebtMicros() int64 {
+	if x != nil {
+		return x.DebtMicros
 	}
 	return 0
 }
@@ -904,13 +933,17 @@ const file_agentic_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x10TransferResponse\x127\n" +
 	"\btransfer\x18\x01 \x01(\v2\x1b.agentic.wallet.v1.TransferR\btransfer\x12\x1a\n" +
 	"\breplayed\x18\x02 \x01(\bR\breplayed\x12%\n" +
-	"\x0ebalance_micros\x18\x03 \x01(\x03R\rbalanceMicros\"%\n" +
+	"\x0ebalance_micros\x18\x03 \x01(\x03R\rbalanceMicros\"`\n" +
 	"\x11GetBalanceRequest\x12\x10\n" +
-	"\x03uid\x18\x01 \x01(\tR\x03uid\"\\\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x129\n" +
+	"\x19include_earnings_and_debt\x18\x02 \x01(\bR\x16includeEarningsAndDebt\"\xa6\x01\n" +
 	"\x12GetBalanceResponse\x12%\n" +
 	"\x0ebalance_micros\x18\x01 \x01(\x03R\rbalanceMicros\x12\x1f\n" +
 	"\vheld_micros\x18\x02 \x01(\x03R\n" +
-	"heldMicros2\xf9\x03\n" +
+	"heldMicros\x12'\n" +
+	"\x0fearnings_micros\x18\x03 \x01(\x03R\x0eearningsMicros\x12\x1f\n" +
+	"\vdebt_micros\x18\x04 \x01(\x03R\n" +
+	"debtMicros2\xf9\x03\n" +
 	"\rWalletService\x12O\n" +
 	"\x06Charge\x12 .agentic.wallet.v1.ChargeRequest\x1a#.agentic.wallet.v1.TransferResponse\x12O\n" +
 	"\x06Credit\x12 .agentic.wallet.v1.CreditRequest\x1a#.agentic.wallet.v1.TransferResponse\x12Y\n" +
