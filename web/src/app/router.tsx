@@ -36,6 +36,9 @@ export const routes: RouteObject[] = [
               {
                 path: 'agentic-users',
                 lazy: async () => ({ Component: (await import('@/features/agents/routes/AgentsPage')).AgentsPage }),
+                // The agent editor's addresses (issue 29): /dashboard/agentic-users/{id}[/{tab}]. AgentsPage reads
+                // the params and shows the editor over the list, so switching tabs keeps the editor mounted.
+                children: [{ path: ':agentId/:tab?', element: null }],
               },
               {
                 path: 'shared',
@@ -64,6 +67,10 @@ export const routes: RouteObject[] = [
               {
                 path: 'wallet',
                 lazy: async () => ({ Component: (await import('@/features/wallet/routes/WalletPage')).WalletPage }),
+              },
+              {
+                path: 'account',
+                lazy: async () => ({ Component: (await import('@/features/account/routes/AccountPage')).AccountPage }),
               },
             ],
           },

@@ -73,8 +73,18 @@ export interface AgentUpdatePayload {
   description: string;
 }
 
-/** What Save Changes sends: the spec's members, plus the listing ones while the marketplace is on. */
-export type AgentSavePayload = AgentUpdatePayload & Partial<ListingPayload>;
+/** The agent's name, icon and colour, changed in the Settings tab (issue 29); sent only when changed. */
+export interface AppearancePayload {
+  name: string;
+  iconName: string;
+  iconColor: string;
+}
+
+/**
+ * What Save Changes sends: the spec's members, plus the listing ones while the marketplace is on, plus the
+ * appearance members that changed.
+ */
+export type AgentSavePayload = AgentUpdatePayload & Partial<ListingPayload> & Partial<AppearancePayload>;
 
 export type SubscriberStatus = 'invited' | 'active';
 

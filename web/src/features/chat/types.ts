@@ -21,6 +21,16 @@ export interface Citation {
   documentName: string;
   url: string;
   labels?: string[];
+  /** The answer's [n] markers that cite this document (when the server sends them). */
+  markers?: number[];
+  /** The cited passages' text, by marker (when the server sends it; never when the agent hides its sources). */
+  passages?: CitedPassage[] | null;
+}
+
+/** One cited passage of a document: `n` is its marker in the answer ([n]). */
+export interface CitedPassage {
+  n: number;
+  text: string;
 }
 
 export interface Usage {
@@ -36,7 +46,7 @@ export interface Usage {
   totalMicros: number;
 }
 
-export type MessageStatus = 'complete' | 'partial' | 'failed';
+export type MessageStatus = 'complete' | 'partial' | 'failed' | 'stopped';
 
 export interface Message {
   id: string;

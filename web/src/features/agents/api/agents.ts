@@ -107,7 +107,47 @@ export function useCreateAgent() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: createAgent,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY }),
+    onSuccess: (created) => {
+      // The new agent is in the list at once: its editor opens next (issue 29), before the list is refetched.
+      if (created?.id) {
+        queryClient.setQueryData<Agent[]>(AGENTS_QUERY_KEY, (old) =>
+          old ? [created, ...old.filter((agent) => agent.id !== created.id)] : [created],
+        );
+      }
+      return queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
+    },
+  });
+}
+
+/** DELETE /api/agents/{id} → 204 (issue 29); 404 when the agent is gone or not the caller's. */
+export function deleteAgent(agentId: string): Promise<void> {
+  return requestWithMessage<void>(`/api/agents/${encodeURIComponent(agentId)}`, { method: 'DELETE' });
+}
+
+/** True for a query whose key names this agent's own resources (`/api/agents/{id}/...`). */
+function isAgentQuery(key: readonly unknown[], agentId: string): boolean {
+  const prefixes = [`/api/agents/${agentId}`, `/api/agents/${encodeURIComponent(agentId)}`];
+  return key.some(
+    (part) => typeof part === 'string' && prefixes.some((prefix) => part === prefix || part.startsWith(`${prefix}/`)),
+  );
+}
+
+/**
+ * Deletes an agent. Afterwards it leaves the cached list at once, its own queries (documents, subscribers,
+ * keys, conversations, fee…) are dropped, and every other query is invalidated (the dashboard's counts, the
+ * activity feed and the wallet change with it).
+ */
+export function useDeleteAgent() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (agentId: string) => deleteAgent(agentId),
+    onSettled: (_data, error, agentId) => {
+      // 404: already gone (or never the caller's) — the list is refreshed either way.
+      if (error && !(error instanceof ApiError && error.status === 404)) return;
+      queryClient.setQueryData<Agent[]>(AGENTS_QUERY_KEY, (old) => old?.filter((agent) => agent.id !== agentId));
+      queryClient.removeQueries({ predicate: (query) => isAgentQuery(query.queryKey, agentId) });
+      void queryClient.invalidateQueries();
+    },
   });
 }
 

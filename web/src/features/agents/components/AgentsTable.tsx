@@ -1,4 +1,5 @@
 import { Table, type TableColumnsType } from 'antd';
+import { useIsPhone } from '@/lib/use-media-query';
 import type { Agent } from '../types';
 import { AgentIcon } from './AgentIcon';
 import { StatusBadge } from './StatusBadge';
@@ -30,17 +31,25 @@ const columns: TableColumnsType<Agent> = [
   { title: 'Tags', dataIndex: 'tags', key: 'tags', render: (tags: string[]) => <TagList tags={tags} /> },
 ];
 
+/** On phones: the key columns only (the agent and its status), fitting the screen without horizontal scrolling. */
+const PHONE_KEYS = new Set(['agent', 'status']);
+const phoneColumns: TableColumnsType<Agent> = columns
+  .filter((c) => PHONE_KEYS.has(String(c.key)))
+  .map((c) => (c.key === 'status' ? { ...c, width: 104 } : c));
+
 /** The agent list table: no pagination, 'No results.' when empty, a row opens the editor. */
 export function AgentsTable({ agents, onOpen }: AgentsTableProps) {
+  const phone = useIsPhone();
   return (
     <Table<Agent>
-      className="agents-table"
+      className={phone ? 'agents-table agents-table--phone' : 'agents-table'}
       rowKey="id"
-      columns={columns}
+      columns={phone ? phoneColumns : columns}
       dataSource={agents}
       pagination={false}
       locale={{ emptyText: 'No results.' }}
-      scroll={{ x: 'max-content' }}
+      tableLayout={phone ? 'fixed' : undefined}
+      scroll={phone ? undefined : { x: 'max-content' }}
       onRow={(agent) => ({
         onClick: () => onOpen(agent),
         onKeyDown: (event) => {

@@ -13,16 +13,22 @@ import {
   type CreateAgentInput,
   type CreateAgentValues,
 } from '../lib/schemas';
+import type { Agent } from '../types';
 import { AgentIcon } from './AgentIcon';
 import { ExpressInterestButton } from './ExpressInterestButton';
 
 interface CreateAgentDialogProps {
   open: boolean;
   onClose: () => void;
+  /** Called with the new agent after the dialog closed (the page opens its editor, issue 29). */
+  onCreated?: (agent: Agent) => void;
 }
 
+/** The fee line under the form (issue 29). */
+export const AGENT_FEE_LINE = '$10/month per agent, charged with its first answer, plus usage';
+
 /** 'Create New Agent' dialog (spec "Create New Agent dialog", §5 "Create agent"). */
-export function CreateAgentDialog({ open, onClose }: CreateAgentDialogProps) {
+export function CreateAgentDialog({ open, onClose, onCreated }: CreateAgentDialogProps) {
   return (
     <Modal
       open={open}
@@ -33,12 +39,12 @@ export function CreateAgentDialog({ open, onClose }: CreateAgentDialogProps) {
       width={560}
       className="create-agent-modal"
     >
-      {open && <CreateAgentForm onDone={onClose} />}
+      {open && <CreateAgentForm onDone={onClose} onCreated={onCreated} />}
     </Modal>
   );
 }
 
-function CreateAgentForm({ onDone }: { onDone: () => void }) {
+function CreateAgentForm({ onDone, onCreated }: { onDone: () => void; onCreated?: (agent: Agent) => void }) {
   const { user } = useAuth();
   const createAgent = useCreateAgent();
   const marketplace = useMarketplaceEnabled();
@@ -55,7 +61,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
   const onSubmit = handleSubmit(async (values) => {
     try {
       if (!user) throw new Error(USER_NOT_AUTHENTICATED);
-      await createAgent.mutateAsync({
+      const created = await createAgent.mutateAsync({
         name: values.name,
         description: values.description,
         category: values.category,
@@ -68,6 +74,7 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
       });
       toast({ title: 'Agent Created', description: 'Your new agent has been created successfully.' });
       onDone();
+      if (created?.id) onCreated?.(created);
     } catch (error) {
       console.error('Error creating agent:', error);
       const visibility = fieldError(error, 'isPublic');
@@ -228,6 +235,11 @@ function CreateAgentForm({ onDone }: { onDone: () => void }) {
           </div>
         )}
       />
+
+      {/* The monthly fee, disclosed before it is due (issue 29). */}
+      <p className="agents-muted" data-testid="create-agent-fee">
+        {AGENT_FEE_LINE}
+      </p>
 
       <div className="create-agent-form__actions">
         <Button onClick={onDone} disabled={pending}>

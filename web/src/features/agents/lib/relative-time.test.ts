@@ -6,8 +6,9 @@ const daysAgo = (n: number, extraHours = 0) => new Date(now.getTime() - (n * 24 
 
 describe('formatJoined (spec §9: days < 7, weeks < 30, else 30-day months)', () => {
   it('uses days under 7 days', () => {
-    expect(formatJoined(daysAgo(0), now)).toBe('0 days ago');
-    expect(formatJoined(daysAgo(0, 23), now)).toBe('0 days ago');
+    // Less than a day: 'today', never '0 days ago' (issue 29).
+    expect(formatJoined(daysAgo(0), now)).toBe('today');
+    expect(formatJoined(daysAgo(0, 23), now)).toBe('today');
     expect(formatJoined(daysAgo(1), now)).toBe('1 day ago');
     expect(formatJoined(daysAgo(6, 23), now)).toBe('6 days ago');
   });
@@ -28,7 +29,7 @@ describe('formatJoined (spec §9: days < 7, weeks < 30, else 30-day months)', ()
 
   it('accepts ISO strings, clamps future dates and ignores garbage', () => {
     expect(formatJoined('2026-03-24T12:00:00Z', now)).toBe('1 week ago');
-    expect(formatJoined('2026-04-05T00:00:00Z', now)).toBe('0 days ago');
+    expect(formatJoined('2026-04-05T00:00:00Z', now)).toBe('today');
     expect(formatJoined('not a date', now)).toBe('');
   });
 });

@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
@@ -56,18 +56,22 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 
-function renderPage() {
+/** The page under the route table's paths (the editor's addresses are child paths, issue 29). */
+function renderPage(path = '/dashboard/agentic-users') {
   const user = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' };
-  return render(
+  const router = createMemoryRouter(
+    [{ path: '/dashboard/agentic-users', element: <AgentsPage />, children: [{ path: ':agentId/:tab?', element: null }] }],
+    { initialEntries: [path] },
+  );
+  const utils = render(
     <QueryClientProvider client={createQueryClient()}>
       <AuthContext.Provider value={authValue({ user })}>
-        <MemoryRouter>
-          <AgentsPage />
-        </MemoryRouter>
+        <RouterProvider router={router} />
         <Toaster />
       </AuthContext.Provider>
     </QueryClientProvider>,
   );
+  return { ...utils, router };
 }
 
 /** Typing character by character through antd is slow in jsdom: set the value in one go. */
@@ -80,7 +84,7 @@ function callsTo(method: string, url: string) {
 }
 
 // antd in jsdom is slow, and the suite shares 2 cores with the rest of the tests.
-describe('AgentsPage', { timeout: 30_000 }, () => {
+describe('AgentsPage', { timeout: 60_000 }, () => {
   it('lists the agents and filters them with the search box', async () => {
     handler = () =>
       json([
@@ -132,9 +136,10 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
         agents = [created];
         return json(created, 201, 'Created');
       }
+      if (url.endsWith('/subscribers')) return json([]);
       return json(agents);
     };
-    renderPage();
+    const { router } = renderPage();
     await screen.findByText('No Agentic Users Yet');
     fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
     const dialog = await screen.findByRole('dialog', { name: 'Create New Agent' });
@@ -159,6 +164,10 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     expect(await screen.findByRole('status', { name: 'Agent Created' })).toHaveTextContent(
       'Your new agent has been created successfully.',
     );
+    // Issue 29: the new agent's editor opens on its Instructions & Documents tab.
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard/agentic-users/new/instructions'));
+    const editor = await screen.findByRole('dialog', { name: 'Chem Tutor' });
+    expect(within(editor).getByRole('tab', { name: 'Instructions & Documents' })).toHaveAttribute('aria-selected', 'true');
     expect(JSON.parse(String(callsTo('POST', '/api/agents')[0]![1].body))).toEqual({
       name: 'Chem Tutor',
       description: 'Explains chemistry step by step',
@@ -170,7 +179,7 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
       instructions: '',
       tags: [],
     });
-    expect(await screen.findByText('Chem Tutor')).toBeInTheDocument();
+    expect(screen.getByRole('row', { name: /Chem Tutor/ })).toBeInTheDocument();
   });
 
   it('shows the server message when creating fails', async () => {
@@ -213,7 +222,7 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     fireEvent.click(within(editor).getByRole('tab', { name: 'Users' }));
     expect(await within(editor).findByText('grace@example.com')).toBeInTheDocument();
     expect(within(editor).getByText('0 interactions')).toBeInTheDocument();
-    expect(within(editor).getByText('0 days ago')).toBeInTheDocument();
+    expect(within(editor).getByText('today')).toBeInTheDocument();
     expect(within(editor).getByRole('button', { name: 'Revoke access for grace@example.com' })).toBeInTheDocument();
     fill(within(editor).getByPlaceholderText('Search users...'), 'nobody');
     expect(within(editor).queryByText('grace@example.com')).not.toBeInTheDocument();
@@ -265,6 +274,8 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     fireEvent.click(await screen.findByText('Physics Tutor'));
     const editor = await screen.findByRole('dialog', { name: 'Physics Tutor' });
     fireEvent.click(within(editor).getByRole('tab', { name: 'Users' }));
+    // The Save Changes bar shows only on the tabs whose edits it saves (issue 29).
+    expect(screen.queryByRole('button', { name: 'Save Changes' })).not.toBeInTheDocument();
     const cap = within(editor).getByRole('spinbutton', { name: 'Monthly cap per subscriber' });
     expect(cap).toHaveValue('5.00');
     fill(cap, '7');
@@ -272,11 +283,13 @@ describe('AgentsPage', { timeout: 30_000 }, () => {
     expect(await screen.findByRole('status', { name: 'Monthly cap saved' })).toBeInTheDocument();
     expect(patches).toEqual([{ subscriberMonthlyCapCents: 700 }]);
 
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Settings' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
     expect(patches).toHaveLength(2);
     expect(patches[1]).not.toHaveProperty('subscriberMonthlyCapCents');
     // The saved cap stays in the field.
+    fireEvent.click(within(editor).getByRole('tab', { name: 'Users' }));
     expect(within(editor).getByRole('spinbutton', { name: 'Monthly cap per subscriber' })).toHaveValue('7.00');
   });
 

@@ -1,51 +1,103 @@
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Input } from 'antd';
-import { useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Navigate, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
+import { toast } from '@/components/toast';
 import { usePageTitle } from '@/components/usePageTitle';
+import { useAuth } from '@/features/auth';
 import { AGENTS_QUERY_KEY, useAgents } from '../api/agents';
 import { AgentsEmptyState } from '../components/AgentsEmptyState';
 import { AgentsSkeleton } from '../components/AgentsSkeleton';
 import { AgentsTable } from '../components/AgentsTable';
 import { CreateAgentDialog } from '../components/CreateAgentDialog';
 import { AgentEditor } from '../components/editor/AgentEditor';
+import { DiscardChangesDialog } from '../components/editor/DiscardChangesDialog';
+import { EDITOR_TEXTS } from '../components/editor/editor-texts';
+import { clearDraft } from '../lib/editor-draft';
+import { AGENTS_PATH, editorAgentIdOf, editorPath, tabOf, type EditorTab } from '../lib/editor-url';
 import { filterAgents } from '../lib/filter-agents';
 import type { Agent } from '../types';
 import '../agents.css';
 
 /**
- * /dashboard/agentic-users: the agent list, the Create New Agent dialog and the agent editor.
- * `?agent=<id>` opens that agent's editor (the marketplace chat page links an owner there).
+ * /dashboard/agentic-users: the agent list and the Create New Agent dialog; `/dashboard/agentic-users/{id}` and
+ * `/dashboard/agentic-users/{id}/{tab}` open that agent's editor on that tab (issue 29; the old `?agent=<id>`
+ * links are redirected there). Leaving an editor with unsaved changes (×, Escape, Back, another route) asks
+ * "Discard unsaved changes?" first.
  */
 export function AgentsPage() {
   usePageTitle('Your Agentic Users');
   const queryClient = useQueryClient();
-  const { data: agents, isPending, error } = useAgents();
+  const navigate = useNavigate();
+  const { user } = useAuth();
+  const uid = user?.uid ?? null;
+  const { data: agents, isPending, isFetching, error } = useAgents();
   const [search, setSearch] = useState('');
   const [createOpen, setCreateOpen] = useState(false);
-  const [editing, setEditing] = useState<Agent | null>(null);
-  const [params, setParams] = useSearchParams();
-  const linkedId = params.get('agent');
-  const linked = linkedId ? (agents?.find((a) => a.id === linkedId) ?? null) : null;
-  const current = editing ?? linked;
+  const { agentId, tab: tabSegment } = useParams();
+  const [params] = useSearchParams();
+  const legacyId = agentId ? null : params.get('agent');
+  const tab = tabOf(tabSegment);
+  const current = agentId ? (agents?.find((a) => a.id === agentId) ?? null) : null;
+  // The list is loaded and settled, and the address names none of its agents (unknown, deleted or another
+  // user's: the catalog answers 404 for all three alike).
+  const missing = Boolean(agentId && agents && !isFetching && !current);
+
+  // Whether the open editor holds unsaved changes, and whether it is being left on purpose (after a deletion).
+  const dirtyRef = useRef(false);
+  const leavingRef = useRef(false);
+  const onDirtyChange = useCallback((dirty: boolean) => {
+    dirtyRef.current = dirty;
+  }, []);
+
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => {
+    if (!dirtyRef.current || leavingRef.current) return false;
+    const from = editorAgentIdOf(currentLocation.pathname);
+    // Another tab of the same editor keeps the changes; signing out is never held up.
+    return from !== null && editorAgentIdOf(nextLocation.pathname) !== from && nextLocation.pathname !== '/auth';
+  });
 
   const filtered = useMemo(() => filterAgents(agents ?? [], search), [agents, search]);
   const openCreate = () => setCreateOpen(true);
+  const openEditor = (agent: Agent) => navigate(editorPath(agent.id));
 
-  const closeEditor = () => {
-    setEditing(null);
-    if (linkedId) {
-      setParams(
-        (p) => {
-          p.delete('agent');
-          return p;
-        },
-        { replace: true },
-      );
-    }
-    // Closing the editor refreshes the agent list (spec "Agent editor").
-    void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
+  // Closing the editor refreshes the agent list (spec "Agent editor"), however it was closed.
+  const openId = current?.id ?? null;
+  const previousOpenId = useRef<string | null>(null);
+  useEffect(() => {
+    if (previousOpenId.current && !openId) void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
+    previousOpenId.current = openId;
+    if (openId) leavingRef.current = false;
+  }, [openId, queryClient]);
+
+  // An address that names no agent of the user's: back to the list, saying so (once per address).
+  const reported = useRef<string | null>(null);
+  useEffect(() => {
+    if (!missing || !agentId || leavingRef.current || reported.current === agentId) return;
+    reported.current = agentId;
+    toast({ title: EDITOR_TEXTS.notFoundTitle, description: EDITOR_TEXTS.notFoundBody, variant: 'destructive' });
+    void navigate(AGENTS_PATH, { replace: true });
+  }, [missing, agentId, navigate]);
+
+  if (legacyId) return <Navigate to={editorPath(legacyId)} replace />;
+  // A tab name the editor does not have: its first tab.
+  if (agentId && tab === null) return <Navigate to={editorPath(agentId)} replace />;
+
+  const closeEditor = () => void navigate(AGENTS_PATH);
+  const selectTab = (next: EditorTab) => {
+    if (agentId) void navigate(editorPath(agentId, next));
+  };
+  const afterDelete = () => {
+    leavingRef.current = true;
+    dirtyRef.current = false;
+    void navigate(AGENTS_PATH, { replace: true });
+  };
+  const keepEditing = () => blocker.reset?.();
+  const discard = () => {
+    if (uid && agentId) clearDraft(uid, agentId);
+    dirtyRef.current = false;
+    blocker.proceed?.();
   };
 
   let content;
@@ -71,7 +123,7 @@ export function AgentsPage() {
           onChange={(e) => setSearch(e.target.value)}
           allowClear
         />
-        <AgentsTable agents={filtered} onOpen={setEditing} />
+        <AgentsTable agents={filtered} onOpen={openEditor} />
       </>
     );
   }
@@ -88,8 +140,25 @@ export function AgentsPage() {
         </Button>
       </div>
       {content}
-      <CreateAgentDialog open={createOpen} onClose={() => setCreateOpen(false)} />
-      {current && <AgentEditor key={current.id} agent={current} open onClose={closeEditor} onSaved={setEditing} />}
+      <CreateAgentDialog
+        open={createOpen}
+        onClose={() => setCreateOpen(false)}
+        // A new agent's editor opens on its Instructions & Documents tab (issue 29).
+        onCreated={(agent) => void navigate(editorPath(agent.id, 'instructions'))}
+      />
+      {current && tab && (
+        <AgentEditor
+          key={current.id}
+          agent={current}
+          open
+          tab={tab}
+          onTabChange={selectTab}
+          onClose={closeEditor}
+          onDirtyChange={onDirtyChange}
+          onDeleted={afterDelete}
+        />
+      )}
+      <DiscardChangesDialog open={blocker.state === 'blocked'} onKeep={keepEditing} onDiscard={discard} />
     </section>
   );
 }

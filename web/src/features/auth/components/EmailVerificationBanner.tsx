@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Button } from 'antd';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useState, useSyncExternalStore } from 'react';
 import { loadFirebase } from '@/lib/firebase';
 import { useAuth } from '../auth-context';
 import './email-verification.css';
@@ -27,13 +27,48 @@ type State = 'idle' | 'sending' | 'sent' | 'failed';
  * refreshed (email_verified becomes true in it), and the data is refetched, so
  * pending invitations activate on that request.
  */
-export function EmailVerificationBanner() {
+export function EmailVerificationBanner({ notice, inPage = false }: EmailVerificationBannerProps = {}) {
   const { user } = useAuth();
+  const pageHasOwn = useSyncExternalStore(subscribePageBanners, pageBannersShown, pageBannersShown);
+  // A page's own banner tells the layout's to step aside while it is mounted (before paint: no flicker).
+  useLayoutEffect(() => {
+    if (!inPage) return;
+    setPageBanners(pageBanners + 1);
+    return () => setPageBanners(pageBanners - 1);
+  }, [inPage]);
+  if (!inPage && pageHasOwn) return null;
   // A fresh state for each signed-in user.
-  return <Banner key={user?.uid ?? ''} />;
+  return <Banner key={user?.uid ?? ''} notice={notice || VERIFY_TEXTS.notice} />;
 }
 
-function Banner() {
+export interface EmailVerificationBannerProps {
+  /** The notice (default VERIFY_TEXTS.notice), e.g. Shared with me's count of pending invitations. */
+  notice?: string;
+  /**
+   * Rendered by a page (Shared with me) rather than the dashboard layout: while it is mounted, the layout's
+   * banner is not shown, so the page's notice is the only one.
+   */
+  inPage?: boolean;
+}
+
+// How many page banners are mounted (a tiny external store the layout's banner subscribes to).
+let pageBanners = 0;
+const pageBannerListeners = new Set<() => void>();
+function setPageBanners(n: number) {
+  pageBanners = Math.max(0, n);
+  pageBannerListeners.forEach((listener) => listener());
+}
+function subscribePageBanners(listener: () => void) {
+  pageBannerListeners.add(listener);
+  return () => {
+    pageBannerListeners.delete(listener);
+  };
+}
+function pageBannersShown() {
+  return pageBanners > 0;
+}
+
+function Banner({ notice }: { notice: string }) {
   const { user, refreshUser } = useAuth();
   const queryClient = useQueryClient();
   const [state, setState] = useState<State>('idle');
@@ -89,7 +124,7 @@ function Banner() {
   if (!user?.email || user.emailVerified !== false || verified) return null;
   return (
     <section className="email-verify" aria-label={VERIFY_TEXTS.label} data-testid="email-verification-banner">
-      <p className="email-verify__notice">{VERIFY_TEXTS.notice}</p>
+      <p className="email-verify__notice">{notice}</p>
       <div className="email-verify__actions">
         {state === 'sent' ? (
           <Button key="check" onClick={() => void check(true)}>

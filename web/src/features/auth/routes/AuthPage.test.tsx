@@ -32,6 +32,15 @@ describe('/auth', () => {
     await waitFor(() => expect(outside.router.state.location.pathname).toBe('/dashboard'));
   });
 
+  it("opens /auth?next='s same-origin path once signed in (the invitation e-mail's link), and nowhere else", async () => {
+    const user = { uid: 'u', email: 'a@b.co', displayName: null };
+    const shared = renderApp('/auth?next=/dashboard/shared', authValue({ user }));
+    await waitFor(() => expect(shared.router.state.location.pathname).toBe('/dashboard/shared'));
+    shared.unmount();
+    const outside = renderApp('/auth?next=//evil.example/dashboard', authValue({ user }));
+    await waitFor(() => expect(outside.router.state.location.pathname).toBe('/dashboard'));
+  });
+
   it('renders the login tab by default with labelled fields', async () => {
     renderApp('/auth');
     expect(await screen.findByRole('tab', { name: 'Login', selected: true })).toBeInTheDocument();

@@ -9,7 +9,7 @@ import { LoginForm } from '../components/LoginForm';
 import { MarketingPanel } from '../components/MarketingPanel';
 import { RegisterForm } from '../components/RegisterForm';
 import { useMarketplaceInterestOnSignIn } from '../hooks/useMarketplaceInterestOnSignIn';
-import { returnToOf } from '../lib/return-to';
+import { nextPathOf, returnToOf } from '../lib/return-to';
 import './auth.css';
 
 /** /auth (spec §2 "Auth page"). */
@@ -18,8 +18,10 @@ export function AuthPage() {
   const { user, loading, profileLoading, error, refreshUser } = useAuth();
   // /auth?interest=marketplace: register the interest before leaving for /dashboard.
   const registeringInterest = useMarketplaceInterestOnSignIn();
-  // A marketplace page that asked for sign-in (its Chat button) gets the visitor back.
-  const returnTo = returnToOf(useLocation().state);
+  // A marketplace page that asked for sign-in (its Chat button) gets the visitor back; a link such as the
+  // invitation e-mail's (/auth?next=/dashboard/shared) opens its same-origin path.
+  const location = useLocation();
+  const returnTo = returnToOf(location.state) ?? nextPathOf(location.search);
 
   if (loading || profileLoading || registeringInterest) return <LoadingSpinner />;
 

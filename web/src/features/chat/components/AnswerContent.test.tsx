@@ -30,3 +30,21 @@ describe('AnswerContent end states', () => {
     expect(screen.queryByText('Stopped. The answer above is incomplete.')).not.toBeInTheDocument();
   });
 });
+
+describe('AnswerContent: a stored answer stopped before its first token', () => {
+  it('shows "Stopped" when nothing was charged', () => {
+    renderAnswer({ text: '', phase: 'done', role: 'owner', storedStatus: 'stopped', usage: null });
+    expect(screen.getByTestId('answer-stopped')).toHaveTextContent(/^Stopped$/);
+  });
+
+  it('says what reading the question cost when the model had it', () => {
+    renderAnswer({
+      text: '',
+      phase: 'done',
+      role: 'owner',
+      storedStatus: 'stopped',
+      usage: { inputTokens: 120, outputTokens: 0, costMicros: 180, feeMicros: 20, totalMicros: 200 },
+    });
+    expect(screen.getByTestId('answer-stopped')).toHaveTextContent('Stopped · charged $0.0002 for reading your question');
+  });
+});

@@ -2,7 +2,8 @@ import { ReloadOutlined } from '@ant-design/icons';
 import { Alert, Button } from 'antd';
 import { Link } from 'react-router';
 import type { TurnError, TurnPhase } from '../hooks/use-chat-session';
-import type { ChatRole } from '../types';
+import { formatCost } from '../lib/format';
+import type { ChatRole, Citation, Usage } from '../types';
 import { Markdown } from './Markdown';
 
 export const WALLET_PATH = '/dashboard/wallet';
@@ -12,6 +13,15 @@ export const STOPPED_CHARGED_INPUT = 'Stopped — charged for reading your quest
 /** Stopped before any text: whether the model had the question yet is known once the conversation reloads. */
 export const STOPPED_BEFORE_ANSWER = 'Stopped before the answer started. If the model had already read your question, only that is charged.';
 
+/**
+ * A stored answer stopped before its first token (status 'stopped', issue 29 item 3): "Stopped" when
+ * nothing was charged (the model was not called yet), else what reading the question cost.
+ */
+export function stoppedNote(usage?: Pick<Usage, 'totalMicros'> | null): string {
+  const total = usage?.totalMicros ?? 0;
+  return total > 0 ? `Stopped · charged ${formatCost(total)} for reading your question` : 'Stopped';
+}
+
 interface AnswerContentProps {
   text: string;
   phase: TurnPhase;
@@ -20,10 +30,14 @@ interface AnswerContentProps {
   /** Stored status of an answer loaded from the server ('partial' / 'failed' get a note). */
   storedStatus?: string;
   onRetry?: () => void;
+  /** The answer's citations: its [n] markers open the cited passage. */
+  citations?: readonly Citation[] | null;
+  /** A stored answer's usage (what a stopped answer was charged). */
+  usage?: Usage | null;
 }
 
 /** An assistant answer: Markdown while it streams, then its end state (stopped, error with actions). */
-export function AnswerContent({ text, phase, error, role, storedStatus, onRetry }: AnswerContentProps) {
+export function AnswerContent({ text, phase, error, role, storedStatus, onRetry, citations, usage }: AnswerContentProps) {
   const streaming = phase === 'streaming';
   return (
     <div className="chat-answer" aria-busy={phase === 'waiting' || streaming}>
@@ -37,13 +51,18 @@ export function AnswerContent({ text, phase, error, role, storedStatus, onRetry 
           </span>
         </p>
       )}
-      {text && <Markdown content={text} streaming={streaming} />}
+      {text && <Markdown content={text} streaming={streaming} citations={citations} />}
       {phase === 'stopped' && text && <p className="chat-note">Stopped. The answer above is incomplete.</p>}
       {phase === 'stopped' && !text && <p className="chat-note">{STOPPED_BEFORE_ANSWER}</p>}
       {!error && phase === 'done' && storedStatus === 'partial' && (
         <p className="chat-note">{text ? 'This answer is incomplete.' : STOPPED_CHARGED_INPUT}</p>
       )}
       {!error && phase === 'done' && storedStatus === 'failed' && <p className="chat-note">This answer failed.</p>}
+      {!error && phase === 'done' && storedStatus === 'stopped' && (
+        <p className="chat-note" data-testid="answer-stopped">
+          {stoppedNote(usage)}
+        </p>
+      )}
       {error && <TurnErrorAlert error={error} role={role} onRetry={onRetry} />}
     </div>
   );

@@ -1,6 +1,8 @@
-import { Alert, Button, Skeleton } from 'antd';
-import { useCallback, useState, type ReactNode } from 'react';
+import { UnorderedListOutlined } from '@ant-design/icons';
+import { Alert, Button, Drawer, Skeleton } from 'antd';
+import { useCallback, useRef, useState, type ReactNode } from 'react';
 import { toast } from '@/components/toast';
+import { useIsPhone } from '@/lib/use-media-query';
 import {
   useChatInfo,
   useConversation,
@@ -10,6 +12,7 @@ import {
 } from '../api/conversations';
 import { ChatApiError, chatErrorText } from '../api/errors';
 import { isInFlight, useChatSession } from '../hooks/use-chat-session';
+import { useFillViewport } from '../hooks/use-fill-viewport';
 import { titleFromMessage } from '../lib/format';
 import type { ChatRole } from '../types';
 import { ChannelTag, channelOf } from './ChannelTag';
@@ -61,6 +64,11 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2, initialC
   const rename = useRenameConversation(agentId);
   const session = useChatSession(agentId, role);
   const [draft, setDraft] = useState('');
+  // Phones: the conversations are a drawer and the panel fills the screen (the message box at its bottom).
+  const phone = useIsPhone();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const panelRef = useRef<HTMLElement>(null);
+  useFillViewport(panelRef, true);
   /** undefined: follow the newest conversation; null: none (a new chat); else the chosen one. */
   const [chosen, setChosen] = useState<string | null | undefined>(initialConversationId || undefined);
   // A new conversation asked for from outside (the address changed) is opened.
@@ -185,23 +193,51 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2, initialC
       );
   }
 
+  const conversationList = (
+    <ConversationList
+      agentId={agentId}
+      conversations={conversations}
+      loading={list.isPending}
+      error={list.isError ? list.error : null}
+      onReload={() => void list.refetch()}
+      activeId={activeId}
+      onSelect={(id) => {
+        setChosen(id);
+        setDrawerOpen(false);
+      }}
+      onCreate={() => {
+        startNew();
+        setDrawerOpen(false);
+      }}
+      creating={create.isPending}
+      onDeleted={onDeleted}
+      headingLevel={headingLevel}
+      titleHidden={phone}
+    />
+  );
+
   return (
-    <section className="chat-panel" aria-labelledby={headingId} data-testid="chat-panel">
-      <aside className="chat-panel__sidebar">
-        <ConversationList
-          agentId={agentId}
-          conversations={conversations}
-          loading={list.isPending}
-          error={list.isError ? list.error : null}
-          onReload={() => void list.refetch()}
-          activeId={activeId}
-          onSelect={(id) => setChosen(id)}
-          onCreate={startNew}
-          creating={create.isPending}
-          onDeleted={onDeleted}
-          headingLevel={headingLevel}
-        />
-      </aside>
+    <section
+      ref={panelRef}
+      className={phone ? 'chat-panel chat-panel--phone' : 'chat-panel'}
+      aria-labelledby={headingId}
+      data-testid="chat-panel"
+    >
+      {phone ? (
+        <Drawer
+          open={drawerOpen}
+          onClose={() => setDrawerOpen(false)}
+          placement="left"
+          size="85%"
+          title="Conversations"
+          className="chat-conversations-drawer"
+          data-testid="conversations-drawer"
+        >
+          {conversationList}
+        </Drawer>
+      ) : (
+        <aside className="chat-panel__sidebar">{conversationList}</aside>
+      )}
       <div className="chat-panel__main">
         <header className="chat-panel__header">
           <div className="chat-panel__titles">
@@ -220,7 +256,22 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2, initialC
               </p>
             )}
           </div>
-          <ModelTag model={model} simulated={simulated} />
+          <div className="chat-panel__tools">
+            {phone && (
+              <Button
+                size="small"
+                className="chat-panel__conversations-button"
+                icon={<UnorderedListOutlined aria-hidden="true" />}
+                aria-label="Conversations"
+                aria-haspopup="dialog"
+                aria-expanded={drawerOpen}
+                onClick={() => setDrawerOpen(true)}
+              >
+                Conversations
+              </Button>
+            )}
+            <ModelTag model={model} simulated={simulated} />
+          </div>
         </header>
         <div className="chat-panel__body">{body}</div>
         <ChatSender

@@ -23,6 +23,8 @@ interface ConversationListProps {
   /** Called after a conversation was deleted on the server. */
   onDeleted: (id: string) => void;
   headingLevel: 2 | 3;
+  /** The heading is for screen readers only (in the phone drawer, whose title says "Conversations"). */
+  titleHidden?: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ interface ConversationListProps {
  * from another channel carries its tag ("E-mail", "Docs comment", "API").
  */
 export function ConversationList(props: ConversationListProps) {
-  const { agentId, conversations, loading, error, onReload, activeId, onSelect, onCreate, creating, onDeleted, headingLevel } = props;
+  const { agentId, conversations, loading, error, onReload, activeId, onSelect, onCreate, creating, onDeleted, headingLevel, titleHidden } = props;
   const [renamingId, setRenamingId] = useState<string | null>(null);
   const rename = useRenameConversation(agentId);
   const remove = useDeleteConversation(agentId);
@@ -94,7 +96,7 @@ export function ConversationList(props: ConversationListProps) {
   return (
     <div className="chat-conversations">
       <div className="chat-conversations__head">
-        <Heading className="chat-conversations__title">Conversations</Heading>
+        <Heading className={titleHidden ? 'chat-conversations__title chat-sr-only' : 'chat-conversations__title'}>Conversations</Heading>
         <Button type="primary" size="small" icon={<PlusOutlined aria-hidden="true" />} onClick={onCreate} loading={creating}>
           New conversation
         </Button>

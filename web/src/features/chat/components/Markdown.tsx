@@ -1,10 +1,16 @@
 import { XMarkdown, type ComponentProps } from '@ant-design/x-markdown';
+import { useMemo } from 'react';
+import { linkCitationMarkers, markerHrefNumbers } from '../lib/citations';
 import { inlineImageSrc, linkTarget, textShowsDestination } from '../lib/remote-content';
+import type { Citation } from '../types';
+import { CitationContext, CitationMarker } from './CitationMarker';
 
 interface MarkdownProps {
   content: string;
   /** True while more text is coming: incomplete Markdown is held back and a caret shows. */
   streaming?: boolean;
+  /** The answer's citations: its [n] markers become buttons opening the cited passage. */
+  citations?: readonly Citation[] | null;
 }
 
 /** The parts of html-react-parser's DOM node (domhandler) that are read here. */
@@ -37,6 +43,8 @@ const LINK_REL = 'noopener noreferrer nofollow';
  * unless the text already names it (or it is the app's own origin).
  */
 function SafeLink({ href, children, domNode }: ComponentProps<{ href?: string }>) {
+  const marker = markerHrefNumbers(href);
+  if (marker) return <CitationMarker label={textOf(domNode as unknown as TreeNode)} numbers={marker} />;
   const target = linkTarget(href);
   if (!target) return <span className="chat-link-disabled">{children}</span>;
   const showDestination = !target.sameOrigin && !textShowsDestination(textOf(domNode as unknown as TreeNode), target);
@@ -83,15 +91,20 @@ const COMPONENTS = { a: SafeLink, img: SafeImage };
  * model's output is shown as text, never parsed. Answers never load remote content (docs/web-chat.md,
  * "Remote content"): <a> and <img> are rendered by SafeLink and SafeImage above.
  */
-export function Markdown({ content, streaming = false }: MarkdownProps) {
+export function Markdown({ content, streaming = false, citations }: MarkdownProps) {
+  const cited = !!citations && citations.length > 0;
+  const scope = useMemo(() => (citations && citations.length > 0 ? { citations, answer: content } : null), [citations, content]);
+  const text = useMemo(() => (cited ? linkCitationMarkers(content) : content), [cited, content]);
   return (
-    <XMarkdown
-      className="chat-markdown"
-      content={content}
-      components={COMPONENTS}
-      escapeRawHtml
-      openLinksInNewTab
-      streaming={{ hasNextChunk: streaming, tail: streaming }}
-    />
+    <CitationContext.Provider value={scope}>
+      <XMarkdown
+        className="chat-markdown"
+        content={text}
+        components={COMPONENTS}
+        escapeRawHtml
+        openLinksInNewTab
+        streaming={{ hasNextChunk: streaming, tail: streaming }}
+      />
+    </CitationContext.Provider>
   );
 }

@@ -1,5 +1,5 @@
 import { Bubble, type BubbleItemType, type BubbleListProps } from '@ant-design/x';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { isInFlight, type Turn } from '../hooks/use-chat-session';
 import type { ChatRole, Message } from '../types';
 import { AnswerContent } from './AnswerContent';
@@ -48,7 +48,9 @@ export function MessageList({ messages, dataUpdatedAt, turns, role, agentName, o
           key: m.id,
           role: 'ai',
           header: who(`${agentName}:`),
-          content: <AnswerContent text={m.content} phase="done" role={role} storedStatus={m.status} />,
+          content: (
+            <AnswerContent text={m.content} phase="done" role={role} storedStatus={m.status} citations={m.citations} usage={m.usage} />
+          ),
           footer: <AnswerFooter citations={m.citations ?? []} usage={m.usage} />,
           'data-testid': 'chat-message',
           'data-role': 'assistant',
@@ -76,6 +78,7 @@ export function MessageList({ messages, dataUpdatedAt, turns, role, agentName, o
             phase={t.phase}
             error={t.error}
             role={role}
+            citations={t.citations}
             onRetry={t.error?.kind === 'network' ? () => onRetry(t.id) : undefined}
           />
         ),
@@ -89,8 +92,13 @@ export function MessageList({ messages, dataUpdatedAt, turns, role, agentName, o
   }, [messages, dataUpdatedAt, turns, role, agentName, onRetry]);
 
   const busy = turns.some(isInFlight);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // The list's scroll box (Ant Design X renders it) can be scrolled with the keyboard (a tab stop).
+    ref.current?.querySelector('.ant-bubble-list-scroll-box')?.setAttribute('tabindex', '0');
+  });
   return (
-    <div className="chat-messages" role="log" aria-label="Messages" aria-busy={busy}>
+    <div ref={ref} className="chat-messages" role="log" aria-label="Messages" aria-busy={busy}>
       <Bubble.List items={items} role={ROLES} className="chat-messages__list" />
     </div>
   );

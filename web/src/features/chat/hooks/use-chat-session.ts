@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { AGENT_FEES_PATH } from '@/features/wallet/api/agent-fees';
 import { useLatest } from '@/lib/use-latest';
 import { conversationKey, conversationsKey } from '../api/conversations';
 import { sendMessage, type SendOutcome } from '../api/send-message';
@@ -22,6 +23,9 @@ export type TurnError =
   | { kind: 'answer'; message: string }
   /** The network failed: Retry resends with the same clientMessageId. */
   | { kind: 'network'; message: string };
+
+/** How long after a Stop the conversation is re-read (the server records the stopped answer first). */
+export const STOPPED_REFETCH_DELAY_MS = 1500;
 
 export type TurnPhase = 'waiting' | 'streaming' | 'done' | 'stopped' | 'error';
 
@@ -146,6 +150,16 @@ export function useChatSession(agentId: string, role: ChatRole) {
       // The stored conversation changed: refetch it when it is opened again; the list's order changed too.
       void queryClient.invalidateQueries({ queryKey: conversationKey(turn.conversationId), refetchType: 'none' });
       void queryClient.invalidateQueries({ queryKey: conversationsKey(agentId) });
+      // The owner's answer may have started the agent's monthly fee (the Chat tab's fee notice).
+      if (role === 'owner') void queryClient.invalidateQueries({ queryKey: [AGENT_FEES_PATH] });
+      if (outcome.kind === 'stopped') {
+        // Stopped: the server keeps the question and records the stopped answer (and what reading the
+        // question cost, if the model had it) once it sees the request end. Re-read the conversation
+        // a moment later so the stored answer ("Stopped · charged …") replaces this turn.
+        setTimeout(() => {
+          void queryClient.invalidateQueries({ queryKey: conversationKey(turn.conversationId) });
+        }, STOPPED_REFETCH_DELAY_MS);
+      }
       return outcome;
     },
     [agentId, patch, queryClient, role],

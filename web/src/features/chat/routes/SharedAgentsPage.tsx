@@ -5,8 +5,10 @@ import { usePageTitle } from '@/components/usePageTitle';
 import { AgentIcon } from '@/features/agents/components/AgentIcon';
 import type { Agent } from '@/features/agents/types';
 import { useAuth } from '@/features/auth';
+import { EmailVerificationBanner } from '@/features/auth/components/EmailVerificationBanner';
 import { useSharedAgents } from '../api/conversations';
 import { chatErrorText } from '../api/errors';
+import { pendingInvitationsText, usePendingInvitations } from '../api/pending-invitations';
 import { LazyChatPanel } from '../components/LazyChatPanel';
 // The agent icon tile styles (AgentIcon) live with the agents feature.
 import '@/features/agents/agents.css';
@@ -77,6 +79,7 @@ export function SharedAgentsPage() {
     <section className="page shared-page">
       <h1 className="page__title">Shared with me</h1>
       <p className="page__lead">Agents other people have shared with you. Their owners pay for the answers.</p>
+      <PendingInvitationsNotice />
       {content}
     </section>
   );
@@ -88,6 +91,18 @@ export function SharedAgentsPage() {
  */
 export function ownerNameOf(agent: Pick<Agent, 'ownerName'>): string {
   return typeof agent.ownerName === 'string' ? agent.ownerName.trim() : '';
+}
+
+/**
+ * An invitee whose address is not verified yet: how many invitations wait for it, with the Send verification
+ * e-mail button (the dashboard's verification banner, shown here in its place with the count).
+ */
+function PendingInvitationsNotice() {
+  const { user } = useAuth();
+  const unverified = !!user?.email && user.emailVerified === false;
+  const { data } = usePendingInvitations(unverified);
+  const count = data?.count ?? 0;
+  return <EmailVerificationBanner inPage notice={count > 0 ? pendingInvitationsText(count) : undefined} />;
 }
 
 function BackLink() {

@@ -1,10 +1,10 @@
-import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { LogoutOutlined, SettingOutlined, UserOutlined } from '@ant-design/icons';
 import { Avatar, Dropdown, type MenuProps } from 'antd';
 import { useNavigate } from 'react-router';
 import { useAuth } from '@/features/auth';
 import { getDisplayLabel, getInitials } from '../lib/user-display';
 
-/** Avatar + label button ("{initials} {label}, Account menu") opening 'My Account' / 'Log out'. */
+/** Avatar + label button ("{initials} {label}, Account menu") opening 'My Account': 'Account' / 'Log out'. */
 export function AccountMenu() {
   const { user, logout } = useAuth();
   const navigate = useNavigate();
@@ -17,6 +17,12 @@ export function AccountMenu() {
       label: 'My Account',
       children: [
         {
+          key: 'account',
+          label: 'Account',
+          icon: <SettingOutlined aria-hidden="true" />,
+          disabled: !user,
+        },
+        {
           key: 'logout',
           label: 'Log out',
           icon: <LogoutOutlined aria-hidden="true" />,
@@ -27,6 +33,10 @@ export function AccountMenu() {
   ];
 
   const onClick: MenuProps['onClick'] = async ({ key }) => {
+    if (key === 'account') {
+      navigate('/dashboard/account');
+      return;
+    }
     if (key !== 'logout') return;
     try {
       await logout();

@@ -15,6 +15,10 @@ export interface DashboardStats {
   revenueGrowth: number;
   totalInteractions: number;
   interactionGrowth: number;
+  /** Last month's total was 0 and this one is not: shown as "New" rather than "+100%" (absent from older servers). */
+  agentNew?: boolean;
+  revenueNew?: boolean;
+  interactionNew?: boolean;
 }
 
 export interface ActivityMetadata {

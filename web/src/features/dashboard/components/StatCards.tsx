@@ -6,11 +6,24 @@ interface StatCardProps {
   title: string;
   value: string;
   growth: number;
+  /** Last month's total was 0 (and this one is not): "New" rather than "+100%". */
+  isNew?: boolean;
 }
 
-/** One statistic with its growth ('+12.5% from last month', arrow and colour by sign). */
-export function StatCard({ title, value, growth }: StatCardProps) {
+/** One statistic with its growth ('+12.5% from last month', arrow and colour by sign; 'New' against an empty last month). */
+export function StatCard({ title, value, growth, isNew = false }: StatCardProps) {
   const tone = growthTone(growth);
+  if (isNew) {
+    return (
+      <article className="stat-card" aria-label={title} data-testid="stat-card">
+        <h2 className="stat-card__title">{title}</h2>
+        <p className="stat-card__value">{value}</p>
+        <p className="stat-card__growth" data-direction="new">
+          <span className="stat-card__growth--new">New</span> this month
+        </p>
+      </article>
+    );
+  }
   return (
     <article className="stat-card" aria-label={title} data-testid="stat-card">
       <h2 className="stat-card__title">{title}</h2>
@@ -43,9 +56,14 @@ export function StatCardsSkeleton() {
 export function StatCards({ stats }: { stats: DashboardStats }) {
   return (
     <div className="dashboard__stats">
-      <StatCard title="Total Agentic Users" value={formatCount(stats.agentCount)} growth={stats.agentGrowth} />
-      <StatCard title="Total Revenue" value={formatCents(stats.totalRevenue)} growth={stats.revenueGrowth} />
-      <StatCard title="Interactions" value={formatCount(stats.totalInteractions)} growth={stats.interactionGrowth} />
+      <StatCard title="Total Agentic Users" value={formatCount(stats.agentCount)} growth={stats.agentGrowth} isNew={stats.agentNew} />
+      <StatCard title="Total Revenue" value={formatCents(stats.totalRevenue)} growth={stats.revenueGrowth} isNew={stats.revenueNew} />
+      <StatCard
+        title="Interactions"
+        value={formatCount(stats.totalInteractions)}
+        growth={stats.interactionGrowth}
+        isNew={stats.interactionNew}
+      />
     </div>
   );
 }

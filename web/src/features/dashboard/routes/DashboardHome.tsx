@@ -6,6 +6,7 @@ import { useAuth } from '@/features/auth';
 import { BalanceNotices } from '@/features/wallet/components/BalanceNotices';
 import { useBalanceDetails } from '@/features/wallet/hooks/use-balance-details';
 import { activitiesKey, dashboardStatsKey, type Activity, type DashboardStats } from '../api/dashboard';
+import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { InteractionsCard } from '../components/InteractionsCard';
 import { RecentActivity } from '../components/RecentActivity';
 import { StatCards, StatCardsSkeleton } from '../components/StatCards';
@@ -30,6 +31,14 @@ function DashboardContent() {
         <p className="dashboard__updated">Last updated: {format(updatedAt, 'MM/dd/yyyy, h:mm:ss a')}</p>
       </div>
       <BalanceNotices balance={balance.data} autoRecharge />
+      {ready && (
+        <FirstRunChecklist
+          uid={user?.uid}
+          stats={stats.data}
+          activities={Array.isArray(activities.data) ? activities.data : undefined}
+          balance={balance.data}
+        />
+      )}
       {stats.isError ? (
         <p className="dashboard__error" role="alert">
           {STATS_ERROR_MESSAGE}

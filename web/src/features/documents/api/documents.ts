@@ -66,6 +66,20 @@ export async function fetchDocuments(agentId: string, signal?: AbortSignal): Pro
 export const SYNC_POLL_INTERVAL_MS = 2000;
 
 /**
+ * How often the list is re-read while a document is not shared with the agent: the service checks
+ * such a document every few seconds for its first minutes, so it turns Shared within seconds of
+ * the owner sharing it, without Sync now.
+ */
+export const NOT_SHARED_POLL_INTERVAL_MS = 5000;
+
+/** The list's polling interval for these documents (false: no polling). */
+export function documentsPollInterval(docs: AgentDocument[] | undefined): number | false {
+  if (docs?.some(isSyncing)) return SYNC_POLL_INTERVAL_MS;
+  if (docs?.some((d) => d.sharingStatus === 'not_shared')) return NOT_SHARED_POLL_INTERVAL_MS;
+  return false;
+}
+
+/**
  * The agent's documents, oldest first (GET /api/agents/{id}/documents). While any document is
  * queued or syncing the list is polled every 2 s; polling stops once every sync has finished.
  */
@@ -75,7 +89,31 @@ export function useDocuments(agentId: string, enabled = true) {
     queryFn: ({ signal }) => fetchDocuments(agentId, signal),
     enabled,
     staleTime: 0,
-    refetchInterval: (query) => (query.state.data?.some(isSyncing) ? SYNC_POLL_INTERVAL_MS : false),
+    refetchInterval: (query) => documentsPollInterval(query.state.data),
+  });
+}
+
+/** GET …/documents/preview?url=: the document's Google Docs title when the agent can open it. */
+export interface DocumentPreview {
+  title: string | null;
+  shared: boolean;
+}
+
+export function previewDocument(agentId: string, url: string, signal?: AbortSignal): Promise<DocumentPreview> {
+  return request<DocumentPreview>(`${documentsQueryKey(agentId)[0]}/preview?url=${encodeURIComponent(url)}`, {
+    method: 'GET',
+    signal,
+  });
+}
+
+/** The preview of a valid link (disabled while `url` is null); failures are no title. */
+export function useDocumentPreview(agentId: string, url: string | null) {
+  return useQuery({
+    queryKey: [...documentsQueryKey(agentId), 'preview', url] as const,
+    queryFn: ({ signal }) => previewDocument(agentId, url!, signal),
+    enabled: url !== null,
+    retry: false,
+    staleTime: 30_000,
   });
 }
 

@@ -1,12 +1,12 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Input, Modal } from 'antd';
-import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { useEffect, useRef, useState } from 'react';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { z } from 'zod';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
-import { errorDescription, useAddDocument, useUpdateDocument } from '../api/documents';
-import { documentNameError, documentUrlError, MAX_NAME_LENGTH, parseDocumentUrl } from '../lib/document-url';
+import { errorDescription, useAddDocument, useDocumentPreview, useUpdateDocument } from '../api/documents';
+import { documentNameError, documentUrlError, MAX_NAME_LENGTH, nameFromTitle, parseDocumentUrl } from '../lib/document-url';
 import { addLabel } from '../lib/labels';
 import type { AgentDocument } from '../types';
 import { LabelsInput } from './LabelsInput';
@@ -67,11 +67,29 @@ function DocumentForm({ agentId, agentEmail, document, title, onDone }: Document
     control,
     handleSubmit,
     setError,
+    setValue,
+    getValues,
     formState: { errors },
   } = useForm<DocumentFormValues>({
     resolver: zodResolver(editing ? editSchema : addSchema),
     defaultValues: { name: document?.name ?? '', url: document?.url ?? '' },
   });
+
+  // Adding: once a valid link is entered, the Name is pre-filled from the Google Docs title (when
+  // the agent can already open the document), unless the creator typed a name of their own.
+  const urlValue = useWatch({ control, name: 'url' });
+  const parsedUrl = editing ? null : parseDocumentUrl(urlValue ?? '');
+  const preview = useDocumentPreview(agentId, parsedUrl?.ok ? parsedUrl.url : null);
+  const prefilled = useRef('');
+  const previewTitle = preview.data?.title ?? null;
+  useEffect(() => {
+    if (editing || !previewTitle) return;
+    const name = nameFromTitle(previewTitle);
+    const current = getValues('name');
+    if (!name || (current !== '' && current !== prefilled.current)) return;
+    prefilled.current = name;
+    setValue('name', name, { shouldValidate: true });
+  }, [editing, previewTitle, getValues, setValue]);
   const pending = add.isPending || update.isPending;
   const idPrefix = editing ? 'edit-document' : 'add-document';
 

@@ -3,7 +3,7 @@ import { Button } from 'antd';
 import { useId, type ReactNode } from 'react';
 import { toast } from '@/components/toast';
 import { copyToClipboard } from '../lib/clipboard';
-import { formatSyncedAgo, formatTokenCount, syncDisplay, type SyncDisplay } from '../lib/sync-status';
+import { formatSyncedAgo, formatTokenCount, notSharedReason, syncDisplay, type SyncDisplay } from '../lib/sync-status';
 import type { AgentDocument } from '../types';
 
 interface DocumentSyncStatusProps {
@@ -40,7 +40,8 @@ export function DocumentSyncStatus({ doc, agentEmail, now, children }: DocumentS
   const tokens = display === 'shared' ? formatTokenCount(doc.tokenCount) : null;
   const synced = formatSyncedAgo(doc.syncedAt, now, display === 'shared' ? 'Synced' : 'Last synced');
   // The service's reason: why it is not shared / failed, or that a failed attempt is being retried.
-  const reason = doc.syncError?.trim() || null;
+  // A Not shared row gives its advice once (the hint below): the reason keeps only what is news.
+  const reason = display === 'not_shared' ? notSharedReason(doc.syncError) : doc.syncError?.trim() || null;
 
   const copyAddress = async () => {
     if (!agentEmail) return;

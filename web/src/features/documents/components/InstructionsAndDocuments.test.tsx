@@ -260,3 +260,41 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 });
+
+describe('Add document: name from the Google Docs title', { timeout: 30_000 }, () => {
+  const PREVIEW = `${LIST}/preview?url=${encodeURIComponent(URL_OK)}`;
+
+  it('pre-fills the Name from the title (spaces → underscores) once the link is entered', async () => {
+    handler = (url) => (url === PREVIEW ? json({ title: 'CS 101  Syllabus', shared: true }) : json([]));
+    renderTab();
+    fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
+    fill(within(dialog).getByLabelText('Document URL'), URL_OK);
+    await waitFor(() => expect(within(dialog).getByLabelText('Document Name')).toHaveValue('CS_101_Syllabus'));
+    expect(calls('GET', PREVIEW)).toHaveLength(1);
+  });
+
+  it('keeps a name the creator typed', async () => {
+    handler = (url) => (url === PREVIEW ? json({ title: 'Week Notes', shared: true }) : json([]));
+    renderTab();
+    fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
+    fill(within(dialog).getByLabelText('Document Name'), 'Mine');
+    fill(within(dialog).getByLabelText('Document URL'), URL_OK);
+    await waitFor(() => expect(calls('GET', PREVIEW)).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(within(dialog).getByLabelText('Document Name')).toHaveValue('Mine');
+  });
+
+  it('leaves the Name empty, without an error, when the agent cannot open the document yet', async () => {
+    handler = (url) => (url === PREVIEW ? json({ title: null, shared: false }) : json([]));
+    renderTab();
+    fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
+    fill(within(dialog).getByLabelText('Document URL'), URL_OK);
+    await waitFor(() => expect(calls('GET', PREVIEW)).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(within(dialog).getByLabelText('Document Name')).toHaveValue('');
+    expect(within(dialog).queryByText('Document name is required')).toBeNull();
+  });
+});

@@ -112,7 +112,9 @@ describe('document sync status', { timeout: 30_000 }, () => {
     expect(within(rowOf('Private')).getByText(`Share this document with ${EMAIL} so the agent can read it.`)).toBeInTheDocument();
     const copy = within(rowOf('Private')).getByRole('button', { name: 'Copy address' });
     expect(copy).toHaveAccessibleDescription(`Share this document with ${EMAIL} so the agent can read it.`);
-    expect(within(rowOf('Private')).getByTestId('sync-reason')).toHaveTextContent(`The agent (${EMAIL}) cannot open this document.`);
+    // The advice is given once: the service's 'cannot open' reason adds nothing and is not repeated.
+    expect(within(rowOf('Private')).queryByTestId('sync-reason')).toBeNull();
+    expect(within(rowOf('Private')).getAllByText(/Share (this document|it) with/)).toHaveLength(1);
     expect(within(rowOf('Private')).queryByText(/tokens?$/)).not.toBeInTheDocument();
 
     expect(status('Broken')).toHaveTextContent(/^Error$/);

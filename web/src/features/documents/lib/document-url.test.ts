@@ -81,3 +81,17 @@ describe('URL rules', () => {
     }
   });
 });
+
+describe('nameFromTitle', () => {
+  it('turns white space into underscores and keeps the name rules', async () => {
+    const { nameFromTitle, documentNameError } = await import('./document-url');
+    expect(nameFromTitle('CS 101 Syllabus')).toBe('CS_101_Syllabus');
+    expect(nameFromTitle('  Week\t1 \n notes  ')).toBe('Week_1_notes');
+    expect(nameFromTitle('Q&A: Café')).toBe('Q&A:_Café');
+    expect(nameFromTitle('   ')).toBe('');
+    const long = nameFromTitle('word '.repeat(40));
+    expect(long.length).toBeLessThanOrEqual(100);
+    expect(documentNameError(long)).toBeNull();
+    expect(long.endsWith('_')).toBe(false);
+  });
+});

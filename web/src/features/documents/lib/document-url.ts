@@ -91,3 +91,20 @@ export function parseDocumentUrl(rawUrl: string): ParsedDocumentUrl {
   if (!isGoogleDocsUrl(url)) return { ok: false, message: DOCUMENT_MESSAGES.notGoogleDocs };
   return { ok: true, url, driveFileId };
 }
+
+/**
+ * A Document Name from a Google Docs title (the add form's pre-fill): white space runs become
+ * underscores (a name has no spaces), control characters go, and it is cut to 100 characters.
+ * '' when nothing usable remains.
+ */
+export function nameFromTitle(title: string): string {
+  const name = title
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, '')
+    .trim()
+    .replace(/\s+/g, '_');
+  // Cut like the length rule counts (UTF-16 units), never inside a surrogate pair.
+  let cut = name.slice(0, MAX_NAME_LENGTH);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut.replace(/_+$/, '');
+}

@@ -52,3 +52,20 @@ describe('sync status', () => {
     expect(differingDriveTitle({ name: 'Syllabus' })).toBeNull();
   });
 });
+
+describe('notSharedReason', () => {
+  it('drops the advice the row already gives, keeps the news', async () => {
+    const { notSharedReason } = await import('./sync-status');
+    const a = 'tutor@agents.example';
+    expect(notSharedReason(`The agent (${a}) cannot open this document. Share it with that address in Google Docs, then press Sync now.`)).toBeNull();
+    expect(
+      notSharedReason(
+        `The document is no longer shared with the agent (${a}): its text was removed from the agent's knowledge. Share it with that address and press Sync now.`,
+      ),
+    ).toBe(`The document is no longer shared with the agent (${a}): its text was removed from the agent's knowledge.`);
+    expect(
+      notSharedReason(`Google Drive refused the agent (${a}) access to this document. The last synced text is still used until the next check confirms it.`),
+    ).toBe('The last synced text is still used until the next check confirms it.');
+    expect(notSharedReason(null)).toBeNull();
+  });
+});

@@ -56,6 +56,23 @@ export function formatSyncedAgo(
   return `${prefix} ${formatDistance(then, current, { addSuffix: true })}`;
 }
 
+/**
+ * The service's reason for a Not shared row, without the advice the row already gives once
+ * ("Share this document with … so the agent can read it."): sentences asking to share it or to
+ * press Sync now are dropped, and so is a reason that then only says the agent cannot open it.
+ * What remains is news (the text was removed, or the last synced text is still used); null if none.
+ */
+export function notSharedReason(reason: string | null | undefined): string | null {
+  const text = reason?.trim();
+  if (!text) return null;
+  const sentences = text.split(/(?<=[.!?])\s+/);
+  const kept = sentences
+    .map((s) => s.trim())
+    .filter((s) => s && !/^share it with\b/i.test(s) && !/\bpress sync now\b/i.test(s))
+    .filter((s) => !/cannot open this document\.?$/i.test(s) && !/refused the agent \(.*\) access to this document\.?$/i.test(s));
+  return kept.length > 0 ? kept.join(' ') : null;
+}
+
 /** The Google Docs title when it is known and differs from the name the creator typed. */
 export function differingDriveTitle(doc: Pick<AgentDocument, 'name' | 'driveTitle'>): string | null {
   const title = doc.driveTitle?.trim();

@@ -15,9 +15,11 @@ export const USAGE_STALE_TIME_MS = 30_000;
 export interface AgentUsage {
   agentId: string;
   agentName: string;
-  /** Dollars. */
+  /** Dollars (answers and the agent's monthly fees). */
   amount: number;
   interactions: number;
+  /** Dollars: the part of amount that is the agent's monthly fee (readUsage gives 0 for older servers). */
+  fees?: number;
 }
 
 export interface UsageDay {
@@ -34,6 +36,8 @@ export interface Usage {
   to: string;
   /** Dollars spent in the range. */
   total: number;
+  /** Dollars: the part of total that is monthly agent fees (readUsage gives 0 for older servers). */
+  fees?: number;
   days: UsageDay[];
   agents: AgentUsage[];
 }
@@ -54,6 +58,7 @@ function readAgents(value: unknown): AgentUsage[] {
       agentName: typeof a.agentName === 'string' && a.agentName !== '' ? a.agentName : 'Unknown agent',
       amount: num(a.amount),
       interactions: num(a.interactions),
+      fees: num(a.fees),
     }));
 }
 
@@ -75,6 +80,7 @@ export function readUsage(body: unknown): Usage {
     from: typeof u.from === 'string' ? u.from : (days[0]?.date ?? ''),
     to: typeof u.to === 'string' ? u.to : (days[days.length - 1]?.date ?? ''),
     total: num(u.total),
+    fees: num((u as { fees?: unknown }).fees),
     days,
     agents: readAgents(u.agents),
   };

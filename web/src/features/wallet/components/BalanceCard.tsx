@@ -1,7 +1,7 @@
 import { ReloadOutlined } from '@ant-design/icons';
 import { Button, Spin } from 'antd';
 import { useState } from 'react';
-import { formatUsd } from '../lib/format';
+import { formatMoney } from '../lib/format';
 
 export function BalanceCard({ balance, onRefresh }: { balance: number | null; onRefresh: () => Promise<void> }) {
   const [refreshing, setRefreshing] = useState(false);
@@ -28,7 +28,7 @@ export function BalanceCard({ balance, onRefresh }: { balance: number | null; on
         </Button>
       </header>
       <p className="wallet-balance" data-testid="wallet-balance" aria-live="polite" aria-busy={balance === null}>
-        {balance === null ? <Spin size="small" aria-label="Loading balance" /> : formatUsd(balance)}
+        {balance === null ? <Spin size="small" aria-label="Loading balance" /> : formatMoney(balance)}
       </p>
     </section>
   );

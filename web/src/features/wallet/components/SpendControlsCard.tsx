@@ -2,7 +2,7 @@ import { CreditCardOutlined, ReloadOutlined } from '@ant-design/icons';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, InputNumber, Skeleton, Switch } from 'antd';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
@@ -25,7 +25,7 @@ import {
   toFormValues,
   type SpendControlsValues,
 } from '../lib/billing-settings';
-import { formatUsd } from '../lib/format';
+import { formatMoney } from '../lib/format';
 
 export const billingSettingsKey = (uid: string | undefined) => [BILLING_SETTINGS_PATH, uid] as const;
 
@@ -37,7 +37,15 @@ export const SPEND_TEXTS = {
   setupFailedTitle: 'Card not saved',
   noCard: 'No card saved yet.',
   inFlight: 'A recharge is in progress.',
+  limitHint: "Answers are refused once this month's usage reaches it; you are warned at 80% and 100%. Agent fees ($10.00 per agent per month) count within it too.",
+  limitAutosave: 'Saved automatically.',
+  limitSaving: 'Saving…',
+  limitSaved: 'Saved',
+  limitSaveFailed: 'Monthly spending limit not saved:',
 } as const;
+
+/** How long typing in the monthly limit pauses before it saves on its own (leaving the field saves at once). */
+export const LIMIT_AUTOSAVE_DELAY_MS = 1500;
 
 // No min/max on the input: it would clamp silently; the schema says what is wrong instead.
 const moneyInput = {
@@ -68,15 +76,19 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
     handleSubmit,
     reset,
     setValue,
+    getValues,
+    trigger,
     formState: { errors, isDirty },
   } = useForm<SpendControlsValues>({
     resolver: zodResolver(spendControlsSchema),
     defaultValues: toFormValues(settings, hasCard),
   });
 
-  // New saved settings (a save, a refetch) replace the form; a card saved meanwhile only updates hasCard.
+  // New saved settings (a save, a refetch) replace the form's untouched fields (a field being edited keeps
+  // its value: the monthly limit saves on its own while the rest may be mid-edit); a card saved meanwhile only
+  // updates hasCard.
   useEffect(() => {
-    reset(toFormValues(settings, hasCard));
+    reset(toFormValues(settings, hasCard), { keepDirtyValues: true });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- hasCard is synced by the effect below
   }, [settings, reset]);
   useEffect(() => {
@@ -91,6 +103,34 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
       toast(SPEND_TEXTS.saved);
     },
   });
+
+  // The monthly spending limit saves on its own (issue 29): after a pause in typing, or when the field is left.
+  // Only the limit changes: the other settings are sent as saved (PUT replaces the whole object).
+  const limitSave = useMutation({
+    mutationFn: (monthlyLimit: number | null) => saveBillingSettings({ ...settings, monthlyLimit }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(billingSettingsKey(uid), saved);
+      void queryClient.invalidateQueries({ queryKey: balanceKey(uid) });
+    },
+  });
+  const { mutate: saveLimit } = limitSave;
+  const savedLimit = settings.monthlyLimit ?? null;
+  const limitTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const autosaveLimit = useCallback(async () => {
+    clearTimeout(limitTimer.current);
+    const value = getValues('monthlyLimit');
+    const next = value === null || value === undefined ? null : Math.round(value * 100) / 100;
+    if (next === savedLimit) return;
+    if (!(await trigger('monthlyLimit'))) return;
+    saveLimit(next);
+  }, [getValues, trigger, saveLimit, savedLimit]);
+  const limitValue = useWatch({ control, name: 'monthlyLimit' });
+  useEffect(() => {
+    const next = limitValue === null || limitValue === undefined ? null : Math.round(limitValue * 100) / 100;
+    if (next === savedLimit) return undefined;
+    limitTimer.current = setTimeout(() => void autosaveLimit(), LIMIT_AUTOSAVE_DELAY_MS);
+    return () => clearTimeout(limitTimer.current);
+  }, [limitValue, savedLimit, autosaveLimit]);
 
   const setupCard = async () => {
     setRedirecting(true);
@@ -137,13 +177,25 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                 placeholder="No limit"
                 value={field.value}
                 onChange={(v) => field.onChange(v ?? null)}
-                onBlur={field.onBlur}
+                onBlur={() => {
+                  field.onBlur();
+                  void autosaveLimit();
+                }}
                 ref={field.ref}
               />
               <p className="wallet-card__hint">
-                Answers are refused once this month's usage reaches it; you are warned at 80% and 100%.
-                {balance?.monthUsage != null && ` Used this month: ${formatUsd(balance.monthUsage)}.`}
+                {SPEND_TEXTS.limitHint}
+                {balance?.monthUsage != null && ` Used this month: ${formatMoney(balance.monthUsage)}.`}{' '}
+                {SPEND_TEXTS.limitAutosave}{' '}
+                <span className="spend-autosave" role="status" data-testid="limit-autosave">
+                  {limitSave.isPending ? SPEND_TEXTS.limitSaving : limitSave.isSuccess ? SPEND_TEXTS.limitSaved : ''}
+                </span>
               </p>
+              {limitSave.isError && (
+                <p className="form-field__error" role="alert" data-testid="limit-autosave-error">
+                  {SPEND_TEXTS.limitSaveFailed} {saveErrorMessage(limitSave.error)}
+                </p>
+              )}
             </FormField>
           )}
         />
@@ -200,7 +252,8 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                   {...moneyInput}
                   {...fieldA11y('spend-auto-threshold', thresholdError)}
                   aria-label={SETTINGS_LABELS.threshold}
-                  placeholder="5.00"
+                  // A greyed example, not a value (issue 29).
+                  placeholder="e.g. 5.00"
                   value={field.value}
                   onChange={(v) => field.onChange(v ?? null)}
                   onBlur={field.onBlur}
@@ -217,7 +270,7 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                   {...moneyInput}
                   {...fieldA11y('spend-auto-amount', amountError)}
                   aria-label={SETTINGS_LABELS.amount}
-                  placeholder="20.00"
+                  placeholder="e.g. 20.00"
                   value={field.value}
                   onChange={(v) => field.onChange(v ?? null)}
                   onBlur={field.onBlur}

@@ -9,8 +9,8 @@ import {
   formatDescription,
   formatTransactionAmount,
   formatTransactionDate,
-  formatTransactionType,
   isCredit,
+  transactionTypeLabel,
 } from '../lib/format';
 import { isNearBottom, transactionsStatus, type TransactionsState } from '../lib/pagination';
 import type { TransactionFilter } from '../lib/types';
@@ -114,7 +114,7 @@ export function TransactionHistory({ state, onLoadMore }: { state: TransactionsS
                 <td className={isCredit(tx) ? 'wallet-amount wallet-amount--credit' : 'wallet-amount wallet-amount--debit'}>
                   {formatTransactionAmount(tx)}
                 </td>
-                <td>{formatTransactionType(tx.type)}</td>
+                <td>{transactionTypeLabel(tx)}</td>
                 <td>{formatDescription(tx.description)}</td>
               </tr>
             ))}

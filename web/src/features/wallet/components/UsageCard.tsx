@@ -38,6 +38,18 @@ function UsageBody({ usage }: { usage: Usage }) {
           {formatSpend(usage.total)}
         </span>
       </p>
+      {(usage.fees ?? 0) > 0 && (
+        // Monthly agent fees apart from the answers' usage (issue 29).
+        <p className="usage-split" data-testid="usage-split">
+          <span>
+            Usage <span data-testid="usage-answers">{formatSpend(Math.max(usage.total - (usage.fees ?? 0), 0))}</span>
+          </span>
+          <span aria-hidden="true"> · </span>
+          <span>
+            Agent fees <span data-testid="usage-fees">{formatSpend(usage.fees ?? 0)}</span>
+          </span>
+        </p>
+      )}
       <div className="usage-chart" role="img" aria-label={usageSummary(usage)}>
         <ChartBoundary>
           <Suspense fallback={<ChartSkeleton label="Loading chart" />}>
@@ -49,9 +61,10 @@ function UsageBody({ usage }: { usage: Usage }) {
         {usage.agents.map((a) => (
           <li key={a.agentId} className="usage-agents__item" data-agent-id={a.agentId}>
             <span className="usage-agents__name">{labels.get(a.agentId) ?? a.agentName}</span>
-            <span className="usage-agents__amount">{formatSpend(a.amount)}</span>
+            <span className="usage-agents__amount">{formatSpend(Math.max(a.amount - (a.fees ?? 0), 0))}</span>
             <span className="usage-agents__count">
               {a.interactions} {a.interactions === 1 ? 'answer' : 'answers'}
+              {(a.fees ?? 0) > 0 && <span className="usage-agents__fee"> + agent fee {formatSpend(a.fees ?? 0)}</span>}
             </span>
           </li>
         ))}
@@ -64,7 +77,8 @@ function UsageBody({ usage }: { usage: Usage }) {
             <tr>
               <th scope="col">Day</th>
               <th scope="col">Agent</th>
-              <th scope="col">Spend</th>
+              <th scope="col">Usage</th>
+              <th scope="col">Agent fee</th>
               <th scope="col">Answers</th>
             </tr>
           </thead>
@@ -74,7 +88,8 @@ function UsageBody({ usage }: { usage: Usage }) {
                 <tr key={`${d.date}-${a.agentId}`}>
                   <td>{dayLabel(d.date)}</td>
                   <td>{labels.get(a.agentId) ?? a.agentName}</td>
-                  <td>{formatSpend(a.amount)}</td>
+                  <td>{formatSpend(Math.max(a.amount - (a.fees ?? 0), 0))}</td>
+                  <td>{(a.fees ?? 0) > 0 ? formatSpend(a.fees ?? 0) : '—'}</td>
                   <td>{a.interactions}</td>
                 </tr>
               )),

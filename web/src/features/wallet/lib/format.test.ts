@@ -8,6 +8,7 @@ import {
   formatTransactionType,
   formatUsd,
   isCredit,
+  transactionTypeLabel,
 } from './format';
 
 describe('formatUsd', () => {
@@ -87,5 +88,13 @@ describe('formatMoney (never $0.00 for a non-zero amount)', () => {
   it('keeps sub-cent transactions readable in the history', () => {
     expect(formatTransactionAmount({ type: 'expense', amount: 0.000312 })).toBe('-$0.0003');
     expect(formatTransactionAmount({ type: 'deposit', amount: 0.004 })).toBe('+$0.004');
+  });
+});
+
+describe('transactionTypeLabel', () => {
+  it("shows an agent's monthly fee as 'Agent fee', apart from usage", () => {
+    expect(transactionTypeLabel({ type: 'expense', kind: 'agent_fee' })).toBe('Agent fee');
+    expect(transactionTypeLabel({ type: 'expense' })).toBe('Expense');
+    expect(transactionTypeLabel({ type: 'deposit', kind: null })).toBe('Deposit');
   });
 });

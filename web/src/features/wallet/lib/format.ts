@@ -65,6 +65,11 @@ export function formatTransactionType(type: string | null | undefined): string {
   return type.charAt(0).toUpperCase() + type.slice(1);
 }
 
+/** The Type column: 'Agent fee' for an agent's monthly fee (an expense listed apart from usage), else formatTransactionType. */
+export function transactionTypeLabel(tx: Pick<Transaction, 'type' | 'kind'>): string {
+  return tx.kind === 'agent_fee' ? 'Agent fee' : formatTransactionType(tx.type);
+}
+
 export function formatDescription(description: string | null | undefined): string {
   return description ? description : 'N/A';
 }

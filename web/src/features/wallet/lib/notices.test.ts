@@ -65,3 +65,10 @@ describe('balance notices', () => {
     ).toMatchObject({ kind: 'auto_recharge_failed', description: 'Your card was declined.' });
   });
 });
+
+describe('sub-cent amounts in notices (issue 29)', () => {
+  it('never shows $0.00 for an amount that is not zero', () => {
+    const n = balanceNotices({ ...ok, balance: 0.0003, available: 0.0003, lowBalance: true, lowBalanceThreshold: 5 });
+    expect(n[0]).toMatchObject({ message: 'Your balance is low: $0.0003 available, below your $5.00 threshold.' });
+  });
+});

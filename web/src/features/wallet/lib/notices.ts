@@ -1,5 +1,5 @@
 import type { BalanceDetails } from '../api/billing';
-import { formatUsd } from './format';
+import { formatMoney, formatUsd } from './format';
 
 export type NoticeKind = 'debt' | 'limit_100' | 'limit_80' | 'low_balance' | 'auto_recharge_off' | 'auto_recharge_failed';
 
@@ -23,13 +23,13 @@ export function balanceNotices(b: BalanceDetails | undefined | null, opts: { aut
     out.push({
       kind: 'debt',
       type: 'error',
-      message: `You owe ${formatUsd(b.debt)} after a refund; your next top-up pays it first.`,
+      message: `You owe ${formatMoney(b.debt)} after a refund; your next top-up pays it first.`,
       description: 'Your agents cannot answer until the debt is paid.',
     });
   }
   const limit = b.monthlyLimit;
   const used = b.monthUsage;
-  const usage = limit !== null && used !== null ? ` (${formatUsd(used)} of ${formatUsd(limit)})` : '';
+  const usage = limit !== null && used !== null ? ` (${formatMoney(used)} of ${formatUsd(limit)})` : '';
   if (b.limitWarning === 'limit_100') {
     out.push({
       kind: 'limit_100',
@@ -51,7 +51,7 @@ export function balanceNotices(b: BalanceDetails | undefined | null, opts: { aut
     out.push({
       kind: 'low_balance',
       type: 'warning',
-      message: `Your balance is low: ${formatUsd(b.available)} available${threshold}.`,
+      message: `Your balance is low: ${formatMoney(b.available)} available${threshold}.`,
       description: 'Add funds to keep your agents answering.',
     });
   }

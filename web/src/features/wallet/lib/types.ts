@@ -9,6 +9,8 @@ export interface Transaction {
   type?: string | null;
   provider?: string | null;
   description?: string | null;
+  /** 'agent_fee' for an agent's monthly fee (listed apart from usage); absent otherwise. */
+  kind?: string | null;
 }
 
 export interface TransactionPage {

@@ -60,6 +60,9 @@ describe('usage chart data', () => {
     expect(formatSpend(12.5)).toBe('$12.50');
     expect(formatSpend(0)).toBe('$0.00');
     expect(formatSpend(0.000901)).toBe('$0.0009');
+    // Below $0.0001: more digits, never '$0.0000' (issue 29).
+    expect(formatSpend(0.00004)).toBe('$0.00004');
+    expect(formatSpend(0.000001)).toBe('$0.000001');
     expect(dayLabel('2026-03-09')).toBe('Mar 9');
     expect(dayLabel('nope')).toBe('nope');
     expect(usageSummary(usage)).toBe(

@@ -1,6 +1,6 @@
 import { format, parseISO } from 'date-fns';
 import type { Usage } from '../api/usage';
-import { formatUsd } from './format';
+import { formatMoney, formatUsd } from './format';
 
 /** One stacked segment: what one agent cost on one day (every day × agent is present, zeros included). */
 export interface UsageColumnRow {
@@ -25,7 +25,11 @@ export const USAGE_TEXTS = {
 
 /** '$1.25'; amounts under a cent keep 4 decimals ('$0.0009') so a single answer is not shown as $0.00. */
 export function formatSpend(dollars: number): string {
-  if (dollars > 0 && dollars < 0.01) return `$${dollars.toFixed(4)}`;
+  if (dollars > 0 && dollars < 0.01) {
+    // 4 decimals ('$0.0009'), or more below $0.0001 ('$0.00004'): never '$0.0000' for a non-zero amount.
+    const four = `$${dollars.toFixed(4)}`;
+    return four === '$0.0000' ? formatMoney(dollars) : four;
+  }
   return formatUsd(dollars);
 }
 

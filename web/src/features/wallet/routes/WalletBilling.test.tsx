@@ -153,6 +153,64 @@ describe('wallet billing', () => {
     expect(calls('GET', '/api/usage')[0]![0]).toBe('/api/usage?groupBy=day');
   });
 
+  it('lists the agent fees apart from usage (issue 29)', async () => {
+    routes['GET /api/usage'] = () => {
+      const body = usageBody();
+      const tutor = { agentId: 'a1', agentName: 'Math Tutor', amount: 10.0003, interactions: 1, fees: 10 };
+      body.days[29]!.agents = [tutor];
+      body.days[29]!.total = 10.0003;
+      body.agents = [tutor];
+      body.total = 10.0003;
+      return json({ ...body, fees: 10 });
+    };
+    await renderWallet();
+    const split = await within(usageCard()).findByTestId('usage-split', {}, { timeout: 10_000 });
+    expect(split).toHaveTextContent('Usage $0.0003 · Agent fees $10.00');
+    const list = within(usageCard()).getByRole('list', { name: 'Spend by agent' });
+    expect(within(list).getByRole('listitem')).toHaveTextContent('Math Tutor$0.00031 answer + agent fee $10.00');
+  });
+
+  it('saves the monthly spending limit on its own when the field is left, and says so', async () => {
+    let saved: unknown = null;
+    routes['PUT /api/user/billing-settings'] = (_u, init) => {
+      saved = JSON.parse(String(init?.body));
+      return json({ success: true, data: saved });
+    };
+    const user = userEvent.setup();
+    await renderWallet();
+    const input = await within(spendCard()).findByRole('spinbutton', { name: 'Monthly spending limit' }, { timeout: 10_000 });
+    expect(within(spendCard()).getByText(/Agent fees \(\$10\.00 per agent per month\) count within it too\./)).toBeInTheDocument();
+    // The auto-recharge fields show greyed examples, not values.
+    expect(within(spendCard()).getByRole('spinbutton', { name: 'Auto-recharge threshold' })).toHaveAttribute('placeholder', 'e.g. 5.00');
+    expect(within(spendCard()).getByRole('spinbutton', { name: 'Auto-recharge top-up' })).toHaveAttribute('placeholder', 'e.g. 20.00');
+
+    // An invalid value is not saved; the reason shows.
+    await user.type(input, '0.3');
+    await user.tab();
+    expect(await within(spendCard()).findByText('Monthly spending limit must be at least $0.50')).toBeInTheDocument();
+    expect(calls('PUT', '/api/user/billing-settings')).toHaveLength(0);
+
+    await user.clear(input);
+    await user.type(input, '40');
+    await user.tab();
+    await waitFor(() => expect(within(spendCard()).getByTestId('limit-autosave')).toHaveTextContent('Saved'));
+    expect(saved).toEqual({ monthlyLimit: 40, lowBalanceThreshold: null, autoRecharge: { enabled: false, threshold: null, amount: null } });
+    expect(calls('PUT', '/api/user/billing-settings')).toHaveLength(1);
+    expect(within(spendCard()).queryByRole('button', { name: 'Save spend controls' })).toBeInTheDocument();
+  });
+
+  it('shows why the monthly limit could not be saved on its own', async () => {
+    routes['PUT /api/user/billing-settings'] = () => json({ error: 'invalid_settings', message: 'monthlyLimit is too high' }, 400);
+    const user = userEvent.setup();
+    await renderWallet();
+    const input = await within(spendCard()).findByRole('spinbutton', { name: 'Monthly spending limit' }, { timeout: 10_000 });
+    await user.type(input, '30');
+    await user.tab();
+    expect(await within(spendCard()).findByTestId('limit-autosave-error')).toHaveTextContent(
+      'Monthly spending limit not saved: monthlyLimit is too high',
+    );
+  });
+
   it('shows the loading, empty and error states of the usage chart', async () => {
     let answer: () => Response | Promise<Response> = () => new Promise(() => {});
     routes['GET /api/usage'] = () => answer();

@@ -6,7 +6,7 @@ import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue } from '@/test/render';
-import { AgentFeeStatus, AgentPausedNotice, feeDate } from './AgentFeeNotice';
+import { AgentFeeStatus, AgentFirstAnswerFeeNotice, AgentPausedNotice, feeDate } from './AgentFeeNotice';
 
 // Role queries' visibility check is very slow with antd's styles in jsdom (see AgentsPage.test).
 configure({ defaultHidden: true });
@@ -105,5 +105,49 @@ describe('AgentPausedNotice / AgentFeeStatus', () => {
     expect(feeDate('2026-03-09T12:00:00Z')).toBe('Mar 9, 2026');
     expect(feeDate('')).toBeNull();
     expect(feeDate('not a date')).toBeNull();
+  });
+});
+
+describe('AgentFirstAnswerFeeNotice', () => {
+  const TEXT = "The first answer starts this agent's $10.00 monthly fee.";
+  function renderFirst() {
+    return render(
+      <QueryClientProvider client={createQueryClient()}>
+        <AuthContext.Provider value={authValue({ user: { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' } })}>
+          <MemoryRouter>
+            <AgentFirstAnswerFeeNotice agentId="a1" />
+          </MemoryRouter>
+        </AuthContext.Provider>
+      </QueryClientProvider>,
+    );
+  }
+  const future = new Date(Date.now() + 10 * 24 * 3600 * 1000).toISOString();
+
+  it('an agent with no paid period (never answered): the first answer starts the fee', async () => {
+    handler = () => json({ success: true, data: [{ ...fee('paid', 'other'), periodEnd: future }] });
+    renderFirst();
+    expect(await screen.findByTestId('agent-fee-first-answer')).toHaveTextContent(TEXT);
+  });
+
+  it('a period that has ended counts as unpaid', async () => {
+    handler = () => json({ success: true, data: [fee('paid')] }); // ended Jan 30, 2026
+    renderFirst();
+    expect(await screen.findByTestId('agent-fee-first-answer')).toHaveTextContent(TEXT);
+  });
+
+  it('nothing while a period is paid, when paused, or when the wallet cannot be asked', async () => {
+    for (const body of [
+      json({ success: true, data: [{ ...fee('paid'), periodEnd: future }] }),
+      json({ success: true, data: [fee('paused')] }),
+      json({ error: 'internal', message: 'boom' }, 500),
+    ]) {
+      fetchMock.mockClear();
+      handler = () => body;
+      const { unmount } = renderFirst();
+      await waitFor(() => expect(requests()).toHaveLength(1));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(screen.queryByTestId('agent-fee-first-answer')).not.toBeInTheDocument();
+      unmount();
+    }
   });
 });

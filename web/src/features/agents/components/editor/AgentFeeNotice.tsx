@@ -1,5 +1,6 @@
 import { Alert } from 'antd';
 import { format, parseISO } from 'date-fns';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useAuth } from '@/features/auth';
 import { agentFeeOf, useAgentFees } from '@/features/wallet/api/agent-fees';
@@ -13,6 +14,7 @@ export const AGENT_FEE_TEXTS = {
     "This agent's monthly fee ($10.00) could not be paid from your wallet, so it refuses answers. Adding funds pays the fee and resumes it.",
   addFunds: 'Add Funds',
   paidUntil: (date: string) => `Monthly fee paid until ${date}`,
+  firstAnswer: "The first answer starts this agent's $10.00 monthly fee.",
 } as const;
 
 /** 'Jan 30, 2026' in local time, or null when the timestamp does not parse. */
@@ -66,5 +68,34 @@ export function AgentFeeStatus({ agentId, enabled = true }: AgentFeeProps) {
     <p className="agents-muted" data-testid="agent-fee-status">
       {AGENT_FEE_TEXTS.paidUntil(until)}
     </p>
+  );
+}
+
+/**
+ * The Chat tab's notice before the first answer of a fee period (issue 29): "The first answer starts this
+ * agent's $10.00 monthly fee." while GET /api/user/agent-fees lists no paid period covering now for the agent
+ * (never answered, or its period lapsed). Nothing while loading, when the wallet cannot be asked, while a
+ * period is paid, or when the agent is paused (AgentPausedNotice says so). The chat refetches the fees after
+ * each answer, so the notice goes once the fee is charged.
+ */
+export function AgentFirstAnswerFeeNotice({ agentId, enabled = true }: AgentFeeProps) {
+  const { user } = useAuth();
+  const fees = useAgentFees(user?.uid, enabled);
+  const [mountedAt] = useState(() => Date.now());
+  if (!fees.isSuccess) return null;
+  const fee = agentFeeOf(fees.data, agentId);
+  if (fee?.status === 'paused') return null;
+  const end = fee ? Date.parse(fee.periodEnd) : NaN;
+  // A paid entry covers now unless its end has passed (or cannot be read: trust the wallet).
+  if (fee && (Number.isNaN(end) || end > Math.max(mountedAt, fees.dataUpdatedAt))) return null;
+  return (
+    <Alert
+      type="info"
+      showIcon
+      className="agent-fee-first-answer"
+      data-testid="agent-fee-first-answer"
+      style={{ marginBottom: 8 }}
+      title={AGENT_FEE_TEXTS.firstAnswer}
+    />
   );
 }

@@ -1,8 +1,11 @@
 import { Button, Input } from 'antd';
 import { PUBLIC_AGENTS_NOTE } from '../../constants';
 import type { ListingValues } from '../../lib/listing';
+import type { AppearancePayload } from '../../types';
 import { ExpressInterestButton } from '../ExpressInterestButton';
 import { AgentFeeStatus } from './AgentFeeNotice';
+import { AppearanceFields } from './AppearanceFields';
+import { DeleteAgentSection } from './DeleteAgentSection';
 import { MarketplaceSettings } from './MarketplaceSettings';
 import { TagsInput } from './TagsInput';
 
@@ -25,6 +28,13 @@ interface SettingsTabProps {
   onListingChange?: (patch: Partial<ListingValues>) => void;
   /** Messages at the fields (field name → message): the editor's checks and the server's. */
   errors?: Record<string, string>;
+  /** Name, icon and colour (issue 29): shown first when given. */
+  appearance?: AppearancePayload;
+  onAppearanceChange?: (patch: Partial<AppearancePayload>) => void;
+  /** The agent's saved name: the Delete agent confirmation asks for it. Without it, no Delete agent section. */
+  agentName?: string;
+  /** Called once the agent has been deleted. */
+  onDeleted?: () => void;
 }
 
 const LISTING_FIELDS = ['markupPercent', 'greetingCostCents', 'greeting', 'memoryTokens', 'showSources'];
@@ -32,6 +42,7 @@ const LISTING_FIELDS = ['markupPercent', 'greetingCostCents', 'greeting', 'memor
 /**
  * Settings tab: Status, Visibility, Tags and Description (spec "Agent editor" → Settings). With the marketplace
  * on (issue 27), Visibility offers Public and Private, and choosing Public shows the Marketplace section.
+ * Issue 29: Name, Icon and Color first, and the Delete agent section last.
  */
 export function SettingsTab({
   agentId,
@@ -42,6 +53,10 @@ export function SettingsTab({
   listing,
   onListingChange,
   errors = {},
+  appearance,
+  onAppearanceChange,
+  agentName,
+  onDeleted,
 }: SettingsTabProps) {
   const descriptionId = `agent-settings-description-${agentId}`;
   const visibilityErrorId = `agent-visibility-error-${agentId}`;
@@ -52,6 +67,10 @@ export function SettingsTab({
 
   return (
     <div className="agent-editor__section agent-settings">
+      {appearance && onAppearanceChange && (
+        <AppearanceFields agentId={agentId} values={appearance} onChange={onAppearanceChange} errors={errors} />
+      )}
+
       <div className="form-field">
         <span className="form-field__label" id={`agent-status-label-${agentId}`}>
           Status
@@ -150,6 +169,8 @@ export function SettingsTab({
       </div>
 
       <AgentFeeStatus agentId={agentId} />
+
+      {agentName !== undefined && <DeleteAgentSection agentId={agentId} agentName={agentName} onDeleted={onDeleted} />}
     </div>
   );
 }

@@ -4,12 +4,24 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { toast } from '@/components/toast';
 import { inviteSubscriber, revokeSubscriber, subscribersQueryKey, toastMessage, useSubscribers } from '../../api/agents';
+import { resendInvitation } from '../../api/invitations';
 import { filterSubscribers } from '../../lib/filter-agents';
 import { formatJoined } from '../../lib/relative-time';
 import { initialsOf, subscriberStatusColor } from '../../lib/status';
 import type { Agent, Subscriber } from '../../types';
 import { Badge } from '../Badge';
 import { DefaultCapForm, SUBSCRIBER_CAP_TEXTS, SubscriberCapCell, SubscriberCapDialog } from './SubscriberCaps';
+import './users-tab.css';
+
+/** Texts of an invited row (issue 29: invitations are e-mailed and can be resent). */
+export const INVITATION_TEXTS = {
+  emailed: 'Invitation e-mailed',
+  resend: 'Resend',
+  resendLabel: (email: string) => `Resend the invitation to ${email}`,
+  resentTitle: 'Invitation Sent',
+  resent: (email: string) => `The invitation was e-mailed to ${email} again.`,
+  failed: 'Failed to resend the invitation.',
+} as const;
 
 interface UsersTabProps {
   agentId: string;
@@ -31,6 +43,8 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState('');
   const [capFor, setCapFor] = useState<Subscriber | null>(null);
+  // The last refused resend per subscriber (e.g. the 429's message stating the limit), shown in its row.
+  const [resendErrors, setResendErrors] = useState<Record<string, string>>({});
   const subscribers = useMemo(() => data ?? [], [data]);
   const filtered = useMemo(() => filterSubscribers(subscribers, search), [subscribers, search]);
   const refresh = () => queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
@@ -57,6 +71,19 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
     onError: (err) => {
       console.error('Error revoking access:', err);
       toast({ title: 'Error', description: toastMessage(err, 'Failed to revoke access.'), variant: 'destructive', error: err });
+    },
+  });
+
+  const resend = useMutation({
+    mutationFn: (subscriber: Subscriber) => resendInvitation(agentId, subscriber.id),
+    onMutate: (subscriber) => setResendErrors(({ [subscriber.id]: _, ...rest }) => rest),
+    onSuccess: (_, subscriber) => {
+      toast({ title: INVITATION_TEXTS.resentTitle, description: INVITATION_TEXTS.resent(subscriber.email) });
+    },
+    onError: (err, subscriber) => {
+      console.error('Error resending the invitation:', err);
+      setResendErrors((errors) => ({ ...errors, [subscriber.id]: toastMessage(err, INVITATION_TEXTS.failed) }));
+      void refresh(); // accepted meanwhile (400): the row shows it
     },
   });
 
@@ -94,7 +121,31 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
       title: 'Status',
       dataIndex: 'status',
       key: 'status',
-      render: (status: string) => <Badge color={subscriberStatusColor(status)}>{status}</Badge>,
+      render: (status: string, s) => (
+        <div className="subscriber-status">
+          <Badge color={subscriberStatusColor(status)}>{status}</Badge>
+          {status === 'invited' && (
+            <>
+              <span className="subscriber-status__note">{INVITATION_TEXTS.emailed}</span>
+              <Button
+                type="link"
+                size="small"
+                className="subscriber-status__resend"
+                aria-label={INVITATION_TEXTS.resendLabel(s.email)}
+                disabled={resend.isPending && resend.variables?.id === s.id}
+                onClick={() => resend.mutate(s)}
+              >
+                {INVITATION_TEXTS.resend}
+              </Button>
+            </>
+          )}
+          {resendErrors[s.id] && (
+            <span role="alert" className="subscriber-status__error">
+              {resendErrors[s.id]}
+            </span>
+          )}
+        </div>
+      ),
     },
     {
       title: 'Joined',
@@ -106,7 +157,7 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
       title: 'Usage',
       dataIndex: 'interactions',
       key: 'interactions',
-      render: (n: number) => `${n ?? 0} interactions`,
+      render: (n: number) => `${n ?? 0} ${(n ?? 0) === 1 ? 'interaction' : 'interactions'}`,
     },
     {
       title: SUBSCRIBER_CAP_TEXTS.column,
