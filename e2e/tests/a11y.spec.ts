@@ -98,6 +98,12 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByLabel('Email')).toHaveAttribute('aria-invalid', 'true');
     await expectAccessible(page, '/auth (Login, validation errors)');
+    await page.getByRole('button', { name: 'Forgot password?' }).click();
+    const reset = page.getByRole('dialog', { name: 'Reset your password' });
+    await expect(reset).toBeVisible();
+    await expectAccessible(page, '/auth: forgot password dialog');
+    await reset.getByRole('button', { name: 'Cancel' }).click();
+    await expect(reset).toBeHidden();
 
     await page.getByRole('tab', { name: 'Register' }).click();
     await expect(page.getByText('Create your account')).toBeVisible();
@@ -141,6 +147,17 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
     await page.goto('/wallet');
     await expect(h1(page, 'Wallet')).toBeVisible();
     await expectAccessible(page, '/wallet (standalone)');
+
+    // The account page (issue 29) and its delete confirmation.
+    await page.goto('/dashboard/account');
+    await expect(h1(page, 'Account')).toBeVisible();
+    await expectAccessible(page, '/dashboard/account');
+    await page.getByRole('button', { name: 'Delete account' }).click();
+    const deleteDialog = page.getByRole('dialog', { name: 'Delete your account?' });
+    await expect(deleteDialog).toBeVisible();
+    await expectAccessible(page, '/dashboard/account: delete dialog');
+    await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(deleteDialog).toBeHidden();
 
     // Below 768px the navigation sits behind a toggle.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -309,6 +326,8 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
       '/marketplace/:slug',
       '/marketplace/:slug/chat',
       '/wallet',
+      ':agentId/:tab?',
+      'account',
       'agentic-users',
       'earnings',
       'library',

@@ -58,7 +58,11 @@ test('create an agent: validation errors, then success', async ({ page }) => {
   await expect(row).toContainText('active');
   await expect(row.locator('[data-icon="ri-brain-line"]')).toBeVisible();
 
-  const dlg = await openEditor(page, agent.name);
+  // Issue 29: the new agent's editor opens by itself, on Instructions & Documents.
+  const dlg = editor(page, agent.name);
+  await expect(dlg).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard\/agentic-users\/[^/]+\/instructions$/);
+  await expect(dlg.getByRole('tab', { name: 'Instructions & Documents' })).toHaveAttribute('aria-selected', 'true');
   await expect(dlg.getByRole('heading', { name: agent.name })).toBeVisible();
   await expect(dlg.getByText(agent.description).first()).toBeVisible();
   await expect(dlg.getByTestId('agent-email')).toHaveText(/^[^@\s]+@[^@\s]+\.[^@\s]+$/);
@@ -151,7 +155,7 @@ test('inviting by e-mail shows an invited user in the Users tab', async ({ page 
   await expect(row).toBeVisible();
   await expect(row).toContainText('invited');
   await expect(row).toContainText('0 interactions');
-  await expect(row).toContainText('0 days ago');
+  await expect(row).toContainText('today');
   await expect(dlg.getByRole('button', { name: `Revoke access for ${invitee}` })).toBeVisible();
 
   // The same address again is refused with the server's message.

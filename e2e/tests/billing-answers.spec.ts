@@ -144,7 +144,11 @@ test("the Usage chart shows today's spend for the agent after an answer", async 
   const row = card.locator('table tbody tr').filter({ hasText: agent.name });
   await expect(row).toHaveCount(1);
   const cells = await row.locator('td').allTextContents();
-  expect(cells.slice(0, 3)).toEqual([usageDayLabel(todayUtc()), agent.name, amount]);
+  // Day, agent, usage (the answer), agent fee (listed apart, issue 29), answers.
+  expect(cells.slice(0, 2)).toEqual([usageDayLabel(todayUtc()), agent.name]);
+  expect(cells[3]).toBe('$10.00');
+  // The split above the chart: usage and agent fees apart.
+  await expect(card.getByTestId('usage-fees')).toHaveText('$10.00');
 });
 
 test('auto-recharge with a card saved on Stripe refills the balance when spending crosses the threshold', async ({
@@ -239,7 +243,8 @@ test('the agent fee appears once in the Transaction History', async ({ page, req
   const feeRow = historyRows(page).filter({ hasText: 'Agentic User fee' });
   await expect(feeRow).toHaveCount(1);
   await expect(feeRow.locator('td').nth(1)).toHaveText('-$10.00');
-  await expect(feeRow.locator('td').nth(2)).toHaveText('Expense');
+  // Listed apart from usage (issue 29): its type says it is the agent fee.
+  await expect(feeRow.locator('td').nth(2)).toHaveText('Agent fee');
   await expect(feeRow.locator('td').nth(3)).toHaveText(description);
   await page.getByRole('textbox', { name: 'Search transactions' }).fill('agentic user fee');
   await expect(historyRows(page)).toHaveCount(1);

@@ -93,6 +93,9 @@ test('the owner mentions the agent in a Google Docs comment: the agent replies i
   const [reply] = await repliesBy(request, file.id, asked.id, agentAddress);
   expect(reply.content.trim()).not.toBe('');
   expect(reply.content).not.toContain('cannot answer right now');
+  // Plain text for Docs, signed with the agent's name as its owner wrote it (issue 29 item 15).
+  expect(reply.content.trimEnd().endsWith(`— ${agent.name}`)).toBe(true);
+  expect(reply.content).not.toMatch(/\*\*|`|^#{1,6} /m);
 
   // Strangers and comments without a mention get nothing; the owner's comment is answered once even after more
   // polls (15 s apart under Tilt).

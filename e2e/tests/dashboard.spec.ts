@@ -66,9 +66,11 @@ test('creating an agent and adding a document show up on the dashboard', async (
     await expect(statCard(page, 'Total Agentic Users')).toContainText('1', { timeout: 10_000 });
   }).toPass({ timeout: 75_000 });
 
+  // Against an empty last month the growth is "New", not "+100%" (issue 29).
   const users = statCard(page, 'Total Agentic Users');
-  await expect(users).toContainText('+100.0% from last month');
-  await expect(users.locator('[data-direction="up"][data-color="green"]')).toBeVisible();
+  await expect(users).toContainText('New this month');
+  await expect(users).not.toContainText('+100.0%');
+  await expect(users.locator('[data-direction="new"]')).toBeVisible();
 
   // The upload row: file-upload/purple icon, agent tag in the agent's colour, 'Documents: Google Docs' in blue.
   await expect(upload.locator('[data-icon="file-upload"][data-color="purple"]')).toHaveCount(1);
