@@ -63,7 +63,8 @@ test.describe('on a phone (390×844)', () => {
     test.setTimeout(150_000);
     const owner = newUser('phone');
     await register(page, owner);
-    await fundWallet(request, owner.email, owner.password, 1000);
+    // The first answer pays the $10.00 monthly fee plus its usage.
+    await fundWallet(request, owner.email, owner.password, 1100);
     await openAgents(page);
     const agent = newAgent('Phone');
     await createAgent(page, agent);

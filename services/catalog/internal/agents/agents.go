@@ -626,6 +626,9 @@ type Store interface {
 	// ValidationError when the address is the owner's (user, or a user the
 	// catalog learned from identity's events).
 	AddSubscriber(ctx context.Context, owner, agentID, email string, user *User, at time.Time) (Subscriber, error)
+	// RememberUser records (or refreshes) a user identity reported outside
+	// its events (an empty name does not replace a known one).
+	RememberUser(ctx context.Context, u User, at time.Time) error
 	// ActivateVerified activates every invitation of u.Email for u, who has
 	// proved the address is theirs (a verified ID token); it returns how
 	// many it activated. Cheap when there is none (one indexed lookup).
@@ -955,6 +958,26 @@ func (s *service) ListSubscribers(ctx context.Context, owner, agentID string) ([
 	return s.store.ListSubscribers(ctx, owner, agentID)
 }
 
+// rememberInviter makes sure the catalog knows the owner's name before the
+// invitation e-mail is written ("Alice shared the agent …"): known_users
+// learns it from identity's user.onboarded events, which may not have
+// arrived for an owner who signed up a moment ago. Best effort: without it
+// the e-mail names "An Agentic user".
+func (s *service) rememberInviter(ctx context.Context, owner, ownerEmail string) {
+	if s.cfg.Directory == nil || strings.TrimSpace(ownerEmail) == "" {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.DirectoryTimeout)
+	u, err := s.cfg.Directory.FindByEmail(lctx, ownerEmail)
+	cancel()
+	if err != nil || u == nil || u.UID != owner || strings.TrimSpace(u.Name) == "" {
+		return
+	}
+	if err := s.store.RememberUser(ctx, *u, s.now().UTC()); err != nil {
+		s.logger.WarnContext(ctx, "remembering the inviter's name failed", "error", err)
+	}
+}
+
 func (s *service) InviteSubscriber(ctx context.Context, owner, ownerEmail, agentID, email string) (Subscriber, error) {
 	if !validID(agentID) || owner == "" {
 		return Subscriber{}, ErrNotFound
@@ -985,6 +1008,7 @@ func (s *service) InviteSubscriber(ctx context.Context, owner, ownerEmail, agent
 	if user != nil && user.UID == owner {
 		return Subscriber{}, ownEmail
 	}
+	s.rememberInviter(ctx, owner, ownerEmail)
 	// Always invited: whether the address has an account is not revealed,
 	// and only the address's verified owner activates it (ClaimInvitations).
 	return s.store.AddSubscriber(ctx, owner, agentID, email, nil, s.now().UTC())

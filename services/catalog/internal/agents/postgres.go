@@ -459,6 +459,14 @@ func (s *PostgresStore) RecordUser(ctx context.Context, tx pgx.Tx, u User, at ti
 	return err
 }
 
+// RememberUser implements Store (recordUser in a transaction of its own).
+func (s *PostgresStore) RememberUser(ctx context.Context, u User, at time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := recordUser(ctx, tx, u, at)
+		return err
+	})
+}
+
 // recordUser upserts known_users and returns the user's name as now known
 // (an empty name does not replace a known one).
 func recordUser(ctx context.Context, tx pgx.Tx, u User, at time.Time) (string, error) {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 )
@@ -189,4 +190,34 @@ func TestResendRule(t *testing.T) {
 	if off, err := resendRule("0/1h"); err != nil || !off.Disabled() {
 		t.Errorf("0/1h = %+v, %v", off, err)
 	}
+}
+
+// An owner who signed up a moment ago (identity's user.onboarded not yet
+// consumed) is still named in the invitation e-mail: the catalog asks
+// identity for the owner's name before writing it.
+func TestInvitationEmailNamesANewOwner(t *testing.T) {
+	identityAddr, _ := startIdentity(t,
+		&identityv1.User{Uid: "frank", Email: "frank@example.com", DisplayName: "", Username: "frank_f"},
+	)
+	app := start(t, identityAddr)
+	a := createAgent(t, app.http, "token-frank", validAgent)
+	r := do(t, "POST", app.http+"/api/agents/"+a["id"].(string)+"/subscribers", "token-frank", `{"email":"gina@example.org"}`)
+	if r.status != 201 {
+		t.Fatalf("invite: %d %s", r.status, r.raw)
+	}
+	recs := eventstest.Consume(t, app.brokers, agents.Topic, 3, 30*time.Second, time.Second)
+	for _, rec := range recs {
+		if rec.Headers["ce_type"] != agents.TypeInvitationEmailRequested {
+			continue
+		}
+		var m eventsv1.InvitationEmailRequested
+		if err := protojson.Unmarshal(rec.Value, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.GetInviterName() != "frank_f" || m.GetEmail() != "gina@example.org" {
+			t.Fatalf("invitation e-mail %+v", &m)
+		}
+		return
+	}
+	t.Fatalf("no invitation e-mail among %d records", len(recs))
 }

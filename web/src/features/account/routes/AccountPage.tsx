@@ -68,7 +68,8 @@ export function AccountPage() {
             </Tag>
           </dd>
         </dl>
-        <EmailVerificationBanner />
+        {/* inPage: the layout's own banner steps aside, so the button shows once. */}
+        <EmailVerificationBanner inPage />
       </Section>
 
       <Section id="account-password" title={ACCOUNT_TEXTS.passwordHeading}>
