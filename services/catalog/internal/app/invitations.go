@@ -32,7 +32,7 @@ func resendRule(rate string) (ratelimit.Rule, error) {
 }
 
 // resendGate counts each resend request on the caller's own agent against
-// the subscriber ("subscriber:<id>"). A request for an agent that is not the
+// the subscriber ("subscriber:<agent id>:<subscriber id>"). A request for an agent that is not the
 // caller's (or whose ownership cannot be checked) is not counted and goes to
 // the handler, which answers it (404): nobody can spend another owner's
 // quota. Refused requests (429 with Retry-After and ratelimit.LimitMessage,
@@ -53,7 +53,9 @@ func resendGate(l *ratelimit.Limiter, rule ratelimit.Rule, svc agents.Service) f
 				next.ServeHTTP(w, r)
 				return
 			}
-			if !l.Check(w, r, rule, "subscriber:"+r.PathValue("subscriberId")) {
+			// Keyed by agent and subscriber: a made-up subscriber id on one
+			// owner's agent never shares a count with another agent's.
+			if !l.Check(w, r, rule, "subscriber:"+r.PathValue("id")+":"+r.PathValue("subscriberId")) {
 				return
 			}
 			next.ServeHTTP(w, r)
