@@ -25,6 +25,7 @@ const (
 	// /api/user/agent-fees, no fee for an answer still in flight).
 	TypeAgentDeleted = "agentic.catalog.agent.deleted.v1"
 	AgentDeleted     = "deleted"
+	AgentInactive    = "inactive"
 )
 
 // CatalogEventHandler applies catalog agent events inside the consumer's

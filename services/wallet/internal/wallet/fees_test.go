@@ -300,6 +300,13 @@ func TestInactiveAgentStopsRenewals(t *testing.T) {
 	}
 	// A repeated event (same status) changes nothing.
 	setStatus("", "inactive")
+	// The owner trying it out while inactive pays the usage, not the fee.
+	if r, err := s.Reserve(ctx, agentReservation("tia", "ag-t", "T", 1000, "inactive-try")); err != nil || r.FeeCharged {
+		t.Fatalf("answer of an inactive agent: %+v %v", r, err)
+	}
+	if n := feeCount(t, pool, "ag-t"); n != 1 {
+		t.Fatalf("%d fees after an inactive agent's answer, want 1", n)
+	}
 	// Active again: the scheduler still does not charge it (no answer since).
 	setStatus("Tutor", "active")
 	if done, err := s.RenewAgentFees(ctx, 10); err != nil || len(done) != 0 {

@@ -111,6 +111,12 @@ func (s *PostgresStore) planFee(ctx context.Context, tx pgx.Tx, r Reservation, n
 	if a.paidUntil != nil && a.paidUntil.After(now) {
 		return p, nil // covered
 	}
+	if a.status == AgentInactive {
+		// The owner trying out an inactive agent pays the usage only
+		// (issue 29: an inactive agent is not charged its fee; it renews
+		// at its first answer after reactivation).
+		return p, nil
+	}
 	p.micros, p.wasPaused = AgentFeeMicros, a.paused
 	p.start, p.renewal = nextPeriodStart(a, now)
 	p.end = p.start.Add(AgentFeePeriod)
