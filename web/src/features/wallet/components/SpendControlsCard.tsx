@@ -161,6 +161,8 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
       aria-label={SPEND_TEXTS.title}
       noValidate
       onSubmit={handleSubmit((values) => {
+        // The whole form is saved: a pending autosave of the limit is not needed.
+        clearTimeout(limitTimer.current);
         save.reset();
         save.mutate(values);
       })}
@@ -177,8 +179,15 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                 placeholder="No limit"
                 value={field.value}
                 onChange={(v) => field.onChange(v ?? null)}
-                onBlur={() => {
+                onBlur={(event) => {
                   field.onBlur();
+                  // Leaving the field for "Save spend controls": that submit saves the limit with the rest (an
+                  // autosave here would also move the button under the pointer as its status line appears).
+                  const next = event.relatedTarget;
+                  if (next instanceof HTMLButtonElement && next.type === 'submit' && next.form === event.currentTarget.form) {
+                    clearTimeout(limitTimer.current);
+                    return;
+                  }
                   void autosaveLimit();
                 }}
                 ref={field.ref}
