@@ -124,6 +124,7 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
     if (!(await trigger('monthlyLimit'))) return;
     saveLimit(next);
   }, [getValues, trigger, saveLimit, savedLimit]);
+  const cancelLimitAutosave = useCallback(() => clearTimeout(limitTimer.current), []);
   const limitValue = useWatch({ control, name: 'monthlyLimit' });
   useEffect(() => {
     const next = limitValue === null || limitValue === undefined ? null : Math.round(limitValue * 100) / 100;
@@ -160,12 +161,14 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
       className="spend-form"
       aria-label={SPEND_TEXTS.title}
       noValidate
-      onSubmit={handleSubmit((values) => {
-        // The whole form is saved: a pending autosave of the limit is not needed.
-        clearTimeout(limitTimer.current);
-        save.reset();
-        save.mutate(values);
-      })}
+      onSubmit={(event) =>
+        void handleSubmit((values) => {
+          // The whole form is saved: a pending autosave of the limit is not needed.
+          cancelLimitAutosave();
+          save.reset();
+          save.mutate(values);
+        })(event)
+      }
     >
       <div className="spend-form__grid">
         <Controller
@@ -185,7 +188,7 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
                   // autosave here would also move the button under the pointer as its status line appears).
                   const next = event.relatedTarget;
                   if (next instanceof HTMLButtonElement && next.type === 'submit' && next.form === event.currentTarget.form) {
-                    clearTimeout(limitTimer.current);
+                    cancelLimitAutosave();
                     return;
                   }
                   void autosaveLimit();
