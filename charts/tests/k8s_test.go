@@ -402,7 +402,7 @@ func TestNetworkPoliciesAllowOnlyDeclaredCallers(t *testing.T) {
 		"identity":      {"catalog", "documents", "mail"},
 		"catalog":       {"conversations", "documents", "mail"},
 		"documents":     {"catalog", "conversations"},
-		"wallet":        {"conversations"},
+		"wallet":        {"conversations", "identity"},
 		"analytics":     nil,
 		"conversations": {"documents", "mail"},
 		"mail":          nil,
@@ -574,7 +574,8 @@ func TestGRPCCallersGetPeerAddresses(t *testing.T) {
 		"catalog": {"IDENTITY_GRPC_ADDR": release + "-identity:9101", "DOCUMENTS_GRPC_ADDR": release + "-documents:9103"},
 		"documents": {"CATALOG_GRPC_ADDR": release + "-catalog:9102", "IDENTITY_GRPC_ADDR": release + "-identity:9101",
 			"CONVERSATIONS_GRPC_ADDR": release + "-conversations:9106"},
-		"identity": {},
+		// The balance, earnings and debt before deleting an account (issue 29).
+		"identity": {"WALLET_GRPC_ADDR": release + "-wallet:9104"},
 	}
 	for svc, vars := range want {
 		cm := ty.configMap(release + "-" + svc)
