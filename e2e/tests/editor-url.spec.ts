@@ -206,4 +206,39 @@ test.describe('the agent editor on a phone (390×844)', () => {
     await expect(page).toHaveURL(editorUrl(id, 'api'));
     await expect(dlg.getByRole('tab', { name: 'API', exact: true })).toHaveAttribute('aria-selected', 'true');
   });
+
+  test('a new agent opens on Instructions; unsaved instructions are asked about; Settings deletes it', async ({ page }) => {
+    test.setTimeout(90_000);
+    await forceMarketplace(page, false);
+    await register(page, newUser('editorphone'));
+    await page.goto('/dashboard/agentic-users');
+    await expect(page.getByRole('heading', { level: 1, name: 'Your Agentic Users' })).toBeVisible();
+    const agent = newAgent('PhoneDel');
+    const id = await createAndStay(page, agent);
+    const dlg = editor(page, agent.name);
+    await expect(dlg.getByRole('tab', { name: 'Instructions & Documents' })).toHaveAttribute('aria-selected', 'true');
+
+    // Closing with unsaved instructions asks; Discard closes without saving.
+    await dlg.getByLabel('Agent Instructions').fill('Keep it short.');
+    await dlg.getByRole('button', { name: 'Close', exact: true }).tap();
+    const ask = page.getByRole('dialog', { name: 'Discard unsaved changes?' });
+    await expect(ask).toBeVisible();
+    await ask.getByRole('button', { name: 'Discard' }).tap();
+    await expect(dlg).toBeHidden();
+    await expect(page).toHaveURL(/\/dashboard\/agentic-users$/);
+
+    // Settings → Delete agent, with its name typed.
+    await page.goto(`/dashboard/agentic-users/${id}/settings`);
+    const again = editor(page, agent.name);
+    await expect(again).toBeVisible({ timeout: 20_000 });
+    const zone = again.getByRole('region', { name: 'Delete agent' });
+    await zone.getByRole('button', { name: 'Delete agent' }).tap();
+    const confirm = page.getByRole('dialog', { name: `Delete ${agent.name}?` });
+    await expect(confirm).toBeVisible();
+    await confirm.getByLabel(`Type ${agent.name} to confirm`).fill(agent.name);
+    await confirm.getByRole('button', { name: 'Delete agent' }).tap();
+    await expect(toast(page, 'Agent deleted', `${agent.name} has been deleted.`)).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard\/agentic-users$/);
+    await expect(agentRow(page, agent.name)).toHaveCount(0);
+  });
 });

@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,6 +270,9 @@ func (s *Sim) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	promptTokens += llm.PromptTokens(msgs)
+	if d, ok := slowFirstToken(msgs); ok && faults.TimeToFirstToken < d {
+		faults.TimeToFirstToken = d
+	}
 
 	if status, retryAfter, fail := s.shouldFail(faults, body); fail {
 		s.failed.Add(1)
@@ -589,4 +593,29 @@ func apiError(w http.ResponseWriter, status int, typ, code, message string) {
 		c = code
 	}
 	writeJSON(w, status, map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": c}})
+}
+
+// slowFirstTokenRe is the marker a user message may carry to make this
+// answer's first token slow ("[sim:ttft=5s]"): end-to-end tests press Stop
+// while the model has the question but has not answered yet, without
+// slowing down every other test's answers (the simulator is shared).
+var slowFirstTokenRe = regexp.MustCompile(`\[sim:ttft=(\d{1,5}(?:ms|s))\]`)
+
+// slowFirstToken reads the marker of the last user message (at most 30 s).
+func slowFirstToken(msgs []llm.Message) (time.Duration, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != "user" {
+			continue
+		}
+		m := slowFirstTokenRe.FindStringSubmatch(msgs[i].Content)
+		if m == nil {
+			return 0, false
+		}
+		d, err := time.ParseDuration(m[1])
+		if err != nil || d <= 0 {
+			return 0, false
+		}
+		return min(d, 30*time.Second), true
+	}
+	return 0, false
 }
