@@ -11,18 +11,26 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/platform/events"
 )
 
 // PostgresStore is the Store on the catalog's database (tables reviews,
-// reports, agent_users and the agents' rating and report columns, migration
-// 00004).
+// reports, agent_users and the agents' report columns, migration 00004).
+// The agents' rating columns are a read model kept by RatingsEventHandler
+// from the ReviewChanged events this store enqueues in the platform outbox.
 type PostgresStore struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	outbox *events.Outbox
 }
 
 // NewPostgresStore returns a Store using pool.
 func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore {
-	return &PostgresStore{pool: pool}
+	return &PostgresStore{pool: pool, outbox: events.NewOutbox(agents.Source)}
+}
+
+func (s *PostgresStore) reviewChanged(ctx context.Context, tx pgx.Tx, agentID, reviewID string, rating int, deleted bool, at time.Time) error {
+	_, err := s.outbox.Enqueue(ctx, tx, agents.ReviewChangedEvent(agentID, reviewID, rating, deleted, at))
+	return err
 }
 
 // listedWhere is the condition of a listed agent (alias a): published and
@@ -33,15 +41,16 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// listed returns the listed agent slug; lock takes its row (FOR NO KEY
-// UPDATE: the lock of the aggregates' UPDATE, which does not block inserts
-// referencing the agent) so that concurrent reviews of one agent queue.
+// listed returns the listed agent slug; lock takes a share lock on its row,
+// so that an unpublish (an UPDATE) waits for the review being written while
+// reviews of one agent never queue behind each other (the aggregates are
+// recomputed by the ratings consumer, not updated here).
 func listed(ctx context.Context, q querier, slug, uid string, lock bool) (Target, error) {
 	sql := `SELECT a.id::text, a.owner_uid,
 			EXISTS (SELECT 1 FROM agent_users u WHERE u.agent_id = a.id AND u.uid = $2 AND u.answers > 0)
 		FROM agents a WHERE a.slug = $1 AND ` + listedWhere
 	if lock {
-		sql += ` FOR NO KEY UPDATE OF a`
+		sql += ` FOR SHARE OF a`
 	}
 	var t Target
 	err := q.QueryRow(ctx, sql, slug, uid).Scan(&t.AgentID, &t.OwnerUID, &t.Answered)
@@ -101,7 +110,8 @@ func getReview(ctx context.Context, q querier, id string) (Review, error) {
 	return rv, err
 }
 
-// PutReview implements Store: agent row first (locked), then the review row.
+// PutReview implements Store: one upsert on (agent_id, author_uid), so two
+// concurrent first reviews by one user make one create and one replace.
 func (s *PostgresStore) PutReview(ctx context.Context, uid, slug string, rating int, text string, at time.Time) (Review, bool, error) {
 	var (
 		out     Review
@@ -115,40 +125,22 @@ func (s *PostgresStore) PutReview(ctx context.Context, uid, slug string, rating 
 		if err := checkReviewer(t, uid); err != nil {
 			return err
 		}
-		var (
-			id  string
-			old int16
-		)
-		err = tx.QueryRow(ctx, `SELECT id::text, rating FROM reviews WHERE agent_id = $1 AND author_uid = $2 FOR UPDATE`,
-			t.AgentID, uid).Scan(&id, &old)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			created = true
-			nid, err := uuid.NewV7()
-			if err != nil {
-				return err
-			}
-			id = nid.String()
-			if _, err := tx.Exec(ctx, `INSERT INTO reviews (id, agent_id, author_uid, rating, text, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $6)`, id, t.AgentID, uid, rating, text, at); err != nil {
-				return fmt.Errorf("insert review: %w", err)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE agents SET rating_count = rating_count + 1, rating_sum = rating_sum + $2 WHERE id = $1`,
-				t.AgentID, rating); err != nil {
-				return fmt.Errorf("rating aggregates: %w", err)
-			}
-		case err != nil:
-			return fmt.Errorf("review: %w", err)
-		default:
-			if _, err := tx.Exec(ctx, `UPDATE reviews SET rating = $2, text = $3, updated_at = $4 WHERE id = $1`,
-				id, rating, text, at); err != nil {
-				return fmt.Errorf("update review: %w", err)
-			}
-			if d := rating - int(old); d != 0 {
-				if _, err := tx.Exec(ctx, `UPDATE agents SET rating_sum = rating_sum + $2 WHERE id = $1`, t.AgentID, d); err != nil {
-					return fmt.Errorf("rating aggregates: %w", err)
-				}
-			}
+		nid, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		var id string
+		// xmax is 0 on a row this statement inserted, the updating
+		// transaction's id on one it replaced.
+		if err := tx.QueryRow(ctx, `INSERT INTO reviews (id, agent_id, author_uid, rating, text, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $6)
+			ON CONFLICT (agent_id, author_uid) DO UPDATE SET rating = EXCLUDED.rating, text = EXCLUDED.text,
+				updated_at = EXCLUDED.updated_at
+			RETURNING id::text, xmax = 0`, nid.String(), t.AgentID, uid, rating, text, at).Scan(&id, &created); err != nil {
+			return fmt.Errorf("put review: %w", err)
+		}
+		if err := s.reviewChanged(ctx, tx, t.AgentID, id, rating, false, at); err != nil {
+			return err
 		}
 		out, err = getReview(ctx, tx, id)
 		return err
@@ -160,26 +152,22 @@ func (s *PostgresStore) PutReview(ctx context.Context, uid, slug string, rating 
 }
 
 // DeleteReview implements Store.
-func (s *PostgresStore) DeleteReview(ctx context.Context, uid, slug string) error {
+func (s *PostgresStore) DeleteReview(ctx context.Context, uid, slug string, at time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		t, err := listed(ctx, tx, slug, uid, true)
 		if err != nil {
 			return err
 		}
-		var rating int16
-		err = tx.QueryRow(ctx, `DELETE FROM reviews WHERE agent_id = $1 AND author_uid = $2 RETURNING rating`, t.AgentID, uid).
-			Scan(&rating)
+		var id string
+		err = tx.QueryRow(ctx, `DELETE FROM reviews WHERE agent_id = $1 AND author_uid = $2 RETURNING id::text`, t.AgentID, uid).
+			Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrReviewNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("delete review: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE agents SET rating_count = rating_count - 1, rating_sum = rating_sum - $2 WHERE id = $1`,
-			t.AgentID, rating); err != nil {
-			return fmt.Errorf("rating aggregates: %w", err)
-		}
-		return nil
+		return s.reviewChanged(ctx, tx, t.AgentID, id, 0, true, at)
 	})
 }
 

@@ -139,14 +139,14 @@ type Store interface {
 	// ErrReviewNotFound).
 	ReviewTarget(ctx context.Context, reviewID string) error
 	// PutReview creates (created true) or replaces uid's review of the
-	// listed agent slug, adjusting the agent's rating_count and rating_sum
-	// in the same transaction (the agent row is locked first, so concurrent
-	// reviews keep them exact). ErrOwnAgent for the owner,
+	// listed agent slug and enqueues ReviewChanged in the same transaction;
+	// the ratings consumer (RatingsEventHandler) then recomputes the agent's
+	// rating_count and rating_sum. ErrOwnAgent for the owner,
 	// ErrRequiresAnswer without an answer (agent_users).
 	PutReview(ctx context.Context, uid, slug string, rating int, text string, at time.Time) (Review, bool, error)
-	// DeleteReview removes uid's review of the listed agent slug and its
-	// share of the aggregates; ErrReviewNotFound when there is none.
-	DeleteReview(ctx context.Context, uid, slug string) error
+	// DeleteReview removes uid's review of the listed agent slug and
+	// enqueues ReviewChanged (deleted); ErrReviewNotFound when there is none.
+	DeleteReview(ctx context.Context, uid, slug string, at time.Time) error
 	// ListReviews returns up to limit reviews of the listed agent slug in
 	// sort order after the cursor position (nil: from the start), and
 	// whether more follow.
@@ -360,7 +360,7 @@ func (s *service) DeleteReview(ctx context.Context, uid, slug string) error {
 	if uid == "" || !validSlug(slug) {
 		return agents.ErrNotFound
 	}
-	return s.store.DeleteReview(ctx, uid, slug)
+	return s.store.DeleteReview(ctx, uid, slug, s.now().UTC())
 }
 
 func (s *service) ListReviews(ctx context.Context, slug string, q ListQuery) (Page, error) {

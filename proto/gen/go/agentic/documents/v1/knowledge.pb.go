@@ -126,9 +126,17 @@ type SearchRequest struct {
 	// At most this many passages (0 = the service's default, 8; capped at 50).
 	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	// At most this many tokens over all passages (0 = no budget).
-	TokenBudget   int32    `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
-	DocumentIds   []string `protobuf:"bytes,5,rep,name=document_ids,json=documentIds,proto3" json:"document_ids,omitempty"`
-	Labels        []string `protobuf:"bytes,6,rep,name=labels,proto3" json:"labels,omitempty"`
+	TokenBudget int32    `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
+	DocumentIds []string `protobuf:"bytes,5,rep,name=document_ids,json=documentIds,proto3" json:"document_ids,omitempty"`
+	Labels      []string `protobuf:"bytes,6,rep,name=labels,proto3" json:"labels,omitempty"`
+	// The conversation's earlier user messages, oldest first (the last few):
+	// a follow-up ("and the second one?") is searched together with the
+	// words of what it follows up, which weigh half as much as its own.
+	EarlierMessages []string `protobuf:"bytes,7,rep,name=earlier_messages,json=earlierMessages,proto3" json:"earlier_messages,omitempty"`
+	// Leave out passages below the service's relevance threshold
+	// (RETRIEVAL_MIN_RELEVANCE): an answer then says its documents do not
+	// cover the question rather than quote an unrelated passage.
+	RelevantOnly  bool `protobuf:"varint,8,opt,name=relevant_only,json=relevantOnly,proto3" json:"relevant_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -205,6 +213,20 @@ func (x *SearchRequest) GetLabels() []string {
 	return nil
 }
 
+func (x *SearchRequest) GetEarlierMessages() []string {
+	if x != nil {
+		return x.EarlierMessages
+	}
+	return nil
+}
+
+func (x *SearchRequest) GetRelevantOnly() bool {
+	if x != nil {
+		return x.RelevantOnly
+	}
+	return false
+}
+
 // Passage is one chunk of a document's text.
 type Passage struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -213,7 +235,7 @@ type Passage struct {
 	DocumentName string   `protobuf:"bytes,2,opt,name=document_name,json=documentName,proto3" json:"document_name,omitempty"`
 	Labels       []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	Text         string   `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
-	// ts_rank_cd score (higher is better); 0 for GetPassages.
+	// BM25 score (higher is better); 0 for GetPassages.
 	Score float64 `protobuf:"fixed64,5,opt,name=score,proto3" json:"score,omitempty"`
 	// Character (rune) offsets of text within the document's exported text.
 	Start int32 `protobuf:"varint,6,opt,name=start,proto3" json:"start,omitempty"`
@@ -221,8 +243,14 @@ type Passage struct {
 	// The document's Google Docs URL, for citations.
 	Url string `protobuf:"bytes,8,opt,name=url,proto3" json:"url,omitempty"`
 	// Tokens in text (cl100k_base).
-	TokenCount    int32  `protobuf:"varint,9,opt,name=token_count,json=tokenCount,proto3" json:"token_count,omitempty"`
-	ChunkId       string `protobuf:"bytes,10,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
+	TokenCount int32  `protobuf:"varint,9,opt,name=token_count,json=tokenCount,proto3" json:"token_count,omitempty"`
+	ChunkId    string `protobuf:"bytes,10,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
+	// The document's title and the headings above the passage, outermost
+	// first, joined by " › ".
+	HeadingPath string `protobuf:"bytes,11,opt,name=heading_path,json=headingPath,proto3" json:"heading_path,omitempty"`
+	// score as a share (0–1) of what a passage holding every word of the
+	// query would score; 0 for GetPassages.
+	Relevance     float64 `protobuf:"fixed64,12,opt,name=relevance,proto3" json:"relevance,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -325,6 +353,20 @@ func (x *Passage) GetChunkId() string {
 		return x.ChunkId
 	}
 	return ""
+}
+
+func (x *Passage) GetHeadingPath() string {
+	if x != nil {
+		return x.HeadingPath
+	}
+	return ""
+}
+
+func (x *Passage) GetRelevance() float64 {
+	if x != nil {
+		return x.Relevance
+	}
+	return 0
 }
 
 type SearchResponse struct {
@@ -484,14 +526,16 @@ const file_agentic_documents_v1_knowledge_proto_rawDesc = "" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\"D\n" +
 	"\x16CountDocumentsResponse\x12\x14\n" +
 	"\x05total\x18\x01 \x01(\x03R\x05total\x12\x14\n" +
-	"\x05ready\x18\x02 \x01(\x03R\x05ready\"\xb4\x01\n" +
+	"\x05ready\x18\x02 \x01(\x03R\x05ready\"\x84\x02\n" +
 	"\rSearchRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12!\n" +
 	"\ftoken_budget\x18\x04 \x01(\x05R\vtokenBudget\x12!\n" +
 	"\fdocument_ids\x18\x05 \x03(\tR\vdocumentIds\x12\x16\n" +
-	"\x06labels\x18\x06 \x03(\tR\x06labels\"\x87\x02\n" +
+	"\x06labels\x18\x06 \x03(\tR\x06labels\x12)\n" +
+	"\x10earlier_messages\x18\a \x03(\tR\x0fearlierMessages\x12#\n" +
+	"\rrelevant_only\x18\b \x01(\bR\frelevantOnly\"\xc8\x02\n" +
 	"\aPassage\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12#\n" +
@@ -505,7 +549,9 @@ const file_agentic_documents_v1_knowledge_proto_rawDesc = "" +
 	"\vtoken_count\x18\t \x01(\x05R\n" +
 	"tokenCount\x12\x19\n" +
 	"\bchunk_id\x18\n" +
-	" \x01(\tR\achunkId\"K\n" +
+	" \x01(\tR\achunkId\x12!\n" +
+	"\fheading_path\x18\v \x01(\tR\vheadingPath\x12\x1c\n" +
+	"\trelevance\x18\f \x01(\x01R\trelevance\"K\n" +
 	"\x0eSearchResponse\x129\n" +
 	"\bpassages\x18\x01 \x03(\v2\x1d.agentic.documents.v1.PassageR\bpassages\"u\n" +
 	"\x12GetPassagesRequest\x12\x19\n" +

@@ -1223,6 +1223,89 @@ func (x *InvitationEmailRequested) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// ReviewChanged: agentic.catalog.review.changed.v1, a marketplace review was
+// created, replaced or deleted (by its author, or with the author's account).
+// The catalog's own ratings consumer (group catalog-ratings) recomputes the
+// agent's rating count and sum from its reviews on this event: the read model
+// the marketplace lists sort by (issue 27). Recomputing from the reviews makes
+// a re-delivered or reordered event harmless.
+type ReviewChanged struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	AgentId  string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	ReviewId string                 `protobuf:"bytes,2,opt,name=review_id,json=reviewId,proto3" json:"review_id,omitempty"`
+	// The review's rating (1–5); 0 when deleted.
+	Rating        int32                  `protobuf:"varint,3,opt,name=rating,proto3" json:"rating,omitempty"`
+	Deleted       bool                   `protobuf:"varint,4,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewChanged) Reset() {
+	*x = ReviewChanged{}
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewChanged) ProtoMessage() {}
+
+func (x *ReviewChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_agentic_events_v1_catalog_events_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewChanged.ProtoReflect.Descriptor instead.
+func (*ReviewChanged) Descriptor() ([]byte, []int) {
+	return file_agentic_events_v1_catalog_events_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ReviewChanged) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *ReviewChanged) GetReviewId() string {
+	if x != nil {
+		return x.ReviewId
+	}
+	return ""
+}
+
+func (x *ReviewChanged) GetRating() int32 {
+	if x != nil {
+		return x.Rating
+	}
+	return 0
+}
+
+func (x *ReviewChanged) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
+func (x *ReviewChanged) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_agentic_events_v1_catalog_events_proto protoreflect.FileDescriptor
 
 const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
@@ -1371,6 +1454,13 @@ const file_agentic_events_v1_catalog_events_proto_rawDesc = "" +
 	"\x06resend\x18\n" +
 	" \x01(\bR\x06resend\x12;\n" +
 	"\voccurred_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xb6\x01\n" +
+	"\rReviewChanged\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\treview_id\x18\x02 \x01(\tR\breviewId\x12\x16\n" +
+	"\x06rating\x18\x03 \x01(\x05R\x06rating\x12\x18\n" +
+	"\adeleted\x18\x04 \x01(\bR\adeleted\x12;\n" +
+	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtBHZFgithub.com/agentic-app/agentic/proto/gen/go/agentic/events/v1;eventsv1b\x06proto3"
 
 var (
@@ -1385,7 +1475,7 @@ func file_agentic_events_v1_catalog_events_proto_rawDescGZIP() []byte {
 	return file_agentic_events_v1_catalog_events_proto_rawDescData
 }
 
-var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_agentic_events_v1_catalog_events_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_agentic_events_v1_catalog_events_proto_goTypes = []any{
 	(*AgentCreated)(nil),             // 0: agentic.events.v1.AgentCreated
 	(*AgentUpdated)(nil),             // 1: agentic.events.v1.AgentUpdated
@@ -1397,24 +1487,26 @@ var file_agentic_events_v1_catalog_events_proto_goTypes = []any{
 	(*AgentUnpublished)(nil),         // 7: agentic.events.v1.AgentUnpublished
 	(*AgentDeleted)(nil),             // 8: agentic.events.v1.AgentDeleted
 	(*InvitationEmailRequested)(nil), // 9: agentic.events.v1.InvitationEmailRequested
-	(*timestamppb.Timestamp)(nil),    // 10: google.protobuf.Timestamp
+	(*ReviewChanged)(nil),            // 10: agentic.events.v1.ReviewChanged
+	(*timestamppb.Timestamp)(nil),    // 11: google.protobuf.Timestamp
 }
 var file_agentic_events_v1_catalog_events_proto_depIdxs = []int32{
-	10, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 6: agentic.events.v1.AgentPublished.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 7: agentic.events.v1.AgentUnpublished.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 8: agentic.events.v1.AgentDeleted.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // 9: agentic.events.v1.InvitationEmailRequested.occurred_at:type_name -> google.protobuf.Timestamp
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	11, // 0: agentic.events.v1.AgentCreated.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 1: agentic.events.v1.AgentUpdated.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 2: agentic.events.v1.AgentStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 3: agentic.events.v1.SubscriberAdded.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 4: agentic.events.v1.SubscriberActivated.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 5: agentic.events.v1.SubscriberRemoved.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 6: agentic.events.v1.AgentPublished.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 7: agentic.events.v1.AgentUnpublished.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 8: agentic.events.v1.AgentDeleted.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 9: agentic.events.v1.InvitationEmailRequested.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // 10: agentic.events.v1.ReviewChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_agentic_events_v1_catalog_events_proto_init() }
@@ -1428,7 +1520,7 @@ func file_agentic_events_v1_catalog_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_agentic_events_v1_catalog_events_proto_rawDesc), len(file_agentic_events_v1_catalog_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
