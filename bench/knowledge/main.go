@@ -30,12 +30,13 @@ func main() {
 	concurrency := flag.Int("sync-concurrency", 4, "DOCUMENT_SYNC_CONCURRENCY of the sync part")
 	quick := flag.Bool("quick", false, "small run: sizes 1000,5000, 100 other agents × 20 chunks, 100 queries, 20 documents")
 	keep := flag.Bool("keep", false, "keep the scratch database")
+	noExpansion := flag.Bool("no-expansion", false, "search the queries' own words only (no WordNet related words)")
 	verbose := flag.Bool("v", false, "print the slowest queries of each size")
 	server := flag.String("db", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server URL (a throwaway database is created on it)")
 	flag.Parse()
 	cfg := knowledgebench.Config{
 		ServerURL: *server, NoiseAgents: *noiseAgents, NoisePerAgent: *noisePer, Queries: *queries, Limit: *limit,
-		SyncDocs: *syncDocs, SyncConcurrency: *concurrency, Keep: *keep, Verbose: *verbose, Out: os.Stdout,
+		SyncDocs: *syncDocs, SyncConcurrency: *concurrency, Keep: *keep, NoExpansion: *noExpansion, Verbose: *verbose, Out: os.Stdout,
 	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -28,6 +28,7 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/drive"
 	"github.com/agentic-app/agentic/services/documents/internal/drivesim"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge/wordnet"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
 )
@@ -49,6 +50,8 @@ type Config struct {
 	SyncConcurrency int
 	// Keep leaves the database in place (for EXPLAIN ANALYZE).
 	Keep bool
+	// NoExpansion leaves the word relations out (queries use their own words).
+	NoExpansion bool
 	// Verbose prints the slowest queries of each size.
 	Verbose bool
 	Out     io.Writer
@@ -73,7 +76,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.SyncConcurrency <= 0 {
 		cfg.SyncConcurrency = docsync.DefaultConcurrency
 	}
-	pool, drop, err := scratch(ctx, cfg.ServerURL)
+	pool, drop, err := Scratch(ctx, cfg.ServerURL, "agentic_knowledge_bench_")
 	if err != nil {
 		return err
 	}
@@ -85,9 +88,17 @@ func Run(ctx context.Context, cfg Config) error {
 	}()
 	c := newCorpus(cfg.Seed+1, 30000)
 	out := cfg.Out
+	// Searches expand queries with WordNet's related words, as the service's do.
+	start := time.Now()
+	if !cfg.NoExpansion {
+		if _, err := wordnet.Load(ctx, pool); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "word relations loaded in %s\n", time.Since(start).Round(100*time.Millisecond))
+	}
 
 	// Noise: other agents' documents, present from the start.
-	start := time.Now()
+	start = time.Now()
 	noise := 0
 	for a := 0; a < cfg.NoiseAgents; a++ {
 		agent := fmt.Sprintf("01900000-0000-7000-8000-%012x", 0x100000+a)
@@ -122,8 +133,8 @@ func Run(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-10d %-10s %-10s %-10s %-10s %-8.1f (loaded in %s)\n", loaded, pct(lat, 50), pct(lat, 90), pct(lat, 99),
-			pct(lat, 100), hits, loadTime.Round(time.Second))
+		fmt.Fprintf(out, "%-10d %-10s %-10s %-10s %-10s %-8.1f (loaded in %s)\n", loaded, Pct(lat, 50), Pct(lat, 90), Pct(lat, 99),
+			Pct(lat, 100), hits, loadTime.Round(time.Second))
 		if cfg.Verbose {
 			for _, s := range slowest {
 				fmt.Fprintf(out, "    slow: %s\n", s)
@@ -141,18 +152,19 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// scratch creates a throwaway database with the documents schema.
-func scratch(ctx context.Context, server string) (*pgxpool.Pool, func(), error) {
+// Scratch creates a throwaway database (named prefix + random hex) with the
+// documents schema on the PostgreSQL server at server; drop removes it.
+func Scratch(ctx context.Context, server, prefix string) (pool *pgxpool.Pool, drop func(), err error) {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	u, err := url.Parse(server)
 	if err != nil {
 		return nil, nil, err
 	}
-	u.Path = "/agentic_knowledge_bench_" + hex.EncodeToString(b)
+	u.Path = "/" + prefix + hex.EncodeToString(b)
 	dbURL := u.String()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool, err := database.Open(ctx, database.OpenConfig{URL: dbURL, Create: true, Logger: logger,
+	pool, err = database.Open(ctx, database.OpenConfig{URL: dbURL, Create: true, Logger: logger,
 		Migrations: documents.Migrations, Extra: []database.MigrateFunc{events.Migrate}})
 	if err != nil {
 		return nil, nil, err
@@ -240,7 +252,8 @@ func measure(ctx context.Context, ix *knowledge.Index, c *corpus, topics []topic
 	return lat, float64(hits) / float64(max(len(lat), 1)), slow, nil
 }
 
-func pct(d []time.Duration, p int) string {
+// Pct is the p-th percentile of d (100: the maximum), rounded for printing.
+func Pct(d []time.Duration, p int) string {
 	if len(d) == 0 {
 		return "-"
 	}

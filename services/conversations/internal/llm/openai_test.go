@@ -16,6 +16,7 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/conversations/internal/llmsim"
 	"github.com/agentic-app/agentic/services/conversations/internal/prompt"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 	"github.com/agentic-app/agentic/services/platform/tokens"
 )
 
@@ -280,7 +281,7 @@ func TestCancelStopsTheUpstream(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("cancel took %v", el)
 	}
-	waitFor(t, func() bool { return f.sim.Stats().Cancelled == 1 }, "the simulator to see the cancel")
+	testwait.Until(t, "the simulator to see the cancel", func() bool { return f.sim.Stats().Cancelled == 1 }, waitOpts...)
 	if st := f.sim.Stats(); st.Completed != 0 {
 		t.Fatalf("upstream kept generating: %+v", st)
 	}
@@ -296,7 +297,7 @@ func TestCancelStopsTheUpstream(t *testing.T) {
 	if !res.Sent { // the provider had the prompt: the caller charges its input
 		t.Fatal("a request cancelled while the model worked is not reported as sent")
 	}
-	waitFor(t, func() bool { return f.sim.Stats().Cancelled == 1 && f.sim.Stats().Requests == 1 }, "one cancelled request")
+	testwait.Until(t, "one cancelled request", func() bool { return f.sim.Stats().Cancelled == 1 && f.sim.Stats().Requests == 1 }, waitOpts...)
 
 	// Cancelled before the call: never sent, nothing for the caller to charge.
 	done, stop := context.WithCancel(context.Background())
@@ -324,7 +325,7 @@ func TestDeltaErrorCancelsTheUpstream(t *testing.T) {
 	if res.Text == "" || !res.Usage.Estimated {
 		t.Fatalf("result %+v", res)
 	}
-	waitFor(t, func() bool { return f.sim.Stats().Cancelled == 1 }, "the simulator to see the cancel")
+	testwait.Until(t, "the simulator to see the cancel", func() bool { return f.sim.Stats().Cancelled == 1 }, waitOpts...)
 }
 
 func TestQueuedFaultsFromTheAdminEndpoint(t *testing.T) {
@@ -342,13 +343,4 @@ func TestQueuedFaultsFromTheAdminEndpoint(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(3 * time.Second), testwait.Every(5 * time.Millisecond)}

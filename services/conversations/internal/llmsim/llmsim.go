@@ -1,6 +1,6 @@
 // Package llmsim is the development LLM simulator: an OpenAI-compatible
 // Chat Completions server (POST /v1/chat/completions, streaming and not;
-// GET /v1/models) that answers deterministically from the passages in the
+// GET /v1/models; POST /v1/embeddings, deterministic and not semantic) that answers deterministically from the passages in the
 // prompt it receives (Answer), reports exact usage by the platform's token
 // rule (llm.PromptTokens / llm.CompletionTokens), and injects faults on
 // request (latency per token, 429/5xx, cut streams) by model suffix, header
@@ -47,11 +47,13 @@ type Config struct {
 
 // Stats counts what the simulator did (for tests).
 type Stats struct {
-	Requests  int64 // chat completion requests received
-	Completed int64 // answered in full
-	Failed    int64 // answered with an injected error status
-	Cut       int64 // streams cut on purpose
-	Cancelled int64 // the client went away before the answer was complete
+	Requests int64 // chat completion requests received
+	// Embeddings: POST /v1/embeddings requests received (any outcome).
+	Embeddings int64
+	Completed  int64 // answered in full
+	Failed     int64 // answered with an injected error status
+	Cut        int64 // streams cut on purpose
+	Cancelled  int64 // the client went away before the answer was complete
 }
 
 // Sim is the simulator (an http.Handler).
@@ -62,6 +64,7 @@ type Sim struct {
 	ids atomic.Int64
 
 	requests, completed, failed, cut, cancelled atomic.Int64
+	embeddingRequests                           atomic.Int64
 
 	mu sync.Mutex
 	// queued: "fail the next N requests" from POST /_sim/faults.
@@ -86,6 +89,7 @@ func New(cfg Config) *Sim {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	s.mux.HandleFunc("POST /v1/chat/completions", s.auth(s.chat))
+	s.mux.HandleFunc("POST /v1/embeddings", s.auth(s.embeddings))
 	s.mux.HandleFunc("GET /v1/models", s.auth(s.models))
 	s.mux.HandleFunc("GET /v1/models/{model}", s.auth(s.model))
 	s.mux.HandleFunc("POST /_sim/faults", s.postFaults)
@@ -103,11 +107,12 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTT
 // Stats returns the counters.
 func (s *Sim) Stats() Stats {
 	return Stats{
-		Requests:  s.requests.Load(),
-		Completed: s.completed.Load(),
-		Failed:    s.failed.Load(),
-		Cut:       s.cut.Load(),
-		Cancelled: s.cancelled.Load(),
+		Requests:   s.requests.Load(),
+		Completed:  s.completed.Load(),
+		Failed:     s.failed.Load(),
+		Cut:        s.cut.Load(),
+		Cancelled:  s.cancelled.Load(),
+		Embeddings: s.embeddingRequests.Load(),
 	}
 }
 
@@ -146,17 +151,21 @@ const created = 1735689600
 func (s *Sim) models(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
-		"data":   []modelObject{{ID: Model, Object: "model", Created: created, OwnedBy: "agentic"}},
+		"data": []modelObject{{ID: Model, Object: "model", Created: created, OwnedBy: "agentic"},
+			{ID: EmbeddingModel, Object: "model", Created: created, OwnedBy: "agentic"}},
 	})
 }
 
 func (s *Sim) model(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("model")
+	if emb, ok := strings.CutPrefix(id, EmbeddingModel); ok {
+		id = Model + emb // the same options
+	}
 	if base, _, err := ParseModel(id); err != nil || id == "" || base != Model {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "model_not_found", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", id))
 		return
 	}
-	writeJSON(w, http.StatusOK, modelObject{ID: id, Object: "model", Created: created, OwnedBy: "agentic"})
+	writeJSON(w, http.StatusOK, modelObject{ID: r.PathValue("model"), Object: "model", Created: created, OwnedBy: "agentic"})
 }
 
 // --- chat completions ---------------------------------------------------------

@@ -250,7 +250,8 @@ func TestModelsWithTheOfficialClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Data) != 1 || page.Data[0].ID != "agentic-sim" || page.Data[0].OwnedBy != "agentic" {
+	if len(page.Data) != 2 || page.Data[0].ID != "agentic-sim" || page.Data[0].OwnedBy != "agentic" ||
+		page.Data[1].ID != llmsim.EmbeddingModel {
 		t.Fatalf("models %+v", page.Data)
 	}
 	m, err := c.Models.Get(context.Background(), "agentic-sim+cut5")

@@ -100,7 +100,9 @@ const (
 	passageClose   = "</passage>"
 	knowledgeGuide = "Answer from the passages below when they are relevant. Cite every passage you use with its number in square brackets, for example [1]. If they do not contain the answer, say so instead of guessing.\n" +
 		"In the instructions, @Name refers to a document and #label to the documents carrying that label; the numbers after a reference are its passages."
-	noKnowledge = "No linked knowledge is relevant to this message. Do not invent facts about the agent's documents."
+	// noKnowledge: nothing relevant was found (issue 32, "Declining
+	// honestly"): the answer says so instead of quoting an unrelated passage.
+	noKnowledge = "No passage of the agent's documents is relevant to this message. If it asks about something the documents would cover, say that your documents do not cover it; cite nothing and do not invent facts about them."
 )
 
 // Build assembles the prompt. Budget (ContextWindow − MaxOutputTokens, in

@@ -10,16 +10,13 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // The catalog's events the documents service consumes (issue 29): an agent
 // deleted (by its owner, or with its owner's account) takes its documents
 // with it.
-const (
-	CatalogTopic         = "agentic.catalog.v1"
-	CatalogConsumerGroup = "documents-catalog"
-	TypeAgentDeleted     = "agentic.catalog.agent.deleted.v1"
-)
+const CatalogConsumerGroup = "documents-catalog"
 
 // CatalogEventHandler applies the catalog's agent.deleted events inside the
 // consumer's transaction (DeleteAgentDocuments); other types are ignored. A
@@ -28,7 +25,7 @@ const (
 func CatalogEventHandler() events.Handler {
 	dec := protojson.UnmarshalOptions{DiscardUnknown: true}
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-		if ev.Type != TypeAgentDeleted {
+		if ev.Type != topics.CatalogAgentDeleted {
 			return nil
 		}
 		var m eventsv1.AgentDeleted

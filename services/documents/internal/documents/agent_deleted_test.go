@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Issue 29: the catalog's agent.deleted deletes the agent's documents, their
@@ -58,7 +59,7 @@ func TestAgentDeletedDeletesItsDocuments(t *testing.T) {
 	handle := CatalogEventHandler()
 	for range 2 {
 		if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			return handle(ctx, tx, events.Received{ID: "e1", Type: TypeAgentDeleted, Payload: payload, Time: time.Now()})
+			return handle(ctx, tx, events.Received{ID: "e1", Type: topics.CatalogAgentDeleted, Payload: payload, Time: time.Now()})
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestAgentDeletedDeletesItsDocuments(t *testing.T) {
 		t.Errorf("other type: %v", err)
 	}
 	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return handle(ctx, tx, events.Received{ID: "e3", Type: TypeAgentDeleted, Payload: []byte(`{}`)})
+		return handle(ctx, tx, events.Received{ID: "e3", Type: topics.CatalogAgentDeleted, Payload: []byte(`{}`)})
 	}); err == nil {
 		t.Error("deletion without agent id accepted")
 	}

@@ -9,17 +9,19 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/documents/internal/googledocs"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
-// Event constants.
+// The documents service's topic and event types (declared in topics) under
+// the names the package and its tests use.
 const (
-	Topic  = "agentic.documents.v1"
+	Topic  = topics.Documents
 	Source = "/agentic/documents"
 
-	TypeDocumentAdded   = "agentic.documents.document.added.v1"
-	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
-	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
-	TypeDocumentSynced  = "agentic.documents.document.synced.v1"
+	TypeDocumentAdded   = topics.DocumentsDocumentAdded
+	TypeDocumentUpdated = topics.DocumentsDocumentUpdated
+	TypeDocumentRemoved = topics.DocumentsDocumentRemoved
+	TypeDocumentSynced  = topics.DocumentsDocumentSynced
 )
 
 // documentEvent keys events by agent (one agent's document events stay in

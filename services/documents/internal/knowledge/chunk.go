@@ -13,10 +13,18 @@ import (
 
 // Chunk sizes (cl100k_base tokens).
 const (
-	DefaultMinTokens     = 300
-	DefaultMaxTokens     = 500
-	DefaultOverlapTokens = 50
+	DefaultMinTokens     = 150
+	DefaultMaxTokens     = 300
+	DefaultOverlapTokens = 40
 )
+
+// ChunkerVersion changes whenever Split cuts differently: a document's
+// content hash includes it, so a sync re-chunks a document whose text has
+// not changed since it was indexed by an older chunker.
+const ChunkerVersion = 2
+
+// HeadingPathSeparator joins the headings of a chunk's heading path.
+const HeadingPathSeparator = " › "
 
 // Chunk is one piece of a document's text. Start and End are rune offsets
 // into the text: Text == string([]rune(text)[Start:End]).
@@ -25,12 +33,20 @@ type Chunk struct {
 	Start   int
 	End     int
 	Heading string // the section heading in force where the chunk starts ("" before any)
-	Text    string
-	Tokens  int
+	// HeadingPath is the document's title and the headings above the chunk's
+	// start, outermost first, joined by HeadingPathSeparator: matched with
+	// the chunk's text, so that a passage is found by what its section is
+	// about even when its sentences do not repeat it.
+	HeadingPath string
+	Text        string
+	Tokens      int
 }
 
 // ChunkConfig bounds chunk sizes. Zero values take the defaults.
 type ChunkConfig struct {
+	// Title is the document's title (Drive's); it heads every chunk's
+	// heading path.
+	Title string
 	// MinTokens: a chunk is not closed at a heading or paragraph end before
 	// it has this many tokens (the last chunk, and one closed because the next
 	// paragraph would not fit, may be smaller).
@@ -72,6 +88,7 @@ type unit struct {
 	heading    bool // the unit is a heading line
 	paraStart  bool // the unit starts a paragraph
 	section    string
+	path       string // the heading path in force (see Chunk.HeadingPath)
 }
 
 // Split cuts text into chunks: at headings and paragraph ends when the chunk
@@ -109,7 +126,7 @@ func Split(text string, cfg ChunkConfig) []Chunk {
 			t := string(runes[s:e])
 			tk := CountTokens(t)
 			if tk <= cfg.MaxTokens || n == lead+1 {
-				out = append(out, Chunk{Seq: len(out), Start: s, End: e, Heading: us[0].section, Text: t, Tokens: tk})
+				out = append(out, Chunk{Seq: len(out), Start: s, End: e, Heading: us[0].section, HeadingPath: bodyPath(us[:n]), Text: t, Tokens: tk})
 				return n
 			}
 		}
@@ -155,8 +172,9 @@ func Split(text string, cfg ChunkConfig) []Chunk {
 		if len(cur) > lead {
 			size := sum(cur)
 			switch {
-			case u.heading && size >= cfg.MinTokens:
-				// A new section starts a new chunk once this one is big enough.
+			case u.heading && size >= cfg.MinTokens/3:
+				// A new section starts a new chunk unless this one is tiny (a
+				// title, a one-line section): passages follow the structure.
 				flush()
 			case size+u.tokens+1 > cfg.MaxTokens:
 				// u does not fit: prefer to close at the last paragraph end that
@@ -181,6 +199,29 @@ func Split(text string, cfg ChunkConfig) []Chunk {
 	return out
 }
 
+// bodyPath is the heading path of most of a chunk's text (by tokens; the
+// first on a tie): a chunk that opens with a section's heading and its
+// first subsection's is about the subsection, and one that opens with a
+// document's untitled first lines and goes on into a section is about the
+// section.
+func bodyPath(us []unit) string {
+	tokens := map[string]int{}
+	best := ""
+	for _, u := range us {
+		if u.heading {
+			continue
+		}
+		tokens[u.path] += u.tokens
+		if tokens[u.path] > tokens[best] {
+			best = u.path
+		}
+	}
+	if len(tokens) == 0 {
+		return us[0].path
+	}
+	return best
+}
+
 // segment splits runes into units: one per heading line, one per sentence of
 // other lines, over-long sentences cut at word (or, failing that, rune)
 // boundaries into pieces of at most MaxTokens/4 tokens.
@@ -202,7 +243,12 @@ func segment(runes []rune, cfg ChunkConfig) []unit {
 	var (
 		units   []unit
 		section string
+		heads   headings
 	)
+	if t := strings.TrimSpace(cfg.Title); t != "" {
+		heads.push(0, t)
+	}
+	path := heads.path()
 	for li, l := range lines {
 		var nextLine []rune
 		if li+1 < len(lines) {
@@ -211,16 +257,18 @@ func segment(runes []rune, cfg ChunkConfig) []unit {
 		text := runes[l.start:l.end]
 		if isHeading(text, nextLine) {
 			section = headingText(text)
+			heads.push(headingLevel(text, len(units) == 0), section)
+			path = heads.path()
 			tk := CountTokens(string(text))
 			if tk <= piece {
-				units = append(units, unit{start: l.start, end: l.end, tokens: tk, heading: true, paraStart: true, section: section})
+				units = append(units, unit{start: l.start, end: l.end, tokens: tk, heading: true, paraStart: true, section: section, path: path})
 				continue
 			}
 		}
 		first := true
 		for _, sen := range sentences(runes, l.start, l.end) {
 			for _, p := range splitByTokens(runes, sen[0], sen[1], piece) {
-				units = append(units, unit{start: p[0], end: p[1], tokens: CountTokens(string(runes[p[0]:p[1]])), paraStart: first, section: section})
+				units = append(units, unit{start: p[0], end: p[1], tokens: CountTokens(string(runes[p[0]:p[1]])), paraStart: first, section: section, path: path})
 				first = false
 			}
 		}
@@ -271,11 +319,100 @@ func isHeading(line, next []rune) bool {
 	if !unicode.IsUpper(line[0]) && !unicode.IsDigit(line[0]) {
 		return false
 	}
+	// A numbered heading ("7. Travel", "7.1 Booking") may be followed by
+	// the first heading of its subsections.
+	if sectionNumber(line) > 0 && sectionNumber(next) > 0 {
+		return true
+	}
 	// The next paragraph must look like body text, not another short line of
 	// a list or a table.
 	nextWords := len(strings.Fields(string(next)))
 	last := next[len(next)-1]
 	return nextWords >= 2*words || strings.ContainsRune(".!?。！？", last)
+}
+
+// headings is the stack of headings in force at a point of a document.
+type headings []struct {
+	level int
+	text  string
+}
+
+// push enters a heading of level: the headings of its level and below end.
+// A heading equal to the one above it (a first line repeating the title)
+// replaces it rather than counting twice.
+func (h *headings) push(level int, text string) {
+	for len(*h) > 0 && (*h)[len(*h)-1].level >= level {
+		*h = (*h)[:len(*h)-1]
+	}
+	if n := len(*h); n > 0 && strings.EqualFold((*h)[n-1].text, text) {
+		return
+	}
+	*h = append(*h, struct {
+		level int
+		text  string
+	}{level, text})
+}
+
+func (h headings) path() string {
+	parts := make([]string, len(h))
+	for i, x := range h {
+		parts[i] = x.text
+	}
+	return strings.Join(parts, HeadingPathSeparator)
+}
+
+// headingLevel is the depth of a heading line: Markdown's number of '#';
+// for a numbered heading ("3 Fees", "3.2 Late fees") one more than the
+// number's parts; a plain heading that opens the document (its title) 1,
+// any other plain heading 2.
+func headingLevel(line []rune, opensDocument bool) int {
+	if line[0] == '#' {
+		n := 0
+		for n < len(line) && line[n] == '#' {
+			n++
+		}
+		return n
+	}
+	parts := sectionNumber(line)
+	switch {
+	case parts > 0:
+		return parts + 1
+	case opensDocument:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// sectionNumber is how many parts the section number opening line has
+// ("7 Travel", "7. Travel": 1; "7.2 Hotels": 2), 0 when it has none. The
+// number must be followed by a space and a word.
+func sectionNumber(line []rune) int {
+	parts, i := 0, 0
+	for i < len(line) {
+		j := i
+		for j < len(line) && unicode.IsDigit(line[j]) {
+			j++
+		}
+		if j == i {
+			break
+		}
+		if j-i > 2 { // a year or an amount, not a section
+			return 0
+		}
+		parts++
+		if j < len(line) && line[j] == '.' {
+			j++
+		}
+		i = j
+		if i >= len(line) || !unicode.IsDigit(line[i]) {
+			break
+		}
+	}
+	if parts == 0 || i >= len(line)-1 || line[i] != ' ' || !unicode.IsLetter(line[i+1]) {
+		return 0
+	}
+	return parts
 }
 
 // headingText is a heading without Markdown markers.

@@ -108,12 +108,16 @@ func TestSplitSyllabus(t *testing.T) {
 		overlaps := 0
 		for i, c := range chunks {
 			last := i == len(chunks)-1
+			opensSection := !last && chunks[i+1].Heading != "" && strings.HasPrefix(chunks[i+1].Text, chunks[i+1].Heading)
 			// Sizes: within [min, max] except the last chunk (a few tokens of
-			// slack: sizes are planned on per-sentence counts).
-			if !last && c.Tokens < DefaultMinTokens-10 {
+			// slack: sizes are planned on per-sentence counts) and a chunk
+			// that ends its section (at least a third of min).
+			if !last && !opensSection && c.Tokens < DefaultMinTokens-10 {
 				t.Errorf("seed %d chunk %d: only %d tokens", seed, i, c.Tokens)
 			}
-			opensSection := !last && chunks[i+1].Heading != "" && strings.HasPrefix(chunks[i+1].Text, chunks[i+1].Heading)
+			if !last && opensSection && c.Tokens < DefaultMinTokens/3 {
+				t.Errorf("seed %d chunk %d: only %d tokens before a section", seed, i, c.Tokens)
+			}
 			if !last && !opensSection && chunks[i+1].Start >= c.End {
 				t.Errorf("seed %d: chunk %d does not open a section and does not overlap chunk %d", seed, i+1, i)
 			}
@@ -255,5 +259,65 @@ func TestCountTokens(t *testing.T) {
 		if c.Tokens > DefaultMaxTokens {
 			t.Fatalf("huge word chunk of %d tokens", c.Tokens)
 		}
+	}
+}
+
+func TestSplitGivesEachChunkItsHeadingPath(t *testing.T) {
+	body := func(topic string) string {
+		return strings.Repeat("The "+topic+" rules are written here in full sentences for everyone. ", 6)
+	}
+	text := "Clearwell Manual\n\n" + body("opening") + "\n\n" +
+		"4. The Filter Cartridge\n4.1 Filter Lifetime\n" + body("lifetime") + "\n\n" +
+		"4.2 Replacing the Cartridge\n" + body("replacing") + "\n\n" +
+		"5. Warranty\n" + body("warranty") + "\n"
+	cfg := ChunkConfig{Title: "clearwell manual", MinTokens: 30, MaxTokens: 120, OverlapTokens: -1}
+	chunks := Split(text, cfg)
+	checkChunks(t, text, chunks, cfg)
+	want := map[string]string{
+		"opening":   "clearwell manual",
+		"lifetime":  "clearwell manual › 4. The Filter Cartridge › 4.1 Filter Lifetime",
+		"replacing": "clearwell manual › 4. The Filter Cartridge › 4.2 Replacing the Cartridge",
+		"warranty":  "clearwell manual › 5. Warranty",
+	}
+	found := 0
+	for _, c := range chunks {
+		for topic, path := range want {
+			if strings.Contains(c.Text, "The "+topic+" rules") {
+				found++
+				if c.HeadingPath != path {
+					t.Errorf("chunk about %s: heading path %q, want %q", topic, c.HeadingPath, path)
+				}
+				if strings.Contains(c.Text, "rules") && topic != "opening" && strings.Contains(c.Text, "The opening rules") {
+					t.Errorf("chunk about %s spans the opening section: sections start chunks", topic)
+				}
+			}
+		}
+	}
+	if found < len(want) {
+		t.Fatalf("only %d of %d sections found in %d chunks", found, len(want), len(chunks))
+	}
+	// Without a Drive title the first line is the title; it is in every path once.
+	for _, c := range Split(text, ChunkConfig{MinTokens: 30, MaxTokens: 120}) {
+		if !strings.HasPrefix(c.HeadingPath, "Clearwell Manual") || strings.Count(c.HeadingPath, "Clearwell") != 1 {
+			t.Errorf("heading path %q", c.HeadingPath)
+		}
+	}
+}
+
+func TestHeadingLevels(t *testing.T) {
+	for line, want := range map[string]int{"# Title": 1, "### Deep": 3, "7. Travel": 2, "7 Travel": 2, "7.2 Hotels": 3,
+		"1.2.3 Fine print": 4, "Plain Heading": 2} {
+		if got := headingLevel([]rune(line), false); got != want {
+			t.Errorf("headingLevel(%q) = %d, want %d", line, got, want)
+		}
+	}
+	if headingLevel([]rune("Plain Title"), true) != 1 {
+		t.Error("a plain first heading is the title")
+	}
+	if !isHeading([]rune("7. Travel and Expenses"), []rune("7.1 Booking Travel")) {
+		t.Error("a numbered heading followed by its first subsection is a heading")
+	}
+	if sectionNumber([]rune("2027 was a good year.")) != 0 || sectionNumber([]rune("3.5%")) != 0 {
+		t.Error("a number that opens a sentence is not a section number")
 	}
 }

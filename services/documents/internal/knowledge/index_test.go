@@ -362,6 +362,7 @@ func checkLexemeCounts(t *testing.T, pool *pgxpool.Pool) {
 	err := pool.QueryRow(context.Background(), `
 		WITH real AS (
 			SELECT c.agent_id, l.lexeme, count(*)::int AS n FROM document_chunks c, unnest(c.tsv) AS l GROUP BY 1, 2
+			UNION ALL SELECT agent_id, '', count(*)::int FROM document_chunks GROUP BY 1
 		), kept AS (
 			SELECT agent_id, lexeme, chunks AS n FROM agent_lexemes WHERE chunks > 0
 		)

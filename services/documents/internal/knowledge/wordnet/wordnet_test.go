@@ -1,0 +1,54 @@
+package wordnet_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge/wordnet"
+	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/database/dbtest"
+)
+
+func TestLoadStemsTheRelationsOncePerVersion(t *testing.T) {
+	pool, _ := dbtest.NewPool(t, "wordnet")
+	ctx := context.Background()
+	if err := database.Migrate(ctx, pool, documents.Migrations, "migrations"); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := wordnet.Load(ctx, pool)
+	if err != nil || !loaded {
+		t.Fatalf("first load: %v %v", loaded, err)
+	}
+	// Stemmed like the chunks' text: "textbooks" and "textbook" are one lexeme.
+	var relation string
+	if err := pool.QueryRow(ctx, `SELECT relation FROM term_relations WHERE lexeme = 'book' AND related = 'textbook'`).Scan(&relation); err != nil || relation != "hyponym" {
+		t.Fatalf("book → textbook: %q %v", relation, err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT relation FROM term_relations WHERE lexeme = 'heavi' AND related = 'weight'`).Scan(&relation); err != nil || relation != "attribute" {
+		t.Fatalf("heavy → weight: %q %v", relation, err)
+	}
+	var self, n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE lexeme = related), count(*) FROM term_relations`).Scan(&self, &n); err != nil || self != 0 || n < 100_000 {
+		t.Fatalf("%d relations, %d of a lexeme to itself (%v)", n, self, err)
+	}
+	// The same version again: nothing to do.
+	if loaded, err := wordnet.Load(ctx, pool); err != nil || loaded {
+		t.Fatalf("second load: %v %v", loaded, err)
+	}
+	var version string
+	if err := pool.QueryRow(ctx, `SELECT version FROM term_relations_source`).Scan(&version); err != nil || version != wordnet.Version() {
+		t.Fatalf("source version %q %v", version, err)
+	}
+	// Another version (an upgrade) replaces them.
+	if _, err := pool.Exec(ctx, `UPDATE term_relations_source SET version = 'older'`); err != nil {
+		t.Fatal(err)
+	}
+	if loaded, err := wordnet.Load(ctx, pool); err != nil || !loaded {
+		t.Fatalf("load over an older version: %v %v", loaded, err)
+	}
+	var again int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM term_relations`).Scan(&again); err != nil || again != n {
+		t.Fatalf("after the reload %d relations, want %d (%v)", again, n, err)
+	}
+}
