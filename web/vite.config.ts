@@ -20,6 +20,9 @@ export default defineConfig({
     emptyOutDir: true,
     // dist/.vite/manifest.json: the bundle-budget check (scripts/bundle-budget.mjs) reads the chunk graph.
     manifest: true,
+    // package.json "sideEffects" lists the only modules imported for their side effects (CSS, main.tsx,
+    // zod-config), so the bundler drops what a feature's index.ts re-exports but a chunk does not use; a new
+    // side-effect-only import must be added there.
   },
   test: {
     environment: 'jsdom',

@@ -1,5 +1,6 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue, renderApp } from '@/test/render';
 
@@ -10,7 +11,6 @@ vi.mock('@/lib/firebase', () => ({
   loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
 }));
 
-const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } });
 const agent = {
   id: 'a1',
   userId: 'u1',
@@ -31,10 +31,13 @@ const agent = {
 };
 
 beforeEach(() => {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => json(url === '/api/agents' ? [agent] : [])),
-  );
+  fakeApi({
+    'GET /api/agents': [agent],
+    // What the open editor reads besides the agent.
+    'GET /api/agents/a1/documents': [],
+    'GET /api/agents/a1/subscribers': [],
+    'GET /api/user/agent-fees': { success: true, data: [] },
+  });
 });
 
 const signedIn = authValue({ user: { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' } });

@@ -1,7 +1,7 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { LoadingSpinner } from '@/components/LoadingSpinner';
 import { RouteError } from '@/components/RouteError';
-import { ProtectedRoute } from '@/features/auth/components/ProtectedRoute';
+import { ProtectedRoute } from '@/features/auth';
 
 /**
  * Route table of spec §2. Every screen is a lazily loaded chunk, so `/` downloads only
@@ -43,7 +43,7 @@ export const routes: RouteObject[] = [
               {
                 path: 'shared',
                 lazy: async () => ({
-                  Component: (await import('@/features/chat/routes/SharedAgentsPage')).SharedAgentsPage,
+                  Component: (await import('@/features/agents/routes/SharedAgentsPage')).SharedAgentsPage,
                 }),
               },
               {

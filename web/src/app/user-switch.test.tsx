@@ -7,6 +7,7 @@
 import { act, configure, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type ApiCall, type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { createFakeSdk, fakeIdentity } from '@/test/fake-firebase';
 
 // Visibility checks walk antd's injected styles in jsdom (slow); every queried element is visible.
@@ -48,9 +49,6 @@ function agent(userId: string, name: string) {
   };
 }
 
-const json = (body: unknown) =>
-  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-
 function deferred<T>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => {
@@ -62,25 +60,12 @@ function deferred<T>() {
 /** Per-token answers of GET /api/agents (a deferred one stays pending until resolved). */
 let agentsAnswer: Record<string, () => Promise<Response>>;
 
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-  const url = String(input);
-  const token = new Headers(init?.headers).get('Authorization')?.replace('Bearer ', '') ?? '';
-  if (url === '/api/user/onboarding') {
-    const who = token === 'token-alice' ? alice : bob;
-    return json({ success: true, data: { user: { email: who.email, displayName: who.displayName } } });
-  }
-  if (url === '/api/agents') {
-    const answer = agentsAnswer[token];
-    if (!answer) return new Response('unexpected token', { status: 401 });
-    return answer();
-  }
-  return new Response('not found', { status: 404, statusText: 'Not Found' });
-});
+let api: FakeApi;
+const tokenOf = (req: ApiCall) => req.headers.get('Authorization')?.replace('Bearer ', '') ?? '';
+const notFound = () => text('not found', 404, { statusText: 'Not Found' });
 
 function agentsRequestsBy(token: string) {
-  return fetchMock.mock.calls.filter(
-    ([url, init]) => url === '/api/agents' && new Headers(init?.headers).get('Authorization') === `Bearer ${token}`,
-  ).length;
+  return api.callsTo('GET /api/agents').filter((call) => call.headers.get('Authorization') === `Bearer ${token}`).length;
 }
 
 /** Records whether `text` is ever shown from now on (every DOM mutation is checked). */
@@ -117,8 +102,21 @@ async function aliceSeesHerAgents() {
 }
 
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({
+    'POST /api/user/onboarding': (req) => {
+      const who = tokenOf(req) === 'token-alice' ? alice : bob;
+      return { success: true, data: { user: { email: who.email, displayName: who.displayName } } };
+    },
+    'GET /api/agents': (req) => {
+      const answer = agentsAnswer[tokenOf(req)];
+      return answer ? answer() : text('unexpected token', 401);
+    },
+    // The dashboard Bob lands on reads its figures; they do not matter here (not found).
+    'GET /api/dashboard/stats': notFound,
+    'GET /api/activities': notFound,
+    'GET /api/user/balance': notFound,
+    'GET /api/usage': notFound,
+  });
   vi.spyOn(console, 'error').mockImplementation(() => {});
   fake.sdk.onAuthStateChanged.mockClear();
   fake.sdk.signOut.mockImplementation(async () => fake.emit(null));

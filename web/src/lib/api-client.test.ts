@@ -1,22 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type ApiCall, type FakeApi, fakeApi, text } from '@/test/fake-api';
 import { createFakeSdk, fakeIdentity } from '@/test/fake-firebase';
 
 const fake = createFakeSdk();
 vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => fake.sdk) }));
 
-const { api, ApiError, apiRequest, errorRequestId, getIdToken } = await import('./api-client');
+const { api: client, ApiError, apiRequest, errorRequestId, getIdToken } = await import('./api-client');
 const { defaultQueryFn } = await import('./query-client');
 
-const fetchMock = vi.fn<typeof fetch>();
+let server: FakeApi;
 
 beforeEach(() => {
   fake.auth.currentUser = null;
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
-});
-
-afterEach(() => {
-  vi.unstubAllGlobals();
+  server = fakeApi();
 });
 
 describe('getIdToken', () => {
@@ -43,37 +39,36 @@ describe('getIdToken', () => {
 describe('apiRequest', () => {
   it('sends the Bearer token with credentials and a JSON body', async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(new Response(JSON.stringify({ success: true, data: { id: 1 } }), { status: 200 }));
+    server.use({ 'POST /api/agents': { success: true, data: { id: 1 } } });
 
-    const body = await api.post('/api/agents', { name: 'Tutor' });
+    const body = await client.post('/api/agents', { name: 'Tutor' });
 
     expect(body).toEqual({ success: true, data: { id: 1 } });
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/agents');
-    expect(init?.method).toBe('POST');
-    expect(init?.credentials).toBe('include');
-    const headers = new Headers(init?.headers);
+    const [{ input, init, headers }] = server.calls as [ApiCall];
+    expect(input).toBe('/api/agents');
+    expect(init.method).toBe('POST');
+    expect(init.credentials).toBe('include');
     expect(headers.get('Authorization')).toBe('Bearer token-123');
     expect(headers.get('Content-Type')).toBe('application/json');
-    expect(init?.body).toBe(JSON.stringify({ name: 'Tutor' }));
+    expect(init.body).toBe(JSON.stringify({ name: 'Tutor' }));
   });
 
   it('does not call fetch without a user', async () => {
-    await expect(api.get('/api/agents')).rejects.toThrow(
+    await expect(client.get('/api/agents')).rejects.toThrow(
       'Authentication token not available. User must be logged in.',
     );
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(server.fetch).not.toHaveBeenCalled();
   });
 
   it("turns a non-ok response into '<status>: <body text>'", async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(new Response('{"error":"not_found"}', { status: 404, statusText: 'Not Found' }));
+    server.use({ 'GET /api/agents/x': () => text('{"error":"not_found"}', 404, { statusText: 'Not Found' }) });
     await expect(apiRequest('/api/agents/x')).rejects.toThrow('404: {"error":"not_found"}');
   });
 
   it('falls back to the status text when the body is empty', async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(new Response(null, { status: 502, statusText: 'Bad Gateway' }));
+    server.use({ 'GET /api/agents': () => text('', 502, { statusText: 'Bad Gateway' }) });
     await expect(apiRequest('/api/agents')).rejects.toThrow('502: Bad Gateway');
   });
 });
@@ -81,17 +76,17 @@ describe('apiRequest', () => {
 describe('defaultQueryFn', () => {
   it('GETs the first element of the query key as JSON with the token', async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(new Response('[1,2]', { status: 200 }));
+    server.use({ 'GET /api/activities': [1, 2] });
     const result = await (defaultQueryFn as (ctx: unknown) => Promise<unknown>)({
       queryKey: ['/api/activities', { page: 1 }],
       signal: new AbortController().signal,
     });
     expect(result).toEqual([1, 2]);
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/activities');
-    expect(init?.method).toBe('GET');
-    expect(init?.credentials).toBe('include');
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [{ input, init, headers }] = server.calls as [ApiCall];
+    expect(input).toBe('/api/activities');
+    expect(init.method).toBe('GET');
+    expect(init.credentials).toBe('include');
+    expect(headers.get('Authorization')).toBe('Bearer token-123');
   });
 });
 
@@ -108,9 +103,9 @@ describe('query client defaults', () => {
 describe('request ids', () => {
   it("puts the response's x-request-id into the error", async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(
-      new Response('{"error":"conflict"}', { status: 409, statusText: 'Conflict', headers: { 'X-Request-Id': 'abc123' } }),
-    );
+    server.use({
+      'GET /api/agents': () => text('{"error":"conflict"}', 409, { statusText: 'Conflict', headers: { 'X-Request-Id': 'abc123' } }),
+    });
     const error = await apiRequest('/api/agents').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ message: '409: {"error":"conflict"}', status: 409, requestId: 'abc123' });
@@ -119,7 +114,7 @@ describe('request ids', () => {
 
   it('has no request id when the response had none', async () => {
     fake.auth.currentUser = fakeIdentity();
-    fetchMock.mockResolvedValueOnce(new Response(null, { status: 500, statusText: 'Internal Server Error' }));
+    server.use({ 'GET /api/agents': () => text('', 500, { statusText: 'Internal Server Error' }) });
     const error = await apiRequest('/api/agents').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as InstanceType<typeof ApiError>).requestId).toBeUndefined();

@@ -3,6 +3,7 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import { useEffect } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, type RouteHandler, text as textReply } from '@/test/fake-api';
 import { createFakeSdk, fakeIdentity } from '@/test/fake-firebase';
 
 const fake = createFakeSdk();
@@ -35,7 +36,9 @@ function Probe() {
   );
 }
 
-const fetchMock = vi.fn<typeof fetch>();
+let api: FakeApi;
+/** POST /api/user/onboarding answers with `reply`. */
+const onboardingAnswers = (reply: RouteHandler) => api.use({ 'POST /api/user/onboarding': reply });
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -46,7 +49,7 @@ function deferred<T>() {
 }
 
 function okUser(user: Record<string, unknown>) {
-  return new Response(JSON.stringify({ success: true, data: { user } }), { status: 200 });
+  return json({ success: true, data: { user } });
 }
 
 async function renderProvider() {
@@ -63,8 +66,7 @@ async function renderProvider() {
 const text = (id: string) => screen.getByTestId(id).textContent;
 
 beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi();
   vi.spyOn(console, 'error').mockImplementation(() => {});
   fake.sdk.onAuthStateChanged.mockClear();
   toastStore.removeToast();
@@ -82,24 +84,24 @@ describe('AuthProvider state machine', () => {
     expect(text('loading')).toBe('false');
     expect(text('profileLoading')).toBe('false');
     expect(text('user')).toBe('null');
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(api.fetch).not.toHaveBeenCalled();
   });
 
   it('onboards a signed-in identity and stores the merged user', async () => {
     const response = deferred<Response>();
-    fetchMock.mockReturnValueOnce(response.promise);
+    onboardingAnswers(() => response.promise);
     await renderProvider();
 
     act(() => fake.emit(fakeIdentity({ uid: 'u1', email: 'ada@example.com', displayName: 'Ada' })));
     expect(text('loading')).toBe('true');
     await waitFor(() => expect(text('profileLoading')).toBe('true'));
-    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    await waitFor(() => expect(api.fetch).toHaveBeenCalledTimes(1));
 
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/user/onboarding');
-    expect(init?.method).toBe('POST');
-    expect(init?.body).toBe('{"displayName":"Ada"}');
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [call] = api.calls;
+    expect(call!.input).toBe('/api/user/onboarding');
+    expect(call!.init.method).toBe('POST');
+    expect(call!.init.body).toBe('{"displayName":"Ada"}');
+    expect(call!.headers.get('Authorization')).toBe('Bearer token-123');
 
     await act(async () => response.resolve(okUser({ username: 'ada', interestedInPublicAgents: false })));
     await waitFor(() => expect(text('loading')).toBe('false'));
@@ -115,9 +117,7 @@ describe('AuthProvider state machine', () => {
   });
 
   it('keeps the error and clears the user when onboarding fails', async () => {
-    fetchMock.mockResolvedValueOnce(
-      new Response(JSON.stringify({ error: 'internal', message: 'Internal server error' }), { status: 500 }),
-    );
+    onboardingAnswers(() => json({ error: 'internal', message: 'Internal server error' }, 500));
     await renderProvider();
     act(() => fake.emit(fakeIdentity()));
     await waitFor(() => expect(text('loading')).toBe('false'));
@@ -127,7 +127,7 @@ describe('AuthProvider state machine', () => {
   });
 
   it('clears a previous profile error on the next auth change', async () => {
-    fetchMock.mockResolvedValueOnce(new Response('', { status: 503 }));
+    onboardingAnswers(() => textReply('', 503));
     await renderProvider();
     act(() => fake.emit(fakeIdentity()));
     await waitFor(() => expect(text('error')).toBe('HTTP error! status: 503'));
@@ -146,13 +146,13 @@ describe('AuthProvider state machine', () => {
     fake.sdk.updateProfile.mockImplementation(async (u: typeof identity, p: { displayName: string }) => {
       u.displayName = p.displayName;
     });
-    fetchMock.mockImplementation(async () => okUser({ username: 'newbie' }));
+    onboardingAnswers(() => okUser({ username: 'newbie' }));
 
     await act(() => ctx.register({ email: 'new@example.com', password: 'secret1', username: 'newbie' }));
 
     expect(fake.sdk.createUserWithEmailAndPassword).toHaveBeenCalledWith(fake.auth, 'new@example.com', 'secret1');
     expect(fake.sdk.updateProfile).toHaveBeenCalledWith(identity, { displayName: 'newbie' });
-    expect(fetchMock.mock.calls.at(-1)![1]?.body).toBe('{"displayName":"newbie"}');
+    expect(api.calls.at(-1)!.init.body).toBe('{"displayName":"newbie"}');
     expect(JSON.parse(text('user')!)).toMatchObject({ uid: 'new', displayName: 'newbie', username: 'newbie' });
     expect(getToasts()[0]).toMatchObject({ title: 'Registration successful', description: 'Welcome, new@example.com!' });
   });

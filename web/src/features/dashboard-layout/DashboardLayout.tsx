@@ -1,5 +1,5 @@
 import { Outlet } from 'react-router';
-import { EmailVerificationBanner } from '@/features/auth/components/EmailVerificationBanner';
+import { EmailVerificationBanner } from '@/features/auth';
 import { DashboardHeader } from './components/DashboardHeader';
 import './dashboard-layout.css';
 

@@ -46,13 +46,34 @@ export interface KnowledgePassage {
   documentName: string;
   labels: string[];
   text: string;
+  /** The document's title and the headings above the passage, joined by " › " (absent from older servers). */
+  headingPath?: string;
   score: number;
+  /** The score as a share (0–1) of what a passage holding every word of the question would score. */
+  relevance?: number;
+  /** Relevant enough for the agent to answer from it (false: shown, but the agent would not use it). */
+  relevant?: boolean;
   /** Character offsets of the passage in the document's text. */
   start: number;
   end: number;
   /** The Google Docs URL of the document. */
   url: string;
   tokenCount: number;
+}
+
+/** How a knowledge search ran: full text only, fused with an embeddings provider's vectors, or full text because the provider failed. */
+export interface RetrievalMode {
+  mode: 'lexical' | 'hybrid' | 'fallback';
+  /** The embeddings model ('' when none is configured). */
+  model: string;
+  /** The LLM simulator's embeddings: deterministic, not semantic. */
+  simulated: boolean;
+}
+
+/** The answer of a knowledge search. */
+export interface KnowledgeSearchResult {
+  passages: KnowledgePassage[];
+  mode: RetrievalMode | null;
 }
 
 /** POST /api/agents/{id}/knowledge/search body. */

@@ -1,33 +1,25 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeApi, json, noContent, text } from '@/test/fake-api';
 
 const identity = { getIdToken: vi.fn(async () => 'token-1') };
 vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { currentUser: identity } })) }));
 
 const { deleteAccount, revokeSessions, ACCOUNT_PATH, REVOKE_SESSIONS_PATH } = await import('./account');
 
-function stubFetch(status: number, body?: unknown) {
-  const fetchMock = vi.fn(async () => new Response(body === undefined ? null : JSON.stringify(body), { status }));
-  vi.stubGlobal('fetch', fetchMock);
-  return fetchMock;
-}
-
 describe('account API', () => {
-  afterEach(() => vi.unstubAllGlobals());
-
   it('revokes the sessions and deletes the account with the bearer token', async () => {
-    const fetchMock = stubFetch(204);
+    const api = fakeApi({ [`POST ${REVOKE_SESSIONS_PATH}`]: noContent, [`DELETE ${ACCOUNT_PATH}`]: noContent });
     await revokeSessions();
     await deleteAccount();
-    const calls = fetchMock.mock.calls as unknown as [string, RequestInit][];
-    expect(calls.map(([p, i]) => `${i.method} ${p}`)).toEqual([`POST ${REVOKE_SESSIONS_PATH}`, `DELETE ${ACCOUNT_PATH}`]);
-    expect(new Headers(calls[0][1].headers).get('Authorization')).toBe('Bearer token-1');
+    expect(api.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${REVOKE_SESSIONS_PATH}`, `DELETE ${ACCOUNT_PATH}`]);
+    expect(api.calls[0]!.headers.get('Authorization')).toBe('Bearer token-1');
   });
 
   it("rejects with the server's reason", async () => {
     const message = 'Your wallet holds $12.34: spend or withdraw it before deleting your account.';
-    stubFetch(409, { error: 'account_not_empty', message });
+    const api = fakeApi({ [`DELETE ${ACCOUNT_PATH}`]: () => json({ error: 'account_not_empty', message }, 409) });
     await expect(deleteAccount()).rejects.toMatchObject({ message, status: 409 });
-    stubFetch(500);
+    api.use({ [`DELETE ${ACCOUNT_PATH}`]: () => text('', 500) });
     await expect(deleteAccount()).rejects.toMatchObject({ status: 500, message: 'Your account could not be deleted. Try again later.' });
   });
 });

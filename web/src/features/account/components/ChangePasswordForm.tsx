@@ -5,7 +5,7 @@ import { Controller, useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
-import { MESSAGES } from '@/features/auth/lib/schemas';
+import { MESSAGES } from '@/features/auth';
 import { loadFirebase } from '@/lib/firebase';
 import { passwordError } from '../lib/password-errors';
 import { ACCOUNT_TEXTS } from '../lib/texts';

@@ -1,5 +1,4 @@
-import { getErrorCode, getErrorMessage } from '@/features/auth/lib/auth-errors';
-import { MESSAGES } from '@/features/auth/lib/schemas';
+import { getErrorCode, getErrorMessage, MESSAGES } from '@/features/auth';
 import { ACCOUNT_TEXTS } from './texts';
 
 export type PasswordField = 'currentPassword' | 'newPassword' | 'form';

@@ -3,6 +3,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { createQueryClient } from '@/lib/query-client';
+import { type ApiCall, type FakeApi, fakeApi, json, noContent } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import type { ApiKey, CreatedApiKey } from '../types';
 import ApiKeysPanel from './ApiKeysPanel';
@@ -16,9 +17,6 @@ vi.mock('@/lib/firebase', () => ({
 const AGENT = '0190aaaa-0000-7000-8000-000000000001';
 const KEYS = `/api/agents/${AGENT}/api-keys`;
 const SECRET = 'agk_3fQ9xZabcdefghijklmnopqrstuvwx';
-
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
 function key(overrides: Partial<ApiKey> = {}): ApiKey {
   return {
@@ -36,15 +34,14 @@ function key(overrides: Partial<ApiKey> = {}): ApiKey {
 }
 
 let stored: ApiKey[] = [];
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-  const url = String(input);
-  const method = init?.method ?? 'GET';
-  if (url === KEYS && method === 'GET') return json(stored);
-  if (url === KEYS && method === 'POST') {
-    const body = JSON.parse(String(init?.body)) as { name: string; expiresAt?: string; monthlyLimit?: number };
+let api: FakeApi;
+const routes = {
+  [`GET ${KEYS}`]: () => stored,
+  [`POST ${KEYS}`]: (req: ApiCall) => {
+    const body = req.body as { name: string; expiresAt?: string; monthlyLimit?: number };
     if (body.name === 'boom') {
       const refusal = { error: 'limit_reached', message: 'This agent already has the maximum number of API keys (25).' };
-      return json(refusal, 409, { 'X-Request-Id': 'req-boom-1' });
+      return json(refusal, 409, { headers: { 'X-Request-Id': 'req-boom-1' } });
     }
     const created: CreatedApiKey = {
       ...key({ id: 'k2', name: body.name, prefix: SECRET.slice(0, 10), lastUsedAt: null, monthSpend: 0 }),
@@ -55,21 +52,19 @@ const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => 
     const { key: _secret, ...listed } = created;
     stored = [listed, ...stored];
     return json(created, 201);
-  }
-  if (url.startsWith(`${KEYS}/`) && method === 'DELETE') {
-    stored = stored.filter((k) => !url.endsWith(`/${k.id}`));
-    return new Response(null, { status: 204 });
-  }
-  return json({ error: 'not_found', message: 'Not found' }, 404);
-});
+  },
+  [`DELETE ${KEYS}/:id`]: (req: ApiCall) => {
+    stored = stored.filter((k) => k.id !== req.params.id);
+    return noContent();
+  },
+};
 
 const writeText = vi.fn(async (_text: string) => {});
 
 beforeEach(() => {
   stored = [key()];
-  fetchMock.mockClear();
   writeText.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi(routes);
   Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
 });
 
@@ -82,7 +77,7 @@ function renderPanel() {
   );
 }
 
-const calls = (method: string) => fetchMock.mock.calls.filter(([, init]) => (init?.method ?? 'GET') === method);
+const calls = (method: string) => api.calls.filter((c) => c.method === method);
 
 describe('ApiKeysPanel', () => {
   it('lists keys with prefix, dates and month spend, never a secret', async () => {
@@ -95,8 +90,7 @@ describe('ApiKeysPanel', () => {
     expect(within(row).getByText('Never')).toBeInTheDocument(); // no expiry
     expect(screen.queryByTestId('api-key-created')).not.toBeInTheDocument();
     // The auth header is the Firebase token (the key management API is the owner's).
-    const [, init] = calls('GET')[0];
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    expect(calls('GET')[0]!.headers.get('Authorization')).toBe('Bearer token-123');
   });
 
   it('creates a key, shows it once with a copy button, and puts it into the examples', async () => {
@@ -110,8 +104,7 @@ describe('ApiKeysPanel', () => {
     const shown = await screen.findByTestId('api-key-created');
     expect(within(shown).getByTestId('api-key-secret')).toHaveTextContent(SECRET);
     expect(shown).toHaveTextContent('shown only once');
-    const [, init] = calls('POST')[0];
-    expect(JSON.parse(String(init?.body))).toEqual({ name: 'Slack bot', expiresAt: '2099-12-31', monthlyLimit: 10 });
+    expect(calls('POST')[0]!.body).toEqual({ name: 'Slack bot', expiresAt: '2099-12-31', monthlyLimit: 10 });
 
     fireEvent.click(within(shown).getByTestId('api-key-copy'));
     await waitFor(() => expect(writeText).toHaveBeenCalledWith(SECRET));
@@ -190,7 +183,7 @@ describe('ApiKeysPanel', () => {
     expect(calls('DELETE')).toHaveLength(0);
     fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
     await waitFor(() => expect(calls('DELETE')).toHaveLength(1));
-    expect(String(calls('DELETE')[0][0])).toBe(`${KEYS}/k1`);
+    expect(calls('DELETE')[0]!.path).toBe(`${KEYS}/k1`);
     expect(await screen.findByText('No API keys yet')).toBeInTheDocument();
     expect(await screen.findByText('API Key Revoked')).toBeInTheDocument();
   });

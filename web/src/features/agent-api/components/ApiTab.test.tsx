@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentEditor } from '@/features/agents/components/editor/AgentEditor';
 import type { Agent } from '@/features/agents/types';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 
 vi.setConfig({ testTimeout: 45_000 });
@@ -38,13 +39,14 @@ const agent: Agent = {
   updatedAt: '2026-01-01T00:00:00Z',
 };
 
-const fetchMock = vi.fn(
-  async (_input: RequestInfo | URL) => new Response('[]', { status: 200, headers: { 'Content-Type': 'application/json' } }),
-);
-
+let api: FakeApi;
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({
+    'GET /api/agents/a1/api-keys': [],
+    // What the editor reads besides the keys: the agent's documents and the owner's agent fees.
+    'GET /api/agents/a1/documents': [],
+    'GET /api/user/agent-fees': { success: true, data: [] },
+  });
 });
 
 describe('AgentEditor API tab', () => {
@@ -58,7 +60,7 @@ describe('AgentEditor API tab', () => {
     );
     const tabs = await screen.findAllByRole('tab', { hidden: true });
     expect(tabs[tabs.length - 1]).toHaveTextContent('API');
-    expect(fetchMock.mock.calls.some(([u]) => String(u).includes('/api-keys'))).toBe(false);
+    expect(api.calls.some((c) => c.path.includes('/api-keys'))).toBe(false);
 
     fireEvent.click(screen.getByRole('tab', { name: 'API', hidden: true }));
     // The panel is a lazy chunk: its first transform can take a while on a busy machine.
@@ -66,7 +68,7 @@ describe('AgentEditor API tab', () => {
       await screen.findByRole('heading', { level: 3, name: 'API access', hidden: true }, { timeout: 20_000 }),
     ).toBeInTheDocument();
     expect(await screen.findByText('No API keys yet', {}, { timeout: 10_000 })).toBeInTheDocument();
-    expect(fetchMock.mock.calls.some(([u]) => String(u) === '/api/agents/a1/api-keys')).toBe(true);
+    expect(api.calls.some((c) => c.input === '/api/agents/a1/api-keys')).toBe(true);
     expect(screen.getByTestId('api-model')).toHaveTextContent('agentic/a1');
   });
 });

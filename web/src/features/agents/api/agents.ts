@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type UseMutationOptions } from '@tanstack/react-query';
 import { api, ApiError, authFetch, getIdToken, requestIdOf } from '@/lib/api-client';
 import type { Agent, AgentSavePayload, NewAgentPayload, Subscriber, SubscriberCapPayload } from '../types';
 
@@ -286,4 +286,20 @@ export function toastMessage(error: unknown, fallback: string): string {
   if (error instanceof ApiMessageError && error.message) return error.message;
   if (error instanceof Error && error.message === USER_NOT_AUTHENTICATED) return error.message;
   return fallback;
+}
+
+/** UI callbacks of a mutation hook (toasts, form state); the hook supplies the request. */
+export type MutationCallbacks<TData, TVariables> = Pick<
+  UseMutationOptions<TData, Error, TVariables>,
+  'onMutate' | 'onSuccess' | 'onError'
+>;
+
+/** Invites an e-mail address to the agent (POST /api/agents/{id}/subscribers). */
+export function useInviteSubscriber(agentId: string, callbacks: MutationCallbacks<Subscriber, string>) {
+  return useMutation({ mutationFn: (address: string) => inviteSubscriber(agentId, address), ...callbacks });
+}
+
+/** Revokes a subscriber's access to the agent. */
+export function useRevokeSubscriber(agentId: string, callbacks: MutationCallbacks<void, Subscriber>) {
+  return useMutation({ mutationFn: (subscriber: Subscriber) => revokeSubscriber(agentId, subscriber.id), ...callbacks });
 }

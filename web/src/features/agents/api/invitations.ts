@@ -1,6 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { authFetch } from '@/lib/api-client';
 import type { Subscriber } from '../types';
-import { messageErrorOf } from './agents';
+import { messageErrorOf, type MutationCallbacks } from './agents';
 
 /**
  * POST /api/agents/{id}/subscribers/{subscriberId}/resend-invitation → 202: e-mails a pending invitation again
@@ -17,4 +18,9 @@ export async function resendInvitation(agentId: string, subscriberId: string): P
   } catch {
     return undefined;
   }
+}
+
+/** Resends a pending subscriber's invitation e-mail. */
+export function useResendInvitation(agentId: string, callbacks: MutationCallbacks<Subscriber | undefined, Subscriber>) {
+  return useMutation({ mutationFn: (subscriber: Subscriber) => resendInvitation(agentId, subscriber.id), ...callbacks });
 }

@@ -1,9 +1,10 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
+import { fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue } from '@/test/render';
 import { AGENT_FEE_LINE, CreateAgentDialog } from './CreateAgentDialog';
@@ -16,12 +17,8 @@ vi.mock('@/lib/firebase', () => ({
 }));
 
 beforeEach(() => {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async () => new Response('not found', { status: 404 })),
-  );
+  fakeApi();
 });
-afterEach(() => vi.unstubAllGlobals());
 
 describe('CreateAgentDialog', () => {
   it('discloses the monthly agent fee before the agent is created (issue 29)', async () => {

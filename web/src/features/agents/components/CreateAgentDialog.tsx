@@ -4,7 +4,7 @@ import { Controller, useForm } from 'react-hook-form';
 import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
 import { useAuth } from '@/features/auth';
-import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
+import { useMarketplaceEnabled } from '@/features/marketplace';
 import { USER_NOT_AUTHENTICATED, fieldError, toastMessage, useCreateAgent } from '../api/agents';
 import { CATEGORY_SUGGESTIONS, COLOR_OPTIONS, ICON_OPTIONS, PUBLIC_AGENTS_NOTE } from '../constants';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatUsd } from '@/features/wallet/lib/format';
+import { formatUsd } from '@/features/wallet';
 import type { Subscriber, SubscriberCapMode, SubscriberCapPayload } from '../types';
 
 /** Bounds of a monthly cap, in cents (the catalog's rule): $0.01 … $100,000.00. */

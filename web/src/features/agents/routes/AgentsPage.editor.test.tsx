@@ -6,6 +6,7 @@ import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, noContent } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue } from '@/test/render';
 import { draftKey, readDraft, writeDraft } from '../lib/editor-draft';
@@ -43,28 +44,21 @@ function agent(overrides: Partial<Agent> = {}): Agent {
   };
 }
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-type Handler = (url: string, init: RequestInit) => Response | undefined;
 let agents: Agent[];
-let extra: Handler | undefined;
-const fetchMock = vi.fn((url: string, init: RequestInit = {}) => {
-  const answer = extra?.(url, init);
-  if (answer) return Promise.resolve(answer);
-  if (url === '/api/agents' && (init.method ?? 'GET') === 'GET') return Promise.resolve(json(agents));
-  return Promise.resolve(json([]));
-});
-const calls = (method: string, url: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
+let api: FakeApi;
+const bodyOf = (key: string) => api.callsTo(key)[0]!.body;
 
 beforeEach(() => {
   removeToast();
   localStorage.clear();
   agents = [agent()];
-  extra = undefined;
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({
+    'GET /api/agents': () => agents,
+    // What the editor's tabs and header read besides the agent.
+    'GET /api/agents/:id/documents': [],
+    'GET /api/agents/:id/subscribers': [],
+    'GET /api/user/agent-fees': { success: true, data: [] },
+  });
 });
 afterEach(() => localStorage.clear());
 
@@ -203,13 +197,12 @@ describe('never lose work (issue 29)', { timeout: 60_000 }, () => {
   });
 
   it('keeps unsaved instructions as a local draft, offers it back after a reload, and drops it once saved', async () => {
-    extra = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        agents = [agent({ ...(JSON.parse(String(init.body)) as Partial<Agent>) })];
-        return json(agents[0]);
-      }
-      return undefined;
-    };
+    api.use({
+      'PATCH /api/agents/a1': (req) => {
+        agents = [agent({ ...(req.body as Partial<Agent>) })];
+        return agents[0]!;
+      },
+    });
     // An earlier visit typed without saving, then the page was reloaded.
     writeDraft('u1', 'a1', 'Be kind. Cite the textbook.');
     renderAt(`${LIST}/a1/settings`);
@@ -231,7 +224,7 @@ describe('never lose work (issue 29)', { timeout: 60_000 }, () => {
     await waitFor(() => expect(readDraft('u1', 'a1')?.instructions).toBe('Be kind. Cite the textbook, page by page.'));
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
-    expect(JSON.parse(String(calls('PATCH', '/api/agents/a1')[0]![1]?.body))).toMatchObject({
+    expect(bodyOf('PATCH /api/agents/a1')).toMatchObject({
       instructions: 'Be kind. Cite the textbook, page by page.',
     });
     await waitFor(() => expect(localStorage.getItem(draftKey('u1', 'a1'))).toBeNull());
@@ -251,14 +244,12 @@ describe('never lose work (issue 29)', { timeout: 60_000 }, () => {
 
 describe('Settings: rename, re-icon, re-colour and delete (issue 29)', { timeout: 60_000 }, () => {
   it('sends the changed name, icon and colour with Save Changes, after checking the name', async () => {
-    extra = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        const body = JSON.parse(String(init.body)) as Partial<Agent>;
-        agents = [agent(body)];
-        return json(agents[0]);
-      }
-      return undefined;
-    };
+    api.use({
+      'PATCH /api/agents/a1': (req) => {
+        agents = [agent(req.body as Partial<Agent>)];
+        return agents[0]!;
+      },
+    });
     renderAt(`${LIST}/a1/settings`);
     const dlg = await editor();
     const name = within(dlg).getByLabelText('Name');
@@ -269,7 +260,7 @@ describe('Settings: rename, re-icon, re-colour and delete (issue 29)', { timeout
     fireEvent.change(name, { target: { value: ' A ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await within(dlg).findByText('Name must be at least 2 characters')).toBeInTheDocument();
-    expect(calls('PATCH', '/api/agents/a1')).toHaveLength(0);
+    expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(0);
 
     fireEvent.change(name, { target: { value: '  Physics Coach ' } });
     expect(within(dlg).queryByText('Name must be at least 2 characters')).not.toBeInTheDocument();
@@ -277,7 +268,7 @@ describe('Settings: rename, re-icon, re-colour and delete (issue 29)', { timeout
     fireEvent.click(within(dlg).getByRole('radio', { name: 'Green' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     expect(await screen.findByRole('status', { name: 'Agent Updated' })).toBeInTheDocument();
-    expect(JSON.parse(String(calls('PATCH', '/api/agents/a1')[0]![1]?.body))).toEqual({
+    expect(bodyOf('PATCH /api/agents/a1')).toEqual({
       instructions: 'Be kind.',
       status: 'active',
       isPublic: false,
@@ -292,13 +283,12 @@ describe('Settings: rename, re-icon, re-colour and delete (issue 29)', { timeout
   });
 
   it('deletes the agent after its name is typed, then shows the list without it', async () => {
-    extra = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'DELETE') {
+    api.use({
+      'DELETE /api/agents/a1': () => {
         agents = [];
-        return new Response(null, { status: 204 });
-      }
-      return undefined;
-    };
+        return noContent();
+      },
+    });
     const router = renderAt(LIST, `${LIST}/a1/settings`);
     const dlg = await editor();
     const zone = within(dlg).getByRole('region', { name: 'Delete agent' });
@@ -314,7 +304,7 @@ describe('Settings: rename, re-icon, re-colour and delete (issue 29)', { timeout
 
     expect(await screen.findByRole('status', { name: 'Agent deleted' })).toHaveTextContent('Physics Tutor has been deleted.');
     await waitFor(() => expect(path(router)).toBe(LIST));
-    expect(calls('DELETE', '/api/agents/a1')).toHaveLength(1);
+    expect(api.callsTo('DELETE /api/agents/a1')).toHaveLength(1);
     expect(await screen.findByRole('heading', { name: 'No Agentic Users Yet' })).toBeInTheDocument();
     expect(screen.queryByRole('alert', { name: 'Agent not found' })).not.toBeInTheDocument();
   });

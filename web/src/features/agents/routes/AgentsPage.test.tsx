@@ -6,6 +6,7 @@ import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue } from '@/test/render';
@@ -42,18 +43,17 @@ function agent(overrides: Partial<Agent>): Agent {
   };
 }
 
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-const json = (body: unknown, status = 200, statusText = 'OK') =>
-  new Response(JSON.stringify(body), { status, statusText, headers: { 'Content-Type': 'application/json' } });
-
-let handler: Handler;
-const fetchMock = vi.fn((url: string, init: RequestInit) => handler(url, init));
+let api: FakeApi;
 
 beforeEach(() => {
   // The toast store is a module singleton: start every test without the previous test's toasts.
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  // What an open editor also reads: the agent's users and documents, and the owner's agent fees.
+  api = fakeApi({
+    'GET /api/agents/:id/subscribers': [],
+    'GET /api/agents/:id/documents': [],
+    'GET /api/user/agent-fees': { success: true, data: [] },
+  });
 });
 
 /** The page under the route table's paths (the editor's addresses are child paths, issue 29). */
@@ -79,18 +79,17 @@ function fill(input: HTMLElement, value: string) {
   fireEvent.change(input, { target: { value } });
 }
 
-function callsTo(method: string, url: string) {
-  return fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
-}
+const bodyOf = (key: string) => api.callsTo(key)[0]!.body;
 
 // antd in jsdom is slow, and the suite shares 2 cores with the rest of the tests.
 describe('AgentsPage', { timeout: 60_000 }, () => {
   it('lists the agents and filters them with the search box', async () => {
-    handler = () =>
-      json([
+    api.use({
+      'GET /api/agents': [
         agent({ tags: ['physics', 'homework', 'exams', 'labs'] }),
         agent({ id: 'a2', name: 'ISO Writer', description: 'Writes ISO 27001 documents', category: 'Compliance', status: 'pending' }),
-      ]);
+      ],
+    });
     renderPage();
 
     expect(await screen.findByText('Physics Tutor')).toBeInTheDocument();
@@ -103,8 +102,7 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
     expect(within(screen.getByRole('row', { name: /ISO Writer/ })).getByText('pending')).toHaveAttribute('data-color', 'yellow');
 
     // The request carries the Bearer token.
-    const [, init] = callsTo('GET', '/api/agents')[0]!;
-    expect(new Headers(init.headers).get('Authorization')).toBe('Bearer token-123');
+    expect(api.callsTo('GET /api/agents')[0]!.headers.get('Authorization')).toBe('Bearer token-123');
 
     const search = screen.getByPlaceholderText('Search by name, description or category...');
     fill(search, 'COMPLIANCE');
@@ -115,7 +113,7 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
   });
 
   it('shows the empty state', async () => {
-    handler = () => json([]);
+    api.use({ 'GET /api/agents': [] });
     renderPage();
     expect(await screen.findByRole('heading', { name: 'No Agentic Users Yet' })).toBeInTheDocument();
     expect(screen.getByText('Create your first agentic user to get started')).toBeInTheDocument();
@@ -123,22 +121,21 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
   });
 
   it('shows the fetch failure text', async () => {
-    handler = () => new Response('boom', { status: 500, statusText: 'Internal Server Error' });
+    api.use({ 'GET /api/agents': () => text('boom', 500, { statusText: 'Internal Server Error' }) });
     renderPage();
     expect(await screen.findByRole('alert')).toHaveTextContent('Failed to fetch agents: Internal Server Error');
   });
 
   it('validates the create form, then creates the agent', async () => {
     let agents: Agent[] = [];
-    handler = (url, init) => {
-      if (url === '/api/agents' && init.method === 'POST') {
-        const created = agent({ id: 'new', ...(JSON.parse(String(init.body)) as Partial<Agent>) });
+    api.use({
+      'POST /api/agents': (req) => {
+        const created = agent({ id: 'new', ...(req.body as Partial<Agent>) });
         agents = [created];
-        return json(created, 201, 'Created');
-      }
-      if (url.endsWith('/subscribers')) return json([]);
-      return json(agents);
-    };
+        return json(created, 201, { statusText: 'Created' });
+      },
+      'GET /api/agents': () => agents,
+    });
     const { router } = renderPage();
     await screen.findByText('No Agentic Users Yet');
     fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
@@ -152,7 +149,7 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
     expect(await within(dialog).findByText('Name must be at least 2 characters')).toBeInTheDocument();
     expect(within(dialog).getByText('Description must be at least 10 characters')).toBeInTheDocument();
     expect(within(dialog).getByText('Category is required')).toBeInTheDocument();
-    expect(callsTo('POST', '/api/agents')).toHaveLength(0);
+    expect(api.callsTo('POST /api/agents')).toHaveLength(0);
 
     fill(within(dialog).getByLabelText('Name'), 'Chem Tutor');
     fill(within(dialog).getByLabelText('Description'), 'Explains chemistry step by step');
@@ -168,7 +165,7 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard/agentic-users/new/instructions'));
     const editor = await screen.findByRole('dialog', { name: 'Chem Tutor' });
     expect(within(editor).getByRole('tab', { name: 'Instructions & Documents' })).toHaveAttribute('aria-selected', 'true');
-    expect(JSON.parse(String(callsTo('POST', '/api/agents')[0]![1].body))).toEqual({
+    expect(bodyOf('POST /api/agents')).toEqual({
       name: 'Chem Tutor',
       description: 'Explains chemistry step by step',
       category: 'Education',
@@ -183,10 +180,11 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
   });
 
   it('shows the server message when creating fails', async () => {
-    handler = (_url, init) =>
-      init.method === 'POST'
-        ? json({ error: 'invalid_argument', message: 'Public agents are coming soon' }, 400, 'Bad Request')
-        : json([]);
+    api.use({
+      'POST /api/agents': () =>
+        json({ error: 'invalid_argument', message: 'Public agents are coming soon' }, 400, { statusText: 'Bad Request' }),
+      'GET /api/agents': [],
+    });
     renderPage();
     await screen.findByText('No Agentic Users Yet');
     fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
@@ -201,18 +199,16 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
 
   it('opens the editor from a row and saves the settings', async () => {
     let saved: unknown;
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        saved = JSON.parse(String(init.body));
-        return json(agent({ ...(saved as Partial<Agent>) }));
-      }
-      if (url === '/api/agents/a1/subscribers') {
-        return json([
-          { id: 's1', name: 'Grace Hopper', email: 'grace@example.com', status: 'invited', joinedDate: new Date().toISOString(), interactions: 0 },
-        ]);
-      }
-      return json([agent({ tags: ['physics'], instructions: 'Be kind.' })]);
-    };
+    api.use({
+      'PATCH /api/agents/a1': (req) => {
+        saved = req.body;
+        return agent({ ...(saved as Partial<Agent>) });
+      },
+      'GET /api/agents/a1/subscribers': () => [
+        { id: 's1', name: 'Grace Hopper', email: 'grace@example.com', status: 'invited', joinedDate: new Date().toISOString(), interactions: 0 },
+      ],
+      'GET /api/agents': [agent({ tags: ['physics'], instructions: 'Be kind.' })],
+    });
     renderPage();
     fireEvent.click(await screen.findByText('Physics Tutor'));
     const editor = await screen.findByRole('dialog', { name: 'Physics Tutor' });
@@ -260,16 +256,15 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
   it("saves the Users tab's monthly cap on its own; Save Changes does not send it", async () => {
     const patches: unknown[] = [];
     let current = agent({ subscriberMonthlyCapCents: 500 });
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        const body = JSON.parse(String(init.body)) as Partial<Agent>;
+    api.use({
+      'PATCH /api/agents/a1': (req) => {
+        const body = req.body as Partial<Agent>;
         patches.push(body);
         current = { ...current, ...body };
-        return json(current);
-      }
-      if (url === '/api/agents/a1/subscribers') return json([]);
-      return json([current]);
-    };
+        return current;
+      },
+      'GET /api/agents': () => [current],
+    });
     renderPage();
     fireEvent.click(await screen.findByText('Physics Tutor'));
     const editor = await screen.findByRole('dialog', { name: 'Physics Tutor' });
@@ -294,18 +289,17 @@ describe('AgentsPage', { timeout: 60_000 }, () => {
   });
 
   it('shows the update error text when saving fails', async () => {
-    handler = (url, init) => {
-      if (init.method === 'PATCH') return new Response('nope', { status: 404, statusText: 'Not Found' });
-      if (url.endsWith('/subscribers')) return json([]);
-      return json([agent({})]);
-    };
+    api.use({
+      'PATCH /api/agents/:id': () => text('nope', 404, { statusText: 'Not Found' }),
+      'GET /api/agents': [agent({})],
+    });
     renderPage();
     fireEvent.click(await screen.findByText('Physics Tutor'));
     await screen.findByRole('dialog', { name: 'Physics Tutor' });
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
     const alert = await screen.findByRole('alert', { name: 'Error' });
     expect(alert).toHaveTextContent('Failed to update agent: 404 Not Found - nope');
-    await waitFor(() => expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(1));
+    await waitFor(() => expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(1));
   });
 });
 
@@ -323,18 +317,19 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
   }
 
   it('the Create dialog offers Public without the coming-soon note, and shows the server refusal at Visibility', async () => {
-    handler = (url, init) =>
-      url === '/api/agents' && init.method === 'POST'
-        ? json(
-            {
-              error: 'validation_failed',
-              message: 'Link and share at least one document before publishing.',
-              fields: { isPublic: 'Link and share at least one document before publishing.' },
-            },
-            400,
-            'Bad Request',
-          )
-        : json([]);
+    api.use({
+      'POST /api/agents': () =>
+        json(
+          {
+            error: 'validation_failed',
+            message: 'Link and share at least one document before publishing.',
+            fields: { isPublic: 'Link and share at least one document before publishing.' },
+          },
+          400,
+          { statusText: 'Bad Request' },
+        ),
+      'GET /api/agents': [],
+    });
     renderPage();
     await screen.findByText('No Agentic Users Yet');
     fireEvent.click(screen.getAllByRole('button', { name: 'Create New Agent' })[0]!);
@@ -353,7 +348,7 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
     fireEvent.click(within(dialog).getByRole('button', { name: 'Create Agent' }));
 
     expect(await within(dialog).findByText('Link and share at least one document before publishing.')).toBeInTheDocument();
-    expect(JSON.parse(String(callsTo('POST', '/api/agents')[0]![1].body))).toMatchObject({ isPublic: true });
+    expect(bodyOf('POST /api/agents')).toMatchObject({ isPublic: true });
     expect(within(dialog).getByRole('switch', { name: 'Visibility: Public' })).toHaveAccessibleDescription(
       'Link and share at least one document before publishing.',
     );
@@ -362,14 +357,13 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
   it('Public shows the Marketplace section; Save Changes sends its fields (cost in cents)', async () => {
     let saved: Record<string, unknown> | undefined;
     const current = agent({ slug: null, markupPercent: 20, greetingCostCents: 0, greeting: '', memoryTokens: 4000, showSources: true });
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        saved = JSON.parse(String(init.body)) as Record<string, unknown>;
-        return json({ ...current, ...saved, slug: 'physics-tutor', publishedAt: '2026-02-01T00:00:00Z' });
-      }
-      if (url.endsWith('/subscribers')) return json([]);
-      return json([current]);
-    };
+    api.use({
+      'PATCH /api/agents/a1': (req) => {
+        saved = req.body as Record<string, unknown>;
+        return { ...current, ...saved, slug: 'physics-tutor', publishedAt: '2026-02-01T00:00:00Z' };
+      },
+      'GET /api/agents': [current],
+    });
     const editor = await openSettings(current);
     expect(within(editor).queryByText(/Public agents are coming soon/)).not.toBeInTheDocument();
     expect(within(editor).queryByRole('button', { name: 'Express Interest' })).not.toBeInTheDocument();
@@ -415,21 +409,19 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
 
   it('checks the bounds before saving, and shows the server field messages at their fields', async () => {
     const current = agent({});
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        return json(
+    api.use({
+      'PATCH /api/agents/a1': () =>
+        json(
           {
             error: 'validation_failed',
             message: 'Activate the agent before publishing.',
             fields: { isPublic: 'Activate the agent before publishing.' },
           },
           400,
-          'Bad Request',
-        );
-      }
-      if (url.endsWith('/subscribers')) return json([]);
-      return json([current]);
-    };
+          { statusText: 'Bad Request' },
+        ),
+      'GET /api/agents': [current],
+    });
     const editor = await openSettings(current);
     fireEvent.click(within(editor).getByRole('button', { name: 'Public' }));
     const section = within(editor).getByRole('region', { name: 'Marketplace' });
@@ -442,7 +434,7 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
     expect(within(section).getByText('Greeting cost must be from $0.00 to $5.00.')).toBeInTheDocument();
     expect(within(section).getByText('Memory must be a whole number of tokens from 0 to 32,000.')).toBeInTheDocument();
     expect(within(section).getByLabelText('Markup (%)')).toHaveAttribute('aria-invalid', 'true');
-    expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(0);
+    expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(0);
 
     fill(within(section).getByLabelText('Markup (%)'), '300');
     fill(within(section).getByLabelText('Greeting cost'), '5');
@@ -451,12 +443,12 @@ describe('AgentsPage with the marketplace open (issue 27)', { timeout: 30_000 },
     fireEvent.click(within(editor).getByRole('button', { name: 'Inactive' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save Changes' }));
 
-    await waitFor(() => expect(callsTo('PATCH', '/api/agents/a1')).toHaveLength(1));
+    await waitFor(() => expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(1));
     expect(await within(editor).findByText('Activate the agent before publishing.')).toBeInTheDocument();
     expect(within(editor).getByRole('group', { name: 'Visibility' })).toHaveAccessibleDescription(
       'Activate the agent before publishing.',
     );
-    expect(JSON.parse(String(callsTo('PATCH', '/api/agents/a1')[0]![1].body))).toMatchObject({
+    expect(bodyOf('PATCH /api/agents/a1')).toMatchObject({
       isPublic: true,
       status: 'inactive',
       markupPercent: 300,

@@ -1,5 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, text } from '@/test/fake-api';
 import { authValue, renderApp } from '@/test/render';
 
 const identity = { uid: 'u1', getIdToken: vi.fn(async () => 'token-1') };
@@ -7,12 +8,19 @@ vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { cu
 
 const slow = { timeout: 10_000 };
 const signedIn = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada', interestedInPublicAgents: false };
-const fetchMock = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => new Response('{}', { status: 200 }));
-const interestCalls = () => fetchMock.mock.calls.filter(([u]) => String(u) === '/api/user/public-agent-interest');
+let api: FakeApi;
+const interestCalls = () => api.calls.filter((c) => c.path === '/api/user/public-agent-interest');
 
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({
+    'POST /api/user/public-agent-interest': {},
+    // The dashboard it lands on reads its figures; what they are does not matter here.
+    'GET /api/agents': {},
+    'GET /api/dashboard/stats': {},
+    'GET /api/activities': {},
+    'GET /api/user/balance': {},
+    'GET /api/usage': {},
+  });
   vi.spyOn(console, 'error').mockImplementation(() => {});
 });
 
@@ -22,7 +30,7 @@ describe('/auth?interest=marketplace', () => {
     const { router } = renderApp('/auth?interest=marketplace', auth);
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'), slow);
     expect(interestCalls()).toHaveLength(1);
-    expect(interestCalls()[0]![1]?.method).toBe('POST');
+    expect(interestCalls()[0]!.init.method).toBe('POST');
     expect(auth.refreshUser).toHaveBeenCalledTimes(1);
     expect(await screen.findByRole('status', { name: 'Interest Registered' })).toBeInTheDocument();
   });
@@ -37,7 +45,7 @@ describe('/auth?interest=marketplace', () => {
   });
 
   it('still redirects after a failure, with the Error toast', async () => {
-    fetchMock.mockImplementationOnce(async () => new Response('nope', { status: 500 }));
+    api.use({ 'POST /api/user/public-agent-interest': () => text('nope', 500) });
     const auth = authValue({ user: signedIn });
     const { router } = renderApp('/auth?interest=marketplace', auth);
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'), slow);

@@ -1,13 +1,9 @@
 import { z } from 'zod';
+import { MESSAGES } from './messages';
 
-/** Validation rules of spec §5; the messages are the contract. */
-export const MESSAGES = {
-  email: 'Please enter a valid email address',
-  password: 'Password must be at least 6 characters',
-  username: 'Username must be at least 3 characters',
-  passwordsMismatch: 'Passwords do not match',
-} as const;
+export { MESSAGES };
 
+/** Validation rules of spec §5. */
 const email = z.string().trim().pipe(z.email(MESSAGES.email));
 const password = z.string().min(6, MESSAGES.password);
 

@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authFetch } from '@/lib/api-client';
-import type { Agent } from '@/features/agents/types';
 import type { ChatInfo, ChatRole, Conversation, ConversationWithMessages } from '../types';
 import { readChatError } from './errors';
 
@@ -10,7 +9,6 @@ const enc = encodeURIComponent;
 export const conversationsKey = (agentId: string) => [`/api/agents/${enc(agentId)}/conversations`] as const;
 export const conversationKey = (conversationId: string) => [`/api/conversations/${enc(conversationId)}`] as const;
 export const chatInfoKey = (agentId: string) => [`/api/agents/${enc(agentId)}/chat-info`] as const;
-export const SHARED_AGENTS_KEY = ['/api/agents/shared'] as const;
 
 async function request<T>(path: string, init: Parameters<typeof authFetch>[1]): Promise<T> {
   const response = await authFetch(path, init);
@@ -46,11 +44,6 @@ export async function fetchChatInfo(agentId: string, signal?: AbortSignal): Prom
   return request<ChatInfo>(chatInfoKey(agentId)[0], { method: 'GET', signal });
 }
 
-export async function fetchSharedAgents(signal?: AbortSignal): Promise<Agent[]> {
-  const list = await request<Agent[] | null>(SHARED_AGENTS_KEY[0], { method: 'GET', signal });
-  return Array.isArray(list) ? list : [];
-}
-
 /** The caller's conversations with the agent, newest activity first. */
 export function useConversations(agentId: string) {
   return useQuery({
@@ -75,15 +68,6 @@ export function useChatInfo(agentId: string) {
     queryKey: chatInfoKey(agentId),
     queryFn: ({ signal }) => fetchChatInfo(agentId, signal),
     staleTime: 60_000,
-  });
-}
-
-/** Agents the caller is an active subscriber of. */
-export function useSharedAgents() {
-  return useQuery({
-    queryKey: SHARED_AGENTS_KEY,
-    queryFn: ({ signal }) => fetchSharedAgents(signal),
-    staleTime: 0,
   });
 }
 

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, type RouteHandler } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { START, USAGE, CITATION, controllableSse, json, sseFrame } from '../test/fake-stream';
 import { sendMessage, type StreamHandlers } from './send-message';
@@ -7,11 +8,12 @@ vi.mock('@/lib/firebase', () => ({
   loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
 }));
 
-const fetchMock = vi.fn<(url: string, init: RequestInit) => Promise<Response>>();
+let api: FakeApi;
+/** POST .../messages answers with `reply` from now on. */
+const messagesAnswer = (reply: RouteHandler) => api.use({ 'POST /api/conversations/:id/messages': reply });
 
 beforeEach(() => {
-  fetchMock.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi();
 });
 
 function handlers() {
@@ -38,7 +40,7 @@ describe('sendMessage', () => {
       sseFrame('usage', USAGE) +
       sseFrame('done', { messageId: 'm-a1' });
     // Split mid-line across three chunks.
-    fetchMock.mockImplementation(async () => {
+    messagesAnswer(() => {
       const s = controllableSse();
       s.raw(body.slice(0, 17));
       s.raw(body.slice(17, 150));
@@ -55,17 +57,16 @@ describe('sendMessage', () => {
       ['citations', [CITATION]],
       ['usage', USAGE],
     ]);
-    const [url, init] = fetchMock.mock.calls[0];
-    expect(url).toBe('/api/conversations/c%201/messages');
-    expect(init.method).toBe('POST');
-    const headers = new Headers(init.headers);
-    expect(headers.get('Accept')).toBe('text/event-stream');
-    expect(headers.get('Authorization')).toBe('Bearer token-123');
-    expect(JSON.parse(String(init.body))).toEqual({ content: 'Hi', clientMessageId: 'cm-1' });
+    const [call] = api.calls;
+    expect(call!.input).toBe('/api/conversations/c%201/messages');
+    expect(call!.init.method).toBe('POST');
+    expect(call!.headers.get('Accept')).toBe('text/event-stream');
+    expect(call!.headers.get('Authorization')).toBe('Bearer token-123');
+    expect(call!.body).toEqual({ content: 'Hi', clientMessageId: 'cm-1' });
   });
 
   it('ends with the error event, keeping what streamed before', async () => {
-    fetchMock.mockImplementation(async () => {
+    messagesAnswer(() => {
       const s = controllableSse();
       s.send('start', START);
       s.send('delta', { text: 'Part' });
@@ -79,7 +80,7 @@ describe('sendMessage', () => {
   });
 
   it('reports refusals before the stream with status, code, message and Retry-After', async () => {
-    fetchMock.mockResolvedValueOnce(json({ error: 'insufficient_funds', message: 'Insufficient funds: add funds.' }, 402));
+    messagesAnswer(() => json({ error: 'insufficient_funds', message: 'Insufficient funds: add funds.' }, 402));
     await expect(send(handlers().h)).resolves.toEqual({
       kind: 'refused',
       status: 402,
@@ -87,15 +88,17 @@ describe('sendMessage', () => {
       message: 'Insufficient funds: add funds.',
       retryAfter: undefined,
     });
-    fetchMock.mockResolvedValueOnce(json({ error: 'rate_limited', message: 'Slow down' }, 429, { 'Retry-After': '12' }));
+    messagesAnswer(() => json({ error: 'rate_limited', message: 'Slow down' }, 429, { headers: { 'Retry-After': '12' } }));
     await expect(send(handlers().h)).resolves.toMatchObject({ kind: 'refused', status: 429, retryAfter: 12 });
   });
 
   it('treats a network failure, or a stream that ends without done, as interrupted', async () => {
-    fetchMock.mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    messagesAnswer(() => {
+      throw new TypeError('Failed to fetch');
+    });
     await expect(send(handlers().h)).resolves.toEqual({ kind: 'interrupted' });
 
-    fetchMock.mockImplementationOnce(async () => {
+    messagesAnswer(() => {
       const s = controllableSse();
       s.send('start', START);
       s.send('delta', { text: 'cut' });
@@ -105,7 +108,7 @@ describe('sendMessage', () => {
     await expect(send(handlers().h)).resolves.toEqual({ kind: 'interrupted' });
 
     let stream: ReturnType<typeof controllableSse> | undefined;
-    fetchMock.mockImplementationOnce(async () => {
+    messagesAnswer(() => {
       stream = controllableSse();
       stream.send('delta', { text: 'a' });
       return stream.response;
@@ -118,8 +121,8 @@ describe('sendMessage', () => {
 
   it('is stopped by aborting its signal', async () => {
     const controller = new AbortController();
-    fetchMock.mockImplementation(async (_url, init) => {
-      const s = controllableSse(init.signal);
+    messagesAnswer((req) => {
+      const s = controllableSse(req.signal);
       s.send('start', START);
       s.send('delta', { text: 'Some' });
       return s.response;
@@ -132,7 +135,7 @@ describe('sendMessage', () => {
   });
 
   it('accepts a JSON answer (a retry answered as JSON)', async () => {
-    fetchMock.mockResolvedValueOnce(
+    messagesAnswer(() =>
       json({
         userMessage: { id: 'm-u1', role: 'user', content: 'Hi', citations: [], usage: null, status: 'complete', createdAt: '' },
         assistantMessage: { id: 'm-a1', role: 'assistant', content: 'Hello', citations: [CITATION], usage: USAGE, status: 'complete', createdAt: '' },

@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, type RouteHandler } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { START, controllableSse, json } from '../test/fake-stream';
 import type { ChatRole, Conversation, Message } from '../types';
@@ -40,22 +41,12 @@ function message(overrides: Partial<Message>): Message {
   return { id: 'm1', role: 'user', content: 'Hi', citations: [], usage: null, status: 'complete', clientMessageId: null, createdAt: '', ...overrides };
 }
 
-type Route = (init: RequestInit, url: string) => Response | Promise<Response>;
-let routes: Record<string, Route>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = String(input);
-  const key = `${init.method ?? 'GET'} ${url}`;
-  const route = routes[key];
-  if (!route) return json({ error: 'not_found', message: `no route ${key}` }, 404);
-  return route(init, url);
-});
-const callsTo = (key: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => `${init?.method ?? 'GET'} ${String(u)}` === key).map(([, init]) => init!);
+let api: FakeApi;
 
 /** The stream of the n-th POST .../messages (0-based), created by the route. */
 let streams: ReturnType<typeof controllableSse>[];
-const messagesRoute = (): Route => (init) => {
-  const s = controllableSse(init.signal);
+const messagesRoute = (): RouteHandler => (req) => {
+  const s = controllableSse(req.signal);
   streams.push(s);
   return s.response;
 };
@@ -63,17 +54,12 @@ const messagesRoute = (): Route => (init) => {
 beforeEach(() => {
   streams = [];
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = {
+  api = fakeApi({
     [`GET ${CHAT_INFO}`]: () => json({ model: 'agentic-sim', simulated: true, role: 'owner' }),
     [`GET ${CONVERSATIONS}`]: () => json([conversation()]),
     'GET /api/conversations/c1': () => json({ ...conversation(), messages: [] }),
     'POST /api/conversations/c1/messages': messagesRoute(),
-  };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  });
 });
 
 function renderPanel(role: ChatRole = 'owner') {
@@ -117,18 +103,18 @@ const CONSUMER_USAGE = {
 
 describe('ChatPanel for a marketplace consumer', () => {
   beforeEach(() => {
-    routes[`GET ${CHAT_INFO}`] = () => json({ model: 'agentic-sim', simulated: true, role: 'consumer' });
-    routes[`GET ${CONVERSATIONS}`] = () => json([]);
+    api.routes[`GET ${CHAT_INFO}`] = () => json({ model: 'agentic-sim', simulated: true, role: 'consumer' });
+    api.routes[`GET ${CONVERSATIONS}`] = () => json([]);
   });
 
   it('shows the greeting the new conversation returns, then the answer with its price and parts', async () => {
     let created = false;
-    routes[`GET ${CONVERSATIONS}`] = () => json(created ? [conversation({ title: 'What is VAT?' })] : []);
-    routes[`POST ${CONVERSATIONS}`] = () => {
+    api.routes[`GET ${CONVERSATIONS}`] = () => json(created ? [conversation({ title: 'What is VAT?' })] : []);
+    api.routes[`POST ${CONVERSATIONS}`] = () => {
       created = true;
       return json(conversation({ title: 'What is VAT?' }), 201);
     };
-    routes['GET /api/conversations/c1'] = () => json({ ...conversation({ title: 'What is VAT?' }), messages: [GREETING] });
+    api.routes['GET /api/conversations/c1'] = () => json({ ...conversation({ title: 'What is VAT?' }), messages: [GREETING] });
     renderPanel('consumer');
     expect(await screen.findByText('Start a conversation with Math Tutor')).toBeInTheDocument();
     expect(
@@ -156,15 +142,15 @@ describe('ChatPanel for a marketplace consumer', () => {
       'usage $0.0010 + service fee $0.00003 + markup $0.0002 + greeting $0.5000',
     );
     // Created with the agent's id (POST …/conversations), read back once for the greeting.
-    expect(callsTo(`POST ${CONVERSATIONS}`)).toHaveLength(1);
-    expect(callsTo('GET /api/conversations/c1')).toHaveLength(1);
+    expect(api.callsTo(`POST ${CONVERSATIONS}`)).toHaveLength(1);
+    expect(api.callsTo('GET /api/conversations/c1')).toHaveLength(1);
   });
 
   it('402: the server message with an Add Funds link', async () => {
     const text = 'This answer needs up to $0.02; your wallet has $0.00. Add funds to continue.';
-    routes[`GET ${CONVERSATIONS}`] = () => json([conversation()]);
-    routes['GET /api/conversations/c1'] = () => json({ ...conversation(), messages: [GREETING] });
-    routes['POST /api/conversations/c1/messages'] = () => json({ error: 'insufficient_funds', message: text }, 402);
+    api.routes[`GET ${CONVERSATIONS}`] = () => json([conversation()]);
+    api.routes['GET /api/conversations/c1'] = () => json({ ...conversation(), messages: [GREETING] });
+    api.routes['POST /api/conversations/c1/messages'] = () => json({ error: 'insufficient_funds', message: text }, 402);
     renderPanel('consumer');
     expect(await screen.findByText('Hello! Ask me anything about VAT.')).toBeInTheDocument();
     await sendText('Hello?');
@@ -174,8 +160,8 @@ describe('ChatPanel for a marketplace consumer', () => {
   });
 
   it('403 agent_unavailable: the agent is unavailable right now', async () => {
-    routes[`GET ${CONVERSATIONS}`] = () => json([conversation()]);
-    routes['POST /api/conversations/c1/messages'] = () =>
+    api.routes[`GET ${CONVERSATIONS}`] = () => json([conversation()]);
+    api.routes['POST /api/conversations/c1/messages'] = () =>
       json({ error: 'agent_unavailable', message: 'This agent is unavailable right now.' }, 403);
     renderPanel('consumer');
     await screen.findByText('No messages yet');

@@ -4,8 +4,8 @@ import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '@/lib/query-client';
 import { PHONE_QUERY } from '@/lib/use-media-query';
+import { fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
-import { json } from '../test/fake-stream';
 import type { Conversation } from '../types';
 import '../test/jsdom-stubs';
 import { ChatPanel } from './ChatPanel';
@@ -28,11 +28,11 @@ const conversation = (id: string, title: string): Conversation => ({
   lastMessageAt: null,
 });
 
-const routes: Record<string, () => Response> = {
-  [`GET /api/agents/${AGENT}/chat-info`]: () => json({ model: 'agentic-sim', simulated: true, role: 'owner' }),
-  [`GET /api/agents/${AGENT}/conversations`]: () => json([conversation('c1', 'Derivatives'), conversation('c2', 'Integrals')]),
-  'GET /api/conversations/c1': () => json({ ...conversation('c1', 'Derivatives'), messages: [] }),
-  'GET /api/conversations/c2': () => json({ ...conversation('c2', 'Integrals'), messages: [] }),
+const routes = {
+  [`GET /api/agents/${AGENT}/chat-info`]: { model: 'agentic-sim', simulated: true, role: 'owner' },
+  [`GET /api/agents/${AGENT}/conversations`]: [conversation('c1', 'Derivatives'), conversation('c2', 'Integrals')],
+  'GET /api/conversations/c1': { ...conversation('c1', 'Derivatives'), messages: [] },
+  'GET /api/conversations/c2': { ...conversation('c2', 'Integrals'), messages: [] },
 };
 
 /** matchMedia as on a phone (390px wide): only the phone query (max-width: 767px) and other max-width ones match. */
@@ -51,10 +51,7 @@ function phoneMatchMedia(query: string) {
 
 const original = window.matchMedia;
 beforeEach(() => {
-  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const route = routes[`${init.method ?? 'GET'} ${String(input)}`];
-    return route ? route() : json({ error: 'not_found', message: 'no route' }, 404);
-  });
+  fakeApi(routes);
 });
 afterEach(() => {
   vi.unstubAllGlobals();

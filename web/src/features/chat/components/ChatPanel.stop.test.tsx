@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '@/lib/query-client';
+import { fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
-import { controllableSse, json } from '../test/fake-stream';
+import { controllableSse } from '../test/fake-stream';
 import type { Message } from '../types';
 import '../test/jsdom-stubs';
 import { ChatPanel } from './ChatPanel';
@@ -32,34 +33,19 @@ const conversation = {
 
 let stored: Message[];
 let streams: ReturnType<typeof controllableSse>[];
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const key = `${init.method ?? 'GET'} ${String(input)}`;
-  switch (key) {
-    case `GET /api/agents/${AGENT}/chat-info`:
-      return json({ model: 'agentic-sim', simulated: true, role: 'owner' });
-    case `GET /api/agents/${AGENT}/conversations`:
-      return json([conversation]);
-    case 'GET /api/conversations/c1':
-      return json({ ...conversation, messages: stored });
-    case 'POST /api/conversations/c1/messages': {
-      const s = controllableSse(init.signal);
-      streams.push(s);
-      return s.response;
-    }
-    default:
-      return json({ error: 'not_found', message: `no route ${key}` }, 404);
-  }
-});
-
 beforeEach(() => {
   stored = [];
   streams = [];
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-});
-
-afterEach(() => {
-  vi.unstubAllGlobals();
+  fakeApi({
+    [`GET /api/agents/${AGENT}/chat-info`]: { model: 'agentic-sim', simulated: true, role: 'owner' },
+    [`GET /api/agents/${AGENT}/conversations`]: [conversation],
+    'GET /api/conversations/c1': () => ({ ...conversation, messages: stored }),
+    'POST /api/conversations/c1/messages': (req) => {
+      const s = controllableSse(req.signal);
+      streams.push(s);
+      return s.response;
+    },
+  });
 });
 
 const answers = () => screen.queryAllByTestId('chat-message').filter((el) => el.getAttribute('data-role') === 'assistant');

@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { act, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type ApiCall, type FakeApi, fakeApi, noContent, type RouteHandler } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { CITATION, START, USAGE, controllableSse, json } from '../test/fake-stream';
 import type { ChatRole, Conversation, Message } from '../types';
@@ -40,23 +41,13 @@ function message(overrides: Partial<Message>): Message {
   return { id: 'm1', role: 'user', content: 'Hi', citations: [], usage: null, status: 'complete', clientMessageId: null, createdAt: '', ...overrides };
 }
 
-type Route = (init: RequestInit, url: string) => Response | Promise<Response>;
-let routes: Record<string, Route>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = String(input);
-  const key = `${init.method ?? 'GET'} ${url}`;
-  const route = routes[key];
-  if (!route) return json({ error: 'not_found', message: `no route ${key}` }, 404);
-  return route(init, url);
-});
-const callsTo = (key: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => `${init?.method ?? 'GET'} ${String(u)}` === key).map(([, init]) => init!);
-const bodyOf = (init: RequestInit) => JSON.parse(String(init.body)) as Record<string, unknown>;
+let api: FakeApi;
+const bodyOf = (call: ApiCall) => call.body as Record<string, unknown>;
 
 /** The stream of the n-th POST .../messages (0-based), created by the route. */
 let streams: ReturnType<typeof controllableSse>[];
-const messagesRoute = (): Route => (init) => {
-  const s = controllableSse(init.signal);
+const messagesRoute = (): RouteHandler => (req) => {
+  const s = controllableSse(req.signal);
   streams.push(s);
   return s.response;
 };
@@ -64,17 +55,12 @@ const messagesRoute = (): Route => (init) => {
 beforeEach(() => {
   streams = [];
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = {
+  api = fakeApi({
     [`GET ${CHAT_INFO}`]: () => json({ model: 'agentic-sim', simulated: true, role: 'owner' }),
     [`GET ${CONVERSATIONS}`]: () => json([conversation()]),
     'GET /api/conversations/c1': () => json({ ...conversation(), messages: [] }),
     'POST /api/conversations/c1/messages': messagesRoute(),
-  };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  });
 });
 
 function renderPanel(role: ChatRole = 'owner') {
@@ -106,7 +92,7 @@ const lastAnswer = () => answers()[answers().length - 1];
 
 describe('ChatPanel', () => {
   it('opens the newest conversation with its stored messages, citations, cost and the simulated-model tag', async () => {
-    routes['GET /api/conversations/c1'] = () =>
+    api.routes['GET /api/conversations/c1'] = () =>
       json({
         ...conversation(),
         messages: [
@@ -134,15 +120,15 @@ describe('ChatPanel', () => {
     await sendText('What is a derivative?');
 
     await waitFor(() => expect(streams).toHaveLength(1));
-    const [init] = callsTo('POST /api/conversations/c1/messages');
-    expect(new Headers(init.headers).get('Accept')).toBe('text/event-stream');
-    expect(new Headers(init.headers).get('Authorization')).toBe('Bearer token-123');
-    const sent = bodyOf(init);
+    const [call] = api.callsTo('POST /api/conversations/c1/messages');
+    expect(call!.headers.get('Accept')).toBe('text/event-stream');
+    expect(call!.headers.get('Authorization')).toBe('Bearer token-123');
+    const sent = bodyOf(call!);
     expect(sent.content).toBe('What is a derivative?');
     expect(typeof sent.clientMessageId).toBe('string');
     expect(String(sent.clientMessageId).length).toBeGreaterThan(0);
     // Only an untitled ('New conversation') empty conversation is renamed after its first message.
-    expect(callsTo('PATCH /api/conversations/c1')).toHaveLength(0);
+    expect(api.callsTo('PATCH /api/conversations/c1')).toHaveLength(0);
 
     expect(screen.getByText('What is a derivative?')).toBeInTheDocument();
     expect(messageBox()).toHaveValue('');
@@ -184,8 +170,8 @@ describe('ChatPanel', () => {
     await waitFor(() => expect(lastAnswer()).toHaveTextContent('Once upon a time'));
 
     fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
-    const [init] = callsTo('POST /api/conversations/c1/messages');
-    expect(init.signal?.aborted).toBe(true);
+    const [call] = api.callsTo('POST /api/conversations/c1/messages');
+    expect(call!.signal?.aborted).toBe(true);
     expect(await screen.findByText('Stopped. The answer above is incomplete.')).toBeInTheDocument();
     expect(lastAnswer()).toHaveTextContent('Once upon a time');
     expect(lastAnswer()).toHaveAttribute('data-status', 'stopped');
@@ -194,7 +180,7 @@ describe('ChatPanel', () => {
 
   it('402 for the owner: the server message with an Add Funds link to the wallet', async () => {
     const text = 'Insufficient funds: add funds to your wallet to keep talking to this agent.';
-    routes['POST /api/conversations/c1/messages'] = () => json({ error: 'insufficient_funds', message: text }, 402);
+    api.routes['POST /api/conversations/c1/messages'] = () => json({ error: 'insufficient_funds', message: text }, 402);
     renderPanel('owner');
     await screen.findByText('No messages yet');
     await sendText('Hello?');
@@ -204,7 +190,7 @@ describe('ChatPanel', () => {
   });
 
   it('402 for a subscriber: the agent is unavailable, no wallet link', async () => {
-    routes['POST /api/conversations/c1/messages'] = () =>
+    api.routes['POST /api/conversations/c1/messages'] = () =>
       json({ error: 'insufficient_funds', message: 'This agent is unavailable right now.' }, 402);
     renderPanel('subscriber');
     await screen.findByText('No messages yet');
@@ -216,8 +202,8 @@ describe('ChatPanel', () => {
   });
 
   it('429: asks to wait for Retry-After seconds', async () => {
-    routes['POST /api/conversations/c1/messages'] = () =>
-      json({ error: 'rate_limited', message: 'Too many messages' }, 429, { 'Retry-After': '12' });
+    api.routes['POST /api/conversations/c1/messages'] = () =>
+      json({ error: 'rate_limited', message: 'Too many messages' }, 429, { headers: { 'Retry-After': '12' } });
     renderPanel();
     await screen.findByText('No messages yet');
     await sendText('Hello?');
@@ -243,7 +229,7 @@ describe('ChatPanel', () => {
   });
 
   it('502 before the stream: the server message on the answer', async () => {
-    routes['POST /api/conversations/c1/messages'] = () =>
+    api.routes['POST /api/conversations/c1/messages'] = () =>
       json({ error: 'model_unavailable', message: 'The model is unavailable right now. Nothing was charged.' }, 502);
     renderPanel();
     await screen.findByText('No messages yet');
@@ -253,10 +239,10 @@ describe('ChatPanel', () => {
 
   it('a network failure offers Retry, which resends with the same clientMessageId', async () => {
     let attempt = 0;
-    routes['POST /api/conversations/c1/messages'] = (init) => {
+    api.routes['POST /api/conversations/c1/messages'] = (req) => {
       attempt += 1;
       if (attempt === 1) throw new TypeError('Failed to fetch');
-      return messagesRoute()(init, '');
+      return messagesRoute()(req);
     };
     renderPanel();
     await screen.findByText('No messages yet');
@@ -275,7 +261,7 @@ describe('ChatPanel', () => {
     });
     await waitFor(() => expect(within(lastAnswer()).getByTestId('answer-usage')).toBeInTheDocument());
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
-    const [first, second] = callsTo('POST /api/conversations/c1/messages').map(bodyOf);
+    const [first, second] = api.callsTo('POST /api/conversations/c1/messages').map(bodyOf);
     expect(second.clientMessageId).toBe(first.clientMessageId);
     expect(second.content).toBe('Are you there?');
     expect(screen.getAllByText('Are you there?')).toHaveLength(1);
@@ -283,37 +269,37 @@ describe('ChatPanel', () => {
 
   it('with no conversation yet, the first message creates one titled after it', async () => {
     let list: Conversation[] = [];
-    routes[`GET ${CONVERSATIONS}`] = () => json(list);
-    routes[`POST ${CONVERSATIONS}`] = (init) => {
-      list = [conversation({ id: 'c9', title: String(bodyOf(init).title) })];
+    api.routes[`GET ${CONVERSATIONS}`] = () => json(list);
+    api.routes[`POST ${CONVERSATIONS}`] = (req) => {
+      list = [conversation({ id: 'c9', title: String(bodyOf(req).title) })];
       return json(list[0], 201);
     };
-    routes['POST /api/conversations/c9/messages'] = messagesRoute();
+    api.routes['POST /api/conversations/c9/messages'] = messagesRoute();
     renderPanel();
     expect(await screen.findByText('No conversations yet. Start one, or just send a message.')).toBeInTheDocument();
     await sendText('How do limits work?\nThanks');
     await waitFor(() => expect(streams).toHaveLength(1));
-    expect(bodyOf(callsTo(`POST ${CONVERSATIONS}`)[0])).toEqual({ title: 'How do limits work?' });
-    expect(bodyOf(callsTo('POST /api/conversations/c9/messages')[0]).content).toBe('How do limits work?\nThanks');
+    expect(bodyOf(api.callsTo(`POST ${CONVERSATIONS}`)[0])).toEqual({ title: 'How do limits work?' });
+    expect(bodyOf(api.callsTo('POST /api/conversations/c9/messages')[0]).content).toBe('How do limits work?\nThanks');
     expect(await screen.findByRole('button', { name: 'How do limits work?' })).toHaveAttribute('aria-current', 'true');
   });
 
   it('creates, renames and deletes (after confirming) conversations', async () => {
     let list = [conversation()];
-    routes[`GET ${CONVERSATIONS}`] = () => json(list);
-    routes[`POST ${CONVERSATIONS}`] = () => {
+    api.routes[`GET ${CONVERSATIONS}`] = () => json(list);
+    api.routes[`POST ${CONVERSATIONS}`] = () => {
       const created = conversation({ id: 'c2', title: 'New conversation' });
       list = [created, ...list];
       return json(created, 201);
     };
-    routes['PATCH /api/conversations/c2'] = (init) => {
-      const title = String(bodyOf(init).title);
+    api.routes['PATCH /api/conversations/c2'] = (req) => {
+      const title = String(bodyOf(req).title);
       list = list.map((c) => (c.id === 'c2' ? { ...c, title } : c));
       return json(list[0]);
     };
-    routes['DELETE /api/conversations/c2'] = () => {
+    api.routes['DELETE /api/conversations/c2'] = () => {
       list = list.filter((c) => c.id !== 'c2');
-      return new Response(null, { status: 204 });
+      return noContent();
     };
     renderPanel();
     expect(await screen.findByRole('button', { name: 'Derivatives' })).toHaveAttribute('aria-current', 'true');
@@ -322,7 +308,7 @@ describe('ChatPanel', () => {
     const created = await screen.findByRole('button', { name: 'New conversation', current: true });
     expect(created).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Derivatives' })).not.toHaveAttribute('aria-current');
-    expect(bodyOf(callsTo(`POST ${CONVERSATIONS}`)[0])).toEqual({});
+    expect(bodyOf(api.callsTo(`POST ${CONVERSATIONS}`)[0])).toEqual({});
 
     // Rename inline.
     fireEvent.click(screen.getByRole('button', { name: 'Actions for New conversation' }));
@@ -331,7 +317,7 @@ describe('ChatPanel', () => {
     fireEvent.change(input, { target: { value: 'Integrals' } });
     fireEvent.keyDown(input, { key: 'Enter' });
     expect(await screen.findByRole('button', { name: 'Integrals' })).toBeInTheDocument();
-    expect(bodyOf(callsTo('PATCH /api/conversations/c2')[0])).toEqual({ title: 'Integrals' });
+    expect(bodyOf(api.callsTo('PATCH /api/conversations/c2')[0])).toEqual({ title: 'Integrals' });
 
     // Selecting another conversation.
     fireEvent.click(screen.getByRole('button', { name: 'Derivatives' }));
@@ -342,21 +328,21 @@ describe('ChatPanel', () => {
     fireEvent.click(await screen.findByText('Delete'));
     const dialog = await screen.findByRole('dialog');
     expect(dialog).toHaveTextContent('Delete conversation?');
-    expect(callsTo('DELETE /api/conversations/c2')).toHaveLength(0);
+    expect(api.callsTo('DELETE /api/conversations/c2')).toHaveLength(0);
     fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Integrals' })).not.toBeInTheDocument());
-    expect(callsTo('DELETE /api/conversations/c2')).toHaveLength(1);
+    expect(api.callsTo('DELETE /api/conversations/c2')).toHaveLength(1);
   });
 
   it('marks conversations from other channels (E-mail, Docs comment, API) and lets the owner continue an e-mail one', async () => {
-    routes[`GET ${CONVERSATIONS}`] = () =>
+    api.routes[`GET ${CONVERSATIONS}`] = () =>
       json([
         conversation({ id: 'c1', title: 'Homework question', channel: 'email' }),
         conversation({ id: 'c2', title: 'Margin note', channel: 'docs_comment' }),
         conversation({ id: 'c3', title: 'Script', channel: 'api' }),
         conversation({ id: 'c4', title: 'Derivatives', channel: 'chat' }),
       ]);
-    routes['GET /api/conversations/c1'] = () =>
+    api.routes['GET /api/conversations/c1'] = () =>
       json({
         ...conversation({ id: 'c1', title: 'Homework question', channel: 'email' }),
         messages: [
@@ -364,7 +350,7 @@ describe('ChatPanel', () => {
           message({ id: 'm2', role: 'assistant', content: 'x^3/3 + C.', usage: USAGE }),
         ],
       });
-    routes['GET /api/conversations/c4'] = () => json({ ...conversation({ id: 'c4' }), messages: [] });
+    api.routes['GET /api/conversations/c4'] = () => json({ ...conversation({ id: 'c4' }), messages: [] });
     renderPanel();
 
     // The list: a tag per channel, none for chat; the tag is part of the button's name.
@@ -386,12 +372,12 @@ describe('ChatPanel', () => {
     );
 
     // It can be continued in the chat.
-    routes['POST /api/conversations/c1/messages'] = messagesRoute();
+    api.routes['POST /api/conversations/c1/messages'] = messagesRoute();
     await sendText('And x^3?');
     await waitFor(() => expect(streams).toHaveLength(1));
-    expect(bodyOf(callsTo('POST /api/conversations/c1/messages')[0])).toMatchObject({ content: 'And x^3?' });
+    expect(bodyOf(api.callsTo('POST /api/conversations/c1/messages')[0])).toMatchObject({ content: 'And x^3?' });
     // The first message of a non-empty e-mail conversation does not rename it.
-    expect(callsTo('PATCH /api/conversations/c1')).toHaveLength(0);
+    expect(api.callsTo('PATCH /api/conversations/c1')).toHaveLength(0);
 
     // A chat conversation has no tag and no note.
     fireEvent.click(screen.getByRole('button', { name: 'Derivatives' }));

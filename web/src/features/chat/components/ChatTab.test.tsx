@@ -5,9 +5,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentEditor } from '@/features/agents/components/editor/AgentEditor';
 import type { Agent } from '@/features/agents/types';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import '../test/jsdom-stubs';
-import { json } from '../test/fake-stream';
 
 configure({ defaultHidden: true });
 vi.setConfig({ testTimeout: 30_000 });
@@ -41,16 +41,15 @@ const agent: Agent = {
   updatedAt: '2026-01-01T00:00:00Z',
 };
 
-const fetchMock = vi.fn(async (input: RequestInfo | URL) => {
-  const url = String(input);
-  if (url === '/api/agents/a1/chat-info') return json({ model: 'gpt-4o-mini', simulated: false, role: 'owner' });
-  if (url === '/api/agents/a1/conversations') return json([]);
-  return json([]);
-});
-
+let api: FakeApi;
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({
+    'GET /api/agents/a1/chat-info': { model: 'gpt-4o-mini', simulated: false, role: 'owner' },
+    'GET /api/agents/a1/conversations': [],
+    // What the editor reads besides the chat: the agent's documents and the owner's agent fees.
+    'GET /api/agents/a1/documents': [],
+    'GET /api/user/agent-fees': { success: true, data: [] },
+  });
 });
 
 describe('AgentEditor Chat tab', () => {
@@ -65,7 +64,7 @@ describe('AgentEditor Chat tab', () => {
     const tabs = await screen.findAllByRole('tab');
     // Other tabs for agents at work (API) may follow.
     expect(tabs.map((t) => t.textContent).slice(0, 5)).toEqual(['Instructions & Documents', 'Users', 'Settings', 'Chat', 'Channels']);
-    expect(fetchMock.mock.calls.some(([u]) => String(u).includes('/conversations'))).toBe(false);
+    expect(api.calls.some((c) => c.path.includes('/conversations'))).toBe(false);
 
     fireEvent.click(screen.getByRole('tab', { name: 'Chat' }));
     expect(await screen.findByRole('heading', { level: 3, name: 'Chat with Math Tutor' })).toBeInTheDocument();

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { AGENT_FEES_PATH } from '@/features/wallet/api/agent-fees';
+import { AGENT_FEES_PATH } from '@/features/wallet';
 import { useLatest } from '@/lib/use-latest';
 import { conversationKey, conversationsKey } from '../api/conversations';
 import { sendMessage, type SendOutcome } from '../api/send-message';

@@ -39,8 +39,7 @@ export function controllableSse(signal?: AbortSignal | null) {
   };
 }
 
-export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+export { json } from '@/test/fake-api';
 
 export const START = { userMessageId: 'm-u1', assistantMessageId: 'm-a1', model: 'agentic-sim', simulated: true };
 export const USAGE = { inputTokens: 800, outputTokens: 12, costMicros: 874, feeMicros: 27, totalMicros: 901, model: 'agentic-sim' };

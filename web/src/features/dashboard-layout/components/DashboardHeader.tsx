@@ -1,8 +1,8 @@
 import { CloseOutlined, MenuOutlined } from '@ant-design/icons';
 import { useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
-import { useHasListedAgent } from '@/features/earnings/hooks/use-has-listed-agent';
-import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
+import { useHasListedAgent } from '@/features/earnings';
+import { useMarketplaceEnabled } from '@/features/marketplace';
 import { AccountMenu } from './AccountMenu';
 
 export const NAV_ITEMS = [

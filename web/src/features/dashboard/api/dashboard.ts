@@ -1,4 +1,5 @@
 /** Dashboard data (spec §3 "Dashboard stats", "Activity"; §7 GET /api/dashboard/stats, GET /api/activities). */
+import { useQuery } from '@tanstack/react-query';
 
 export const DASHBOARD_STATS_PATH = '/api/dashboard/stats';
 export const ACTIVITIES_PATH = '/api/activities';
@@ -34,4 +35,14 @@ export interface Activity {
   createdAt: string;
   metadata?: ActivityMetadata | null;
   agent?: { name?: string | null; iconColor?: string | null } | null;
+}
+
+/** The dashboard's statistics (the default query fn GETs them), asked only while `enabled`. */
+export function useDashboardStats(enabled: boolean) {
+  return useQuery<DashboardStats>({ queryKey: dashboardStatsKey, enabled });
+}
+
+/** The recent activities (the default query fn GETs them), asked only while `enabled`. */
+export function useActivities(enabled: boolean) {
+  return useQuery<Activity[]>({ queryKey: activitiesKey, enabled });
 }

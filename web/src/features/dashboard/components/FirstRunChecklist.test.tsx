@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthContext } from '@/features/auth/auth-context';
 import type { BalanceDetails } from '@/features/wallet/api/billing';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue } from '@/test/render';
 import type { DashboardStats } from '../api/dashboard';
@@ -17,18 +18,10 @@ vi.mock('@/lib/firebase', () => ({
   loadFirebase: vi.fn(async () => ({ auth: { currentUser: fakeIdentity({ uid: 'u1' }) } })),
 }));
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-let routes: Record<string, () => Response>;
-const fetchMock = vi.fn(async (url: string) => (routes[url] ?? (() => json({ error: 'not_found' }, 404)))());
-
+let api: FakeApi;
 beforeEach(() => {
   localStorage.clear();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
 });
-afterEach(() => vi.unstubAllGlobals());
 
 const stats: DashboardStats = {
   agentCount: 0,
@@ -56,7 +49,7 @@ const step = (id: string) => screen.getByTestId('first-run-checklist').querySele
 
 describe('FirstRunChecklist', () => {
   it('a new user sees four steps to do, with links', async () => {
-    routes = { '/api/agents': () => json([]) };
+    api = fakeApi({ 'GET /api/agents': [] });
     renderChecklist();
     const list = await screen.findByTestId('first-run-checklist');
     expect(within(list).getByRole('heading', { name: 'Get started' })).toBeInTheDocument();
@@ -66,10 +59,10 @@ describe('FirstRunChecklist', () => {
   });
 
   it('ticks off creating an agent and a shared document from the agents and their documents', async () => {
-    routes = {
-      '/api/agents': () => json([{ id: 'a1', name: 'Tutor' }]),
-      '/api/agents/a1/documents': () => json([{ id: 'd1', name: 'Notes', sharingStatus: 'shared' }]),
-    };
+    api = fakeApi({
+      'GET /api/agents': [{ id: 'a1', name: 'Tutor' }],
+      'GET /api/agents/a1/documents': [{ id: 'd1', name: 'Notes', sharingStatus: 'shared' }],
+    });
     renderChecklist();
     await waitFor(() => expect(step('agent')).toHaveAttribute('data-done', 'true'));
     await waitFor(() => expect(step('document')).toHaveAttribute('data-done', 'true'));
@@ -79,18 +72,18 @@ describe('FirstRunChecklist', () => {
   });
 
   it('is hidden once every step is done', async () => {
-    routes = {
-      '/api/agents': () => json([{ id: 'a1', name: 'Tutor' }]),
-      '/api/agents/a1/documents': () => json([{ id: 'd1', name: 'Notes', sharingStatus: 'shared' }]),
-    };
+    api = fakeApi({
+      'GET /api/agents': [{ id: 'a1', name: 'Tutor' }],
+      'GET /api/agents/a1/documents': [{ id: 'd1', name: 'Notes', sharingStatus: 'shared' }],
+    });
     renderChecklist({ stats: { ...stats, agentCount: 1, totalInteractions: 2 }, balance: { balance: 5, monthUsage: 1 } as BalanceDetails });
-    await waitFor(() => expect(fetchMock).toHaveBeenCalledWith('/api/agents/a1/documents', expect.anything()));
+    await waitFor(() => expect(api.fetch).toHaveBeenCalledWith('/api/agents/a1/documents', expect.anything()));
     await new Promise((r) => setTimeout(r, 50));
     expect(screen.queryByTestId('first-run-checklist')).not.toBeInTheDocument();
   });
 
   it('can be dismissed, and stays dismissed', async () => {
-    routes = { '/api/agents': () => json([]) };
+    api = fakeApi({ 'GET /api/agents': [] });
     const { unmount } = renderChecklist();
     fireEvent.click(await screen.findByRole('button', { name: 'Dismiss checklist' }));
     expect(screen.queryByTestId('first-run-checklist')).not.toBeInTheDocument();

@@ -3,9 +3,9 @@ import { useQueries } from '@tanstack/react-query';
 import { Button } from 'antd';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { useAgents } from '@/features/agents/api/agents';
-import { documentsQueryKey, fetchDocuments } from '@/features/documents/api/documents';
-import type { BalanceDetails } from '@/features/wallet/api/billing';
+import { useAgents } from '@/features/agents';
+import { documentsQueryKey, fetchDocuments } from '@/features/documents';
+import type { BalanceDetails } from '@/features/wallet';
 import type { Activity, DashboardStats } from '../api/dashboard';
 import { CHECKLIST_TEXTS, checklistSteps, readDismissed, writeDismissed } from '../lib/checklist';
 

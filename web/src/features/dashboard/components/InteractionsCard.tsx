@@ -1,9 +1,7 @@
 import { ReloadOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { Button, Skeleton } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
-import { ChartBoundary } from '@/features/wallet/components/ChartBoundary';
-import { readUsage, usageKey, USAGE_STALE_TIME_MS } from '@/features/wallet/api/usage';
+import { ChartBoundary, useUsage } from '@/features/wallet';
 import {
   INTERACTIONS_TEXTS,
   interactionRows,
@@ -25,12 +23,7 @@ function ChartSkeleton({ label }: { label: string }) {
 
 /** Dashboard: answers per day for the last 30 days (the analytics usage series), with its states. */
 export function InteractionsCard({ uid, enabled }: { uid: string | undefined; enabled: boolean }) {
-  const query = useQuery({
-    queryKey: usageKey(uid),
-    select: readUsage,
-    enabled: enabled && Boolean(uid),
-    staleTime: USAGE_STALE_TIME_MS,
-  });
+  const query = useUsage(uid, enabled);
   const rows = useMemo(() => (query.data ? interactionRows(query.data) : []), [query.data]);
 
   let body;

@@ -1,5 +1,5 @@
 import { Column } from '@ant-design/plots';
-import { dayLabel } from '@/features/wallet/lib/usage-chart';
+import { dayLabel } from '@/features/wallet';
 import type { InteractionsRow } from '../lib/interactions-chart';
 
 /** Answers per day (@ant-design/plots Column). Loaded lazily by InteractionsCard: the default export. */

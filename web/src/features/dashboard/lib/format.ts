@@ -1,4 +1,4 @@
-import { formatMoney } from '@/features/wallet/lib/format';
+import { formatMoney } from '@/features/wallet';
 
 /** Pure formatting of the dashboard's numbers (spec "Dashboard home"). */
 

@@ -1,5 +1,4 @@
-import type { Usage } from '@/features/wallet/api/usage';
-import { dayLabel } from '@/features/wallet/lib/usage-chart';
+import { dayLabel, type Usage } from '@/features/wallet';
 
 export const INTERACTIONS_TEXTS = {
   title: 'Interactions per day',

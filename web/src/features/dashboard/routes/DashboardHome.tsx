@@ -1,11 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
 import { format } from 'date-fns';
 import { UserDataGate } from '@/components/UserDataGate';
 import { usePageTitle } from '@/components/usePageTitle';
 import { useAuth } from '@/features/auth';
-import { BalanceNotices } from '@/features/wallet/components/BalanceNotices';
-import { useBalanceDetails } from '@/features/wallet/hooks/use-balance-details';
-import { activitiesKey, dashboardStatsKey, type Activity, type DashboardStats } from '../api/dashboard';
+import { BalanceNotices, useBalanceDetails } from '@/features/wallet';
+import { useActivities, useDashboardStats } from '../api/dashboard';
 import { FirstRunChecklist } from '../components/FirstRunChecklist';
 import { InteractionsCard } from '../components/InteractionsCard';
 import { RecentActivity } from '../components/RecentActivity';
@@ -18,8 +16,8 @@ function DashboardContent() {
   const { user, loading, profileLoading, error } = useAuth();
   // Spec §4 "Dashboard data": only once a user exists and user loading, profile loading and its error are all finished.
   const ready = Boolean(user) && !loading && !profileLoading && !error;
-  const stats = useQuery<DashboardStats>({ queryKey: dashboardStatsKey, enabled: ready });
-  const activities = useQuery<Activity[]>({ queryKey: activitiesKey, enabled: ready });
+  const stats = useDashboardStats(ready);
+  const activities = useActivities(ready);
   // Billing notices (low balance, monthly limit, debt, auto-recharge problems) from the wallet's balance.
   const balance = useBalanceDetails(user?.uid, ready);
   const updatedAt = stats.dataUpdatedAt ? new Date(stats.dataUpdatedAt) : new Date();

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, noContent, text } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import type { AgentDocument } from '../types';
 import { InstructionsAndDocuments } from './InstructionsAndDocuments';
@@ -35,19 +36,14 @@ function doc(overrides: Partial<AgentDocument>): AgentDocument {
   };
 }
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((url: string, init: RequestInit) => handler(url, init));
-const calls = (method: string, url: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
+let api: FakeApi;
+/** The requests to exactly `url` (with its query). */
+const calls = (method: string, url: string) => api.calls.filter((c) => c.method === method && c.input === url);
 
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  // Entering a link asks for the document's title; by default the agent cannot open it yet.
+  api = fakeApi({ [`GET ${LIST}/preview`]: { title: null, shared: false } });
 });
 
 function Harness({ initial = '' }: { initial?: string }) {
@@ -70,7 +66,7 @@ const fill = (input: HTMLElement, value: string) => fireEvent.change(input, { ta
 
 describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
   it('shows the empty state and the sharing note', async () => {
-    handler = () => json([]);
+    api.use({ [`GET ${LIST}`]: [] });
     renderTab();
     expect(await screen.findByText('No documents linked')).toBeInTheDocument();
     expect(screen.getByTestId('documents-share-note')).toHaveTextContent('tutor@agents.example.com');
@@ -78,7 +74,7 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
   });
 
   it('lists documents, marks references, highlights and counts tokens', async () => {
-    handler = () => json([doc({}), doc({ id: 'd2', name: 'Lab_2', labels: ['week2'] })]);
+    api.use({ [`GET ${LIST}`]: [doc({}), doc({ id: 'd2', name: 'Lab_2', labels: ['week2'] })] });
     renderTab('See @Syllabus.');
     const link = await screen.findByRole('link', { name: 'Syllabus' });
     expect(link).toHaveAttribute('target', '_blank');
@@ -105,7 +101,7 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
   });
 
   it('suggests documents and labels and inserts the choice', async () => {
-    handler = () => json([doc({}), doc({ id: 'd2', name: 'Lab_2', labels: ['week2', 'week1'] })]);
+    api.use({ [`GET ${LIST}`]: [doc({}), doc({ id: 'd2', name: 'Lab_2', labels: ['week2', 'week1'] })] });
     renderTab();
     await screen.findByRole('link', { name: 'Lab_2' });
     const textarea = screen.getByLabelText('Agent Instructions') as HTMLTextAreaElement;
@@ -141,14 +137,14 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
   it('adds a document: validation, pending label, payload, toast', async () => {
     let docs: AgentDocument[] = [];
     let posted: unknown;
-    handler = (url, init) => {
-      if (url === LIST && init.method === 'POST') {
-        posted = JSON.parse(String(init.body));
+    api.use({
+      [`POST ${LIST}`]: (req) => {
+        posted = req.body;
         docs = [doc({ ...(posted as Partial<AgentDocument>), id: 'new' })];
         return json(docs[0], 201);
-      }
-      return json(docs);
-    };
+      },
+      [`GET ${LIST}`]: () => docs,
+    });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
@@ -193,14 +189,13 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
 
   it('shows the server message, or the fallback, when adding fails', async () => {
     let status = 409;
-    handler = (_url, init) => {
-      if (init.method === 'POST') {
-        return status === 409
+    api.use({
+      [`POST ${LIST}`]: () =>
+        status === 409
           ? json({ error: 'conflict', message: 'A document with this name already exists for this agent.' }, 409)
-          : new Response('', { status: 500 });
-      }
-      return json([]);
-    };
+          : text('', 500),
+      [`GET ${LIST}`]: [],
+    });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
@@ -218,18 +213,18 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
   it('edits with a PUT of the full document, and deletes without confirmation', async () => {
     let docs = [doc({ labels: ['week1', 'exam'] })];
     let put: unknown;
-    handler = (url, init) => {
-      if (url === `${LIST}/d1` && init.method === 'PUT') {
-        put = JSON.parse(String(init.body));
+    api.use({
+      [`PUT ${LIST}/d1`]: (req) => {
+        put = req.body;
         docs = [put as AgentDocument];
         return json(put);
-      }
-      if (url === `${LIST}/d1` && init.method === 'DELETE') {
+      },
+      [`DELETE ${LIST}/d1`]: () => {
         docs = [];
-        return new Response(null, { status: 204 });
-      }
-      return json(docs);
-    };
+        return noContent();
+      },
+      [`GET ${LIST}`]: () => docs,
+    });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Edit Syllabus' }));
     const dialog = await screen.findByRole('dialog', { name: 'Edit Document' });
@@ -252,7 +247,10 @@ describe('InstructionsAndDocuments', { timeout: 30_000 }, () => {
 
   it('logs a failed delete and refreshes the list', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
-    handler = (_url, init) => (init.method === 'DELETE' ? json({ error: 'not_found', message: 'Document not found' }, 404) : json([doc({})]));
+    api.use({
+      [`DELETE ${LIST}/d1`]: () => json({ error: 'not_found', message: 'Document not found' }, 404),
+      [`GET ${LIST}`]: [doc({})],
+    });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Delete Syllabus' }));
     await waitFor(() => expect(calls('GET', LIST)).toHaveLength(2));
@@ -265,7 +263,7 @@ describe('Add document: name from the Google Docs title', { timeout: 30_000 }, (
   const PREVIEW = `${LIST}/preview?url=${encodeURIComponent(URL_OK)}`;
 
   it('pre-fills the Name from the title (spaces → underscores) once the link is entered', async () => {
-    handler = (url) => (url === PREVIEW ? json({ title: 'CS 101  Syllabus', shared: true }) : json([]));
+    api.use({ [`GET ${LIST}/preview`]: { title: 'CS 101  Syllabus', shared: true }, [`GET ${LIST}`]: [] });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
@@ -275,7 +273,7 @@ describe('Add document: name from the Google Docs title', { timeout: 30_000 }, (
   });
 
   it('keeps a name the creator typed', async () => {
-    handler = (url) => (url === PREVIEW ? json({ title: 'Week Notes', shared: true }) : json([]));
+    api.use({ [`GET ${LIST}/preview`]: { title: 'Week Notes', shared: true }, [`GET ${LIST}`]: [] });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });
@@ -287,7 +285,7 @@ describe('Add document: name from the Google Docs title', { timeout: 30_000 }, (
   });
 
   it('leaves the Name empty, without an error, when the agent cannot open the document yet', async () => {
-    handler = (url) => (url === PREVIEW ? json({ title: null, shared: false }) : json([]));
+    api.use({ [`GET ${LIST}/preview`]: { title: null, shared: false }, [`GET ${LIST}`]: [] });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Add Document' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add Google Docs Document' });

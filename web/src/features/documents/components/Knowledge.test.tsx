@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { SYNC_POLL_INTERVAL_MS } from '../api/documents';
 import { QUERY_REQUIRED_MESSAGE, QUERY_TOO_LONG_MESSAGE } from '../lib/knowledge-query';
@@ -44,19 +45,14 @@ function doc(overrides: Partial<AgentDocument>): AgentDocument {
   };
 }
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((url: string, init: RequestInit) => handler(url, init));
-const calls = (method: string, url: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
+let api: FakeApi;
+const calls = (method: string, url: string) => api.callsTo(`${method} ${url}`);
+/** The agent's document list answers `docs`. */
+const listAnswers = (docs: unknown[]) => api.use({ [`GET ${LIST}`]: docs });
 
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi();
 });
 
 afterEach(() => {
@@ -79,16 +75,15 @@ const fill = (input: HTMLElement, value: string) => fireEvent.change(input, { ta
 describe('document sync status', { timeout: 30_000 }, () => {
   it('shows Shared (tokens, synced time, Drive title), Not shared, Error and Syncing…', async () => {
     const twoMinutesAgo = new Date(Date.now() - 2 * 60_000 - 5_000).toISOString();
-    handler = () =>
-      json([
-        doc({ name: 'Syllabus', driveTitle: 'CS101 Syllabus — Spring', tokenCount: 1234, syncedAt: twoMinutesAgo }),
-        doc({ id: 'd2', name: 'Same', driveTitle: 'Same', tokenCount: 1, syncedAt: twoMinutesAgo }),
-        doc({ id: 'd3', name: 'Private', sharingStatus: 'not_shared', syncError: `The agent (${EMAIL}) cannot open this document.` }),
-        doc({ id: 'd4', name: 'Broken', sharingStatus: 'error', syncError: 'Document is larger than 2 MB of text', syncedAt: twoMinutesAgo }),
-        doc({ id: 'd5', name: 'Fresh', syncState: 'queued' }),
-        doc({ id: 'd6', name: 'Reading', syncState: 'syncing', sharingStatus: 'not_shared' }),
-        doc({ id: 'd7', name: 'Retrying', syncState: 'queued', sharingStatus: 'error', syncError: 'Google Drive is busy. Retrying automatically.' }),
-      ]);
+    listAnswers([
+      doc({ name: 'Syllabus', driveTitle: 'CS101 Syllabus — Spring', tokenCount: 1234, syncedAt: twoMinutesAgo }),
+      doc({ id: 'd2', name: 'Same', driveTitle: 'Same', tokenCount: 1, syncedAt: twoMinutesAgo }),
+      doc({ id: 'd3', name: 'Private', sharingStatus: 'not_shared', syncError: `The agent (${EMAIL}) cannot open this document.` }),
+      doc({ id: 'd4', name: 'Broken', sharingStatus: 'error', syncError: 'Document is larger than 2 MB of text', syncedAt: twoMinutesAgo }),
+      doc({ id: 'd5', name: 'Fresh', syncState: 'queued' }),
+      doc({ id: 'd6', name: 'Reading', syncState: 'syncing', sharingStatus: 'not_shared' }),
+      doc({ id: 'd7', name: 'Retrying', syncState: 'queued', sharingStatus: 'error', syncError: 'Google Drive is busy. Retrying automatically.' }),
+    ]);
     renderTab();
     await screen.findByRole('link', { name: 'Syllabus' });
     const status = (name: string) => within(rowOf(name)).getByTestId('sync-status');
@@ -137,11 +132,10 @@ describe('document sync status', { timeout: 30_000 }, () => {
   });
 
   it('an Error without a reason, and a list without sync fields, still render', async () => {
-    handler = () =>
-      json([
-        doc({ name: 'Broken', sharingStatus: 'error', syncError: null }),
-        { id: 'd2', agentId: 'a1', name: 'Legacy', url: URL_OK, driveFileId: ID, labels: null, sharingStatus: 'shared', createdAt: '', updatedAt: '' },
-      ]);
+    listAnswers([
+      doc({ name: 'Broken', sharingStatus: 'error', syncError: null }),
+      { id: 'd2', agentId: 'a1', name: 'Legacy', url: URL_OK, driveFileId: ID, labels: null, sharingStatus: 'shared', createdAt: '', updatedAt: '' },
+    ]);
     renderTab();
     await screen.findByRole('link', { name: 'Legacy' });
     expect(within(rowOf('Broken')).getByText('The document could not be read.')).toBeInTheDocument();
@@ -150,7 +144,7 @@ describe('document sync status', { timeout: 30_000 }, () => {
   });
 
   it('Copy address puts the agent address on the clipboard, and says when it cannot', async () => {
-    handler = () => json([doc({ name: 'Private', sharingStatus: 'not_shared' })]);
+    listAnswers([doc({ name: 'Private', sharingStatus: 'not_shared' })]);
     const writeText = vi.fn(async () => {});
     Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
     renderTab();
@@ -167,21 +161,20 @@ describe('document sync status', { timeout: 30_000 }, () => {
   it('Sync now posts to the sync route, shows Syncing…, polls until synced, then stops polling', async () => {
     let state: Partial<AgentDocument> = { sharingStatus: 'not_shared' };
     let reads = 0;
-    handler = (url, init) => {
-      if (url === `${LIST}/d1/sync` && init.method === 'POST') {
+    api.use({
+      [`POST ${LIST}/d1/sync`]: () => {
         state = { sharingStatus: 'not_shared', syncState: 'queued' };
         return json(doc(state), 202);
-      }
-      if (url === LIST) {
+      },
+      [`GET ${LIST}`]: () => {
         reads += 1;
         // Read 2 follows Sync now (still queued); read 3, the first poll, finds the sync finished.
         if (state.syncState === 'queued' && reads >= 3) {
           state = { sharingStatus: 'shared', syncState: 'synced', tokenCount: 42, syncedAt: new Date().toISOString(), driveTitle: 'Week 1 notes' };
         }
-        return json([doc({ name: 'Notes', ...state })]);
-      }
-      return json({ error: 'not_found', message: 'Not found' }, 404);
-    };
+        return [doc({ name: 'Notes', ...state })];
+      },
+    });
     renderTab();
     const button = await screen.findByRole('button', { name: 'Sync now Notes' });
     expect(within(rowOf('Notes')).getByTestId('sync-status')).toHaveTextContent('Not shared');
@@ -205,10 +198,10 @@ describe('document sync status', { timeout: 30_000 }, () => {
 
   it('a failed Sync now shows the server message', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    handler = (url, init) =>
-      init.method === 'POST' && url.endsWith('/sync')
-        ? json({ error: 'not_found', message: 'Document not found' }, 404)
-        : json([doc({ name: 'Notes' })]);
+    api.use({
+      [`POST ${LIST}/:id/sync`]: () => json({ error: 'not_found', message: 'Document not found' }, 404),
+      [`GET ${LIST}`]: [doc({ name: 'Notes' })],
+    });
     renderTab();
     fireEvent.click(await screen.findByRole('button', { name: 'Sync now Notes' }));
     expect(await screen.findByRole('alert', { name: 'Error syncing document' })).toHaveTextContent('Document not found');
@@ -235,7 +228,7 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
   const submit = () => fireEvent.click(screen.getByRole('button', { name: 'Search' }));
 
   it('validates the question like the server does', async () => {
-    handler = () => json([]);
+    listAnswers([]);
     renderTab();
     await screen.findByText('No documents linked');
     expect(input()).toHaveAttribute('placeholder', 'Ask a question to see the passages the agent would use');
@@ -251,28 +244,29 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
     expect(calls('POST', SEARCH)).toHaveLength(0);
 
     // Exactly 1,000 characters (after trimming) is allowed.
-    handler = (url) => (url === SEARCH ? json([]) : json([]));
+    api.use({ [`POST ${SEARCH}`]: [] });
     fill(input(), ` ${'x'.repeat(1000)} `);
     submit();
     await waitFor(() => expect(calls('POST', SEARCH)).toHaveLength(1));
-    expect(JSON.parse(String(calls('POST', SEARCH)[0][1].body))).toEqual({ query: 'x'.repeat(1000) });
+    expect(calls('POST', SEARCH)[0]!.body).toEqual({ query: 'x'.repeat(1000) });
     expect(screen.queryByText(QUERY_TOO_LONG_MESSAGE)).not.toBeInTheDocument();
   });
 
   it('lists the passages with document link, labels, score and expandable text', async () => {
     const long = `${'Grading policy. '.repeat(30)}The final exam is worth 40% of the grade.`;
-    handler = (url, init) => {
-      if (url === SEARCH && init.method === 'POST') {
-        return json([passage({}), passage({ documentId: 'd2', documentName: 'Rubric', labels: [], text: long, score: 0.5, url: '' })]);
-      }
-      return json([doc({})]);
-    };
+    api.use({
+      [`POST ${SEARCH}`]: () => [
+        passage({ headingPath: 'CS101 Syllabus › 3. Grading › 3.2 Late Work', relevance: 0.8, relevant: true }),
+        passage({ documentId: 'd2', documentName: 'Rubric', labels: [], text: long, score: 0.5, url: '', relevance: 0.1, relevant: false }),
+      ],
+      [`GET ${LIST}`]: [doc({})],
+    });
     renderTab();
     await screen.findByRole('link', { name: 'Syllabus' });
     fill(input(), '  How are late submissions graded?  ');
     submit();
     const list = await screen.findByRole('list', { name: 'Retrieved passages' });
-    expect(JSON.parse(String(calls('POST', SEARCH)[0][1].body))).toEqual({ query: 'How are late submissions graded?' });
+    expect(calls('POST', SEARCH)[0]!.body).toEqual({ query: 'How are late submissions graded?' });
     expect(screen.getByText('2 passages for “How are late submissions graded?”')).toBeInTheDocument();
 
     const [first, second] = within(list).getAllByRole('listitem');
@@ -283,6 +277,7 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
     expect(within(first).getByText('week1')).toBeInTheDocument();
     expect(within(first).getByText('exam')).toBeInTheDocument();
     expect(within(first).getByTestId('passage-score')).toHaveTextContent('Score 0.87');
+    expect(within(first).getByTestId('passage-heading-path')).toHaveTextContent('Section: CS101 Syllabus › 3. Grading › 3.2 Late Work');
     expect(within(first).getByTestId('passage-text')).toHaveTextContent('Late submissions lose 10% per day.');
     expect(within(first).queryByRole('button', { name: 'Show more' })).not.toBeInTheDocument();
 
@@ -290,6 +285,11 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
     expect(within(second).queryByRole('link')).not.toBeInTheDocument();
     expect(within(second).getByText('Rubric')).toBeInTheDocument();
     expect(within(second).getByTestId('passage-score')).toHaveTextContent('Score 0.50');
+    expect(within(second).queryByTestId('passage-heading-path')).not.toBeInTheDocument();
+    // The agent answers from the relevant passages only: the weak one is marked.
+    expect(within(first).queryByTestId('passage-not-used')).not.toBeInTheDocument();
+    expect(within(second).getByTestId('passage-not-used')).toHaveTextContent('Not used: too little of the question matches');
+    expect(screen.queryByTestId('retrieval-none-relevant')).not.toBeInTheDocument();
     const text = within(second).getByTestId('passage-text');
     expect(text.textContent!.endsWith('…')).toBe(true);
     expect(text).not.toHaveTextContent('final exam');
@@ -304,7 +304,7 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
 
   it('shows the empty state, and the server message when the search is refused', async () => {
     let answer = () => json([]);
-    handler = (url, init) => (url === SEARCH && init.method === 'POST' ? answer() : json([]));
+    api.use({ [`POST ${SEARCH}`]: () => answer(), [`GET ${LIST}`]: [] });
     renderTab();
     await screen.findByText('No documents linked');
     fill(input(), 'Anything about volcanoes?');
@@ -317,8 +317,57 @@ describe('Test retrieval', { timeout: 30_000 }, () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('The question must be at most 1,000 characters');
     expect(screen.queryByText('No passages match this question.')).not.toBeInTheDocument();
 
-    answer = () => new Response('', { status: 500 });
+    answer = () => text('', 500);
     submit();
     await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('Failed to search the documents. Please try again.'));
+  });
+
+  it('says what the search ran on: lexical only, hybrid (simulated or not), or lexical after a provider failure', async () => {
+    let headers: Record<string, string> = { 'X-Retrieval-Mode': 'lexical' };
+    api.use({
+      [`POST ${SEARCH}`]: () => json([passage({})], 200, { headers }),
+      [`GET ${LIST}`]: [doc({})],
+    });
+    renderTab();
+    await screen.findByRole('link', { name: 'Syllabus' });
+    fill(input(), 'How are late submissions graded?');
+    submit();
+    expect(await screen.findByTestId('retrieval-mode')).toHaveTextContent('Lexical search only: no embeddings provider is configured.');
+
+    headers = { 'X-Retrieval-Mode': 'hybrid', 'X-Embeddings-Model': 'sim-embeddings-not-semantic', 'X-Embeddings-Simulated': 'true' };
+    submit();
+    await waitFor(() =>
+      expect(screen.getByTestId('retrieval-mode')).toHaveTextContent(
+        'Semantic and lexical search (sim-embeddings-not-semantic; simulated embeddings, not semantic).',
+      ),
+    );
+    headers = { 'X-Retrieval-Mode': 'hybrid', 'X-Embeddings-Model': 'text-embedding-3-small' };
+    submit();
+    await waitFor(() => expect(screen.getByTestId('retrieval-mode')).toHaveTextContent('Semantic and lexical search (text-embedding-3-small).'));
+    headers = { 'X-Retrieval-Mode': 'fallback', 'X-Embeddings-Model': 'text-embedding-3-small' };
+    submit();
+    await waitFor(() =>
+      expect(screen.getByTestId('retrieval-mode')).toHaveTextContent('The embeddings provider did not answer: this search was lexical only.'),
+    );
+    // A server that does not say: nothing is claimed.
+    headers = {};
+    submit();
+    await waitFor(() => expect(screen.queryByTestId('retrieval-mode')).not.toBeInTheDocument());
+  });
+
+  it('says when no passage is relevant enough for the agent to answer from', async () => {
+    api.use({
+      [`POST ${SEARCH}`]: () => [passage({ relevance: 0.12, relevant: false })],
+      [`GET ${LIST}`]: [doc({})],
+    });
+    renderTab();
+    await screen.findByRole('link', { name: 'Syllabus' });
+    fill(input(), 'Is there a student discount?');
+    submit();
+    expect(await screen.findByTestId('retrieval-none-relevant')).toHaveTextContent(
+      'None of these passages is relevant enough: the agent would answer that its documents do not cover this question.',
+    );
+    const list = screen.getByRole('list', { name: 'Retrieved passages' });
+    expect(within(list).getByTestId('passage-not-used')).toBeInTheDocument();
   });
 });

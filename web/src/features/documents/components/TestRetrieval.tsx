@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { errorDescription } from '../api/documents';
 import { useKnowledgeSearch } from '../api/knowledge';
 import { passagePreview, queryError } from '../lib/knowledge-query';
-import type { KnowledgePassage } from '../types';
+import type { KnowledgePassage, RetrievalMode } from '../types';
 
 const schema = z.object({
   query: z.string().superRefine((value, ctx) => {
@@ -20,10 +20,13 @@ type RetrievalValues = z.infer<typeof schema>;
 export const RETRIEVAL_PLACEHOLDER = 'Ask a question to see the passages the agent would use';
 export const NO_PASSAGES = 'No passages match this question.';
 export const SEARCH_FALLBACK_ERROR = 'Failed to search the documents. Please try again.';
+export const NONE_RELEVANT =
+  'None of these passages is relevant enough: the agent would answer that its documents do not cover this question.';
+export const NOT_USED = 'Not used: too little of the question matches';
 
 /**
  * The Test retrieval box (issue 13): a question → the passages the agent would use, each with its
- * document (a link to the Google Doc), labels, score and text. Client rules mirror the service's
+ * document (a link to the Google Doc), labels, score, the passage's heading path and text. Client rules mirror the service's
  * (non-empty, at most 1,000 characters); a refused or failed search shows the service's message.
  */
 export function TestRetrieval({ agentId }: { agentId: string }) {
@@ -44,7 +47,10 @@ export function TestRetrieval({ agentId }: { agentId: string }) {
     search.mutate({ query: query.trim() });
   });
 
-  const passages = search.data;
+  const passages = search.data?.passages;
+  const mode = search.isSuccess ? search.data.mode : null;
+  // Older servers do not say; their passages were all used.
+  const noneRelevant = !!passages && passages.length > 0 && passages.every((p) => p.relevant === false);
   const summary = search.isPending
     ? 'Searching...'
     : search.isSuccess && passages
@@ -92,6 +98,16 @@ export function TestRetrieval({ agentId }: { agentId: string }) {
       <p role="status" className={summary === NO_PASSAGES ? 'retrieval__empty' : 'documents-muted retrieval__summary'}>
         {summary}
       </p>
+      {mode && (
+        <p className="documents-muted retrieval__mode" data-testid="retrieval-mode">
+          {modeText(mode)}
+        </p>
+      )}
+      {search.isSuccess && noneRelevant && (
+        <p className="documents-muted retrieval__none-relevant" data-testid="retrieval-none-relevant">
+          {NONE_RELEVANT}
+        </p>
+      )}
       {search.isError && (
         <p role="alert" className="documents-error">
           {errorDescription(search.error, SEARCH_FALLBACK_ERROR)}
@@ -106,6 +122,20 @@ export function TestRetrieval({ agentId }: { agentId: string }) {
       )}
     </section>
   );
+}
+
+/** What the search ran on, in words (issue 32: "No provider configured: lexical only, said in Test retrieval"). */
+export function modeText(mode: RetrievalMode): string {
+  switch (mode.mode) {
+    case 'lexical':
+      return 'Lexical search only: no embeddings provider is configured.';
+    case 'fallback':
+      return 'The embeddings provider did not answer: this search was lexical only.';
+    default:
+      return mode.simulated
+        ? `Semantic and lexical search (${mode.model}; simulated embeddings, not semantic).`
+        : `Semantic and lexical search (${mode.model}).`;
+  }
 }
 
 function formatScore(score: number): string {
@@ -139,10 +169,21 @@ function Passage({ passage, id }: { passage: KnowledgePassage; id: string }) {
             ))}
           </span>
         )}
+        {passage.relevant === false && (
+          <span className="documents-badge documents-badge--gray" data-testid="passage-not-used">
+            {NOT_USED}
+          </span>
+        )}
         <span className="retrieval-passage__score" data-testid="passage-score">
           Score {formatScore(passage.score)}
         </span>
       </div>
+      {passage.headingPath && (
+        <p className="retrieval-passage__path" data-testid="passage-heading-path">
+          <span className="documents-sr-only">Section: </span>
+          {passage.headingPath}
+        </p>
+      )}
       <p id={textId} className="retrieval-passage__text" data-testid="passage-text">
         {preview && !expanded ? preview : passage.text}
       </p>

@@ -3,8 +3,8 @@
  * Failures are ApiMessageErrors carrying the server's message (shown as is on a 4xx).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiMessageError, messageErrorOf } from '@/features/agents/api/agents';
-import { BALANCE_PATH } from '@/features/wallet/api/wallet-api';
+import { ApiMessageError, messageErrorOf } from '@/features/agents';
+import { BALANCE_PATH } from '@/features/wallet';
 import { authFetch } from '@/lib/api-client';
 import type { Earnings, EarningsSeries, Payout, TransferResult } from '../types';
 

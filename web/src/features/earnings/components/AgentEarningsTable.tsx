@@ -1,8 +1,7 @@
 import { useQueries } from '@tanstack/react-query';
-import { useAgents } from '@/features/agents/api/agents';
-import { fetchMarketplaceProfile, profileKey } from '@/features/marketplace/api/marketplace';
-import { ratingText } from '@/features/marketplace/lib/format';
-import { formatMoney } from '@/features/wallet/lib/format';
+import { useAgents } from '@/features/agents';
+import { fetchMarketplaceProfile, profileKey, ratingText } from '@/features/marketplace';
+import { formatMoney } from '@/features/wallet';
 import { isListed } from '../lib/listed';
 import { EARNINGS_TEXTS as T } from '../lib/texts';
 import type { AgentEarnings } from '../types';

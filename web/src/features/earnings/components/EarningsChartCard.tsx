@@ -1,6 +1,6 @@
 import { Alert, Button, Skeleton } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
-import { ChartBoundary } from '@/features/wallet/components/ChartBoundary';
+import { ChartBoundary } from '@/features/wallet';
 import { useEarningsSeries } from '../api/earnings';
 import { earningsChartSummary, earningsColumnRows, lastUtcDays } from '../lib/series';
 import { EARNINGS_TEXTS as T } from '../lib/texts';

@@ -1,5 +1,5 @@
 import { Column } from '@ant-design/plots';
-import { formatMoney } from '@/features/wallet/lib/format';
+import { formatMoney } from '@/features/wallet';
 import { dayLabel, type EarningsColumnRow } from '../lib/series';
 
 /** Earnings per UTC day, stacked by agent (@ant-design/plots Column). Loaded lazily: the default export. */

@@ -1,4 +1,4 @@
-import { formatMoney } from '@/features/wallet/lib/format';
+import { formatMoney } from '@/features/wallet';
 import { EARNINGS_TEXTS as T, holdText } from '../lib/texts';
 import type { Earnings } from '../types';
 

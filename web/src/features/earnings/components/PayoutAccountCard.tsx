@@ -2,7 +2,7 @@ import { BankOutlined } from '@ant-design/icons';
 import { Button } from 'antd';
 import { useState } from 'react';
 import { toast } from '@/components/toast';
-import { redirectTo } from '@/features/wallet/lib/redirect';
+import { redirectTo } from '@/features/wallet';
 import { errorText, useAccountLink } from '../api/earnings';
 import { EARNINGS_TEXTS as T, payoutAccountAction, payoutAccountText } from '../lib/texts';
 import type { PayoutAccount } from '../types';

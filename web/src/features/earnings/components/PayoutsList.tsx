@@ -1,5 +1,5 @@
 import { Alert, Button, Skeleton, Tag } from 'antd';
-import { formatMoney, formatTransactionDate } from '@/features/wallet/lib/format';
+import { formatMoney, formatTransactionDate } from '@/features/wallet';
 import { usePayouts } from '../api/earnings';
 import { EARNINGS_TEXTS as T, payoutStatusLabel } from '../lib/texts';
 

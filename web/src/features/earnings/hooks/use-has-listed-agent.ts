@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { AGENTS_QUERY_KEY, fetchAgents } from '@/features/agents/api/agents';
+import { AGENTS_QUERY_KEY, fetchAgents } from '@/features/agents';
 import { useAuth } from '@/features/auth';
 import { hasListedAgent } from '../lib/listed';
 

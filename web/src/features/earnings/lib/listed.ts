@@ -1,4 +1,4 @@
-import type { Agent } from '@/features/agents/types';
+import type { Agent } from '@/features/agents';
 
 /** A listed marketplace agent of the owner: public and published (it has a slug or a publish date). */
 export function isListed(agent: Pick<Agent, 'isPublic' | 'slug' | 'publishedAt'>): boolean {

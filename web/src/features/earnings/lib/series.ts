@@ -1,5 +1,5 @@
 import { addDays, format, parseISO } from 'date-fns';
-import { formatMoney } from '@/features/wallet/lib/format';
+import { formatMoney } from '@/features/wallet';
 import type { EarningsDay } from '../types';
 
 /** One stacked segment: what one agent earned on one UTC day (every day × agent present, zeros included). */

@@ -1,4 +1,4 @@
-import { formatMoney } from '@/features/wallet/lib/format';
+import { formatMoney } from '@/features/wallet';
 
 /** Every visible text of the Earnings page (issue 28). */
 export const EARNINGS_TEXTS = {

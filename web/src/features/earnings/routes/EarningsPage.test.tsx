@@ -1,7 +1,8 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
 import { redirectTo } from '@/features/wallet/lib/redirect';
+import { type FakeApi, fakeApi, json } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue, renderApp } from '@/test/render';
 
@@ -20,8 +21,6 @@ vi.mock('../components/EarningsColumnChart', () => ({
 const slow = { timeout: 20_000 };
 const signedIn = authValue({ user: { uid: 'u1', email: 'ada@example.com', displayName: 'Ada' } });
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 const earnings = (overrides: Record<string, unknown> = {}) => ({
   pending: 1.2345,
@@ -36,22 +35,12 @@ const earnings = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-type Route = (init: RequestInit) => Response | Promise<Response>;
-let routes: Record<string, Route>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = new URL(String(input), 'http://localhost');
-  const route = routes[`${init.method ?? 'GET'} ${url.pathname}`];
-  return route ? route(init) : json({ error: 'not_found', message: 'Not found' }, 404);
-});
-const calls = (key: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => `${init?.method ?? 'GET'} ${new URL(String(u), 'http://localhost').pathname}` === key);
+let api: FakeApi;
 
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
   vi.mocked(redirectTo).mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = {
+  api = fakeApi({
     'GET /api/agents': () => json([{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper', publishedAt: '2026-01-01T00:00:00Z' }]),
     'GET /api/user/earnings': () => json(earnings()),
     'GET /api/user/earnings/series': () =>
@@ -64,10 +53,7 @@ beforeEach(() => {
         ],
       }),
     'GET /api/marketplace/agents/tax-helper': () => json({ id: 'a1', slug: 'tax-helper', name: 'Tax Helper', rating: { average: 4.5, count: 12 } }),
-  };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  });
 });
 
 async function amountField(label: string) {
@@ -100,10 +86,10 @@ describe('/dashboard/earnings', () => {
   });
 
   it('hides Earnings from the navigation without a listed agent (the page stays reachable)', async () => {
-    routes['GET /api/agents'] = () => json([{ id: 'a1', name: 'Tax Helper', isPublic: false, slug: null, publishedAt: null }]);
+    api.routes['GET /api/agents'] = () => json([{ id: 'a1', name: 'Tax Helper', isPublic: false, slug: null, publishedAt: null }]);
     renderApp('/dashboard/earnings', signedIn);
     expect(await screen.findByRole('heading', { level: 1, name: 'Earnings' }, slow)).toBeInTheDocument();
-    await waitFor(() => expect(calls('GET /api/agents').length).toBeGreaterThan(0));
+    await waitFor(() => expect(api.callsTo('GET /api/agents').length).toBeGreaterThan(0));
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(within(nav).getByRole('link', { name: 'Wallet' })).toBeInTheDocument();
     expect(within(nav).queryByRole('link', { name: 'Earnings' })).not.toBeInTheDocument();
@@ -111,7 +97,7 @@ describe('/dashboard/earnings', () => {
 
   it('shows the loading state, then an error with Try again', async () => {
     let fail = true;
-    routes['GET /api/user/earnings'] = () => (fail ? json({ error: 'internal', message: 'boom' }, 500) : json(earnings()));
+    api.routes['GET /api/user/earnings'] = () => (fail ? json({ error: 'internal', message: 'boom' }, 500) : json(earnings()));
     renderApp('/dashboard/earnings', signedIn);
     expect(await screen.findByRole('status', { name: 'Loading earnings' }, slow)).toBeInTheDocument();
     expect(await screen.findByText('Could not load your earnings.', {}, slow)).toBeInTheDocument();
@@ -121,9 +107,9 @@ describe('/dashboard/earnings', () => {
   });
 
   it('shows the empty states', async () => {
-    routes['GET /api/user/earnings'] = () => json(earnings({ pending: 0, available: 0, paidOut: 0, byAgent: [] }));
-    routes['GET /api/user/earnings/series'] = () => json({ days: [] });
-    routes['GET /api/user/payouts'] = () => json({ payouts: [] });
+    api.routes['GET /api/user/earnings'] = () => json(earnings({ pending: 0, available: 0, paidOut: 0, byAgent: [] }));
+    api.routes['GET /api/user/earnings/series'] = () => json({ days: [] });
+    api.routes['GET /api/user/payouts'] = () => json({ payouts: [] });
     renderApp('/dashboard/earnings', signedIn);
     expect(await screen.findByText('No earnings in the last 30 days.', {}, slow)).toBeInTheDocument();
     expect(screen.getByText(/No answers have earned anything yet/)).toBeInTheDocument();
@@ -131,7 +117,7 @@ describe('/dashboard/earnings', () => {
   });
 
   it('validates a withdrawal, confirms the amount and posts it', async () => {
-    routes['POST /api/user/payouts'] = () =>
+    api.routes['POST /api/user/payouts'] = () =>
       json({ payout: { id: 'p3', amount: 20, status: 'in_transit', createdAt: '', updatedAt: '' } }, 201);
     renderApp('/dashboard/earnings', signedIn);
     const field = await amountField('Amount to withdraw');
@@ -143,20 +129,20 @@ describe('/dashboard/earnings', () => {
     fireEvent.change(field, { target: { value: '30' } });
     fireEvent.click(within(form).getByRole('button', { name: 'Withdraw' }));
     expect(await within(form).findByText('You have $25.00 available to withdraw.')).toBeInTheDocument();
-    expect(calls('POST /api/user/payouts')).toHaveLength(0);
+    expect(api.callsTo('POST /api/user/payouts')).toHaveLength(0);
 
     fireEvent.change(field, { target: { value: '20' } });
     fireEvent.click(within(form).getByRole('button', { name: 'Withdraw' }));
     const dialog = await screen.findByRole('dialog', { name: 'Withdraw $20.00?' });
     expect(dialog).toHaveTextContent('$20.00 of your available earnings will be sent to your payout account.');
     fireEvent.click(within(dialog).getByRole('button', { name: 'Withdraw $20.00' }));
-    await waitFor(() => expect(calls('POST /api/user/payouts')).toHaveLength(1));
-    expect(JSON.parse(String(calls('POST /api/user/payouts')[0]![1]!.body))).toEqual({ amount: 20 });
+    await waitFor(() => expect(api.callsTo('POST /api/user/payouts')).toHaveLength(1));
+    expect(api.callsTo('POST /api/user/payouts')[0]!.body).toEqual({ amount: 20 });
     expect(await screen.findByRole('status', { name: 'Payout on its way' })).toBeInTheDocument();
   });
 
   it('shows the server message when a withdrawal is refused', async () => {
-    routes['POST /api/user/payouts'] = () =>
+    api.routes['POST /api/user/payouts'] = () =>
       json({ error: 'payout_in_flight', message: 'A payout is already on its way. Try again when it has arrived.' }, 409);
     renderApp('/dashboard/earnings', signedIn);
     const field = await amountField('Amount to withdraw');
@@ -170,7 +156,7 @@ describe('/dashboard/earnings', () => {
   });
 
   it('moves earnings to the wallet and shows a refusal', async () => {
-    routes['POST /api/user/earnings/transfer-to-wallet'] = () => json({ transferred: 5, available: 20, balance: 12.5 });
+    api.routes['POST /api/user/earnings/transfer-to-wallet'] = () => json({ transferred: 5, available: 20, balance: 12.5 });
     renderApp('/dashboard/earnings', signedIn);
     const field = await amountField('Amount to move');
     const form = field.closest('form')!;
@@ -178,9 +164,9 @@ describe('/dashboard/earnings', () => {
     fireEvent.click(within(form).getByRole('button', { name: 'Move to wallet' }));
     const toast = await screen.findByRole('status', { name: 'Moved to your wallet' });
     expect(toast).toHaveAccessibleDescription('$5.00 moved to your wallet. Your balance is $12.50.');
-    expect(JSON.parse(String(calls('POST /api/user/earnings/transfer-to-wallet')[0]![1]!.body))).toEqual({ amount: 5 });
+    expect(api.callsTo('POST /api/user/earnings/transfer-to-wallet')[0]!.body).toEqual({ amount: 5 });
 
-    routes['POST /api/user/earnings/transfer-to-wallet'] = () =>
+    api.routes['POST /api/user/earnings/transfer-to-wallet'] = () =>
       json({ error: 'earnings_insufficient', message: 'You have $3.00 available to transfer.' }, 409);
     fireEvent.change(field, { target: { value: '4' } });
     fireEvent.click(within(form).getByRole('button', { name: 'Move to wallet' }));
@@ -188,8 +174,8 @@ describe('/dashboard/earnings', () => {
   });
 
   it('starts payout onboarding and says so on return', async () => {
-    routes['GET /api/user/earnings'] = () => json(earnings({ payoutAccount: { status: 'none' } }));
-    routes['POST /api/user/payouts/account-link'] = () => json({ url: 'https://connect.stripe.test/setup/abc' });
+    api.routes['GET /api/user/earnings'] = () => json(earnings({ payoutAccount: { status: 'none' } }));
+    api.routes['POST /api/user/payouts/account-link'] = () => json({ url: 'https://connect.stripe.test/setup/abc' });
     const { router } = renderApp('/dashboard/earnings?payouts=return', signedIn);
     expect(await screen.findByText('Welcome back. Your payout account’s state is shown below.', {}, slow)).toBeInTheDocument();
     await waitFor(() => expect(router.state.location.search).toBe(''));
@@ -198,7 +184,7 @@ describe('/dashboard/earnings', () => {
   });
 
   it('offers Continue setup for an unfinished or restricted account', async () => {
-    routes['GET /api/user/earnings'] = () =>
+    api.routes['GET /api/user/earnings'] = () =>
       json(earnings({ payoutAccount: { status: 'restricted', reason: 'Bank account details are missing.' } }));
     renderApp('/dashboard/earnings?payouts=refresh', signedIn);
     expect(await screen.findByText(/The setup link expired/, {}, slow)).toBeInTheDocument();

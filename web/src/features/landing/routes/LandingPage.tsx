@@ -1,7 +1,7 @@
 import { useEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { useAuth } from '@/features/auth/auth-context';
-import { useMarketplaceEnabled } from '@/features/marketplace/api/use-marketplace-enabled';
+import { useAuth } from '@/features/auth';
+import { useMarketplaceEnabled } from '@/features/marketplace';
 import { Dialog } from '../components/Dialog';
 import { Icon } from '../components/Icon';
 import {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { authFetch } from '@/lib/api-client';
-import { readChatError } from '@/features/chat/api/errors';
+import { readChatError } from '@/features/chat';
 
 /** GET /api/library (docs/conversations-api.md, "Library"): the agents the caller used from the marketplace. */
 export const LIBRARY_PATH = '/api/library';

@@ -1,10 +1,10 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, json } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue, renderApp } from '@/test/render';
 import '@/features/chat/test/jsdom-stubs';
-import { json } from '@/features/chat/test/fake-stream';
 import type { LibraryAgent } from '../api/library';
 
 configure({ defaultHidden: true });
@@ -34,26 +34,15 @@ function libraryAgent(overrides: Partial<LibraryAgent> = {}): LibraryAgent {
   };
 }
 
-let routes: Record<string, () => Response | Promise<Response>>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = new URL(String(input), 'http://localhost');
-  const route = routes[`${init.method ?? 'GET'} ${url.pathname}`];
-  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
-});
-
+let api: FakeApi;
 beforeEach(() => {
   setMarketplaceEnabled(true);
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = { 'GET /api/agents': () => json([]) };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  api = fakeApi({ 'GET /api/agents': [] });
 });
 
 describe('/dashboard/library', () => {
   it('is in the navigation after Shared with me and shows the empty state with a link to the marketplace', async () => {
-    routes['GET /api/library'] = () => json({ agents: [] });
+    api.routes['GET /api/library'] = () => json({ agents: [] });
     renderApp('/dashboard/library', signedIn);
     expect(await screen.findByRole('heading', { level: 1, name: 'Library' }, slow)).toBeInTheDocument();
     const nav = screen.getByRole('navigation', { name: 'Main' });
@@ -70,19 +59,21 @@ describe('/dashboard/library', () => {
 
   it('has no Library link while the marketplace is off, and the page goes to the dashboard', async () => {
     setMarketplaceEnabled(false);
-    routes['GET /api/library'] = () => json({ agents: [] });
+    api.routes['GET /api/library'] = () => json({ agents: [] });
+    // The dashboard it lands on loads its own cards (what they show is not this test's business).
+    api.use({ 'GET /api/dashboard/stats': {}, 'GET /api/activities': {}, 'GET /api/user/balance': {}, 'GET /api/usage': {} });
     const { router } = renderApp('/dashboard/library', signedIn);
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'), slow);
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(within(nav).getByRole('link', { name: 'Shared with me' })).toBeInTheDocument();
     expect(within(nav).queryByRole('link', { name: 'Library' })).not.toBeInTheDocument();
-    expect(fetchMock.mock.calls.some(([input]) => String(input).includes('/api/library'))).toBe(false);
+    expect(api.calls.some((c) => c.path.includes('/api/library'))).toBe(false);
   });
 
   it('shows a loading state, then the agents with their conversations linking to the marketplace chat', async () => {
     let release!: () => void;
     const ready = new Promise<void>((r) => (release = r));
-    routes['GET /api/library'] = async () => {
+    api.routes['GET /api/library'] = async () => {
       await ready;
       return json({
         agents: [
@@ -120,9 +111,9 @@ describe('/dashboard/library', () => {
   });
 
   it('says when an agent is no longer in the marketplace and opens its conversations read-only', async () => {
-    routes['GET /api/library'] = () =>
+    api.routes['GET /api/library'] = () =>
       json({ agents: [libraryAgent({ listed: false }), libraryAgent({ agentId: 'a3', name: '', slug: '', listed: false, conversations: [] })] });
-    routes['GET /api/conversations/c2'] = () =>
+    api.routes['GET /api/conversations/c2'] = () =>
       json({
         id: 'c2',
         agentId: 'a1',
@@ -159,7 +150,7 @@ describe('/dashboard/library', () => {
 
   it('shows the server message on an error and tries again', async () => {
     let fail = true;
-    routes['GET /api/library'] = () =>
+    api.routes['GET /api/library'] = () =>
       fail
         ? json({ error: 'catalog_unavailable', message: 'The agent service is unavailable. Please try again.' }, 503)
         : json({ agents: [libraryAgent()] });

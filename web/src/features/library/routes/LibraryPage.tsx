@@ -4,11 +4,9 @@ import { useState } from 'react';
 import { Link, Navigate } from 'react-router';
 import { LoadingSpinner } from '@/components/LoadingSpinner';
 import { usePageTitle } from '@/components/usePageTitle';
-import { AgentIcon } from '@/features/agents/components/AgentIcon';
-import { LazyConversationTranscript } from '@/features/chat';
-import { chatErrorText } from '@/features/chat/api/errors';
-import { useMarketplaceSwitch } from '@/features/marketplace/api/use-marketplace-enabled';
-import { formatDate } from '@/features/marketplace/lib/dates';
+import { AgentIcon } from '@/features/agents';
+import { chatErrorText, LazyConversationTranscript } from '@/features/chat';
+import { formatDate, useMarketplaceSwitch } from '@/features/marketplace';
 import { useLibrary, type LibraryAgent, type LibraryConversation } from '../api/library';
 // The agent icon tile styles (AgentIcon) live with the agents feature.
 import '@/features/agents/agents.css';

@@ -4,7 +4,7 @@
  * server's message (and the per-field messages of a 400 validation_failed).
  */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { ApiMessageError, messageErrorOf } from '@/features/agents/api/agents';
+import { ApiMessageError, messageErrorOf } from '@/features/agents';
 import { authFetch } from '@/lib/api-client';
 import type {
   CategoryCount,
@@ -120,11 +120,21 @@ export function useReviews(slug: string, sort: ReviewSort) {
   });
 }
 
+/**
+ * When the profile and the lists are fetched again after a review changes (ms): at once, then twice more, because
+ * the rating average and count are a read model the catalog updates from the review's event about a second later.
+ */
+export const RATING_REFRESH_DELAYS_MS = [0, 2_000, 6_000] as const;
+
 /** After a review changes: its list, the profile's rating and the lists' order are stale. */
 function refreshAfterReview(queryClient: ReturnType<typeof useQueryClient>, slug: string) {
   void queryClient.invalidateQueries({ queryKey: [`${agentPath(slug)}/reviews`] });
-  void queryClient.invalidateQueries({ queryKey: profileKey(slug) });
-  void queryClient.invalidateQueries({ queryKey: [MARKETPLACE_AGENTS_PATH] });
+  for (const delay of RATING_REFRESH_DELAYS_MS) {
+    setTimeout(() => {
+      void queryClient.invalidateQueries({ queryKey: profileKey(slug) });
+      void queryClient.invalidateQueries({ queryKey: [MARKETPLACE_AGENTS_PATH] });
+    }, delay);
+  }
 }
 
 /** PUT …/review: creates or replaces the caller's review. */

@@ -1,8 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '@/lib/query-client';
+import { fakeApi, json } from '@/test/fake-api';
 import { fetchMarketplaceStatus } from './status';
 import { useMarketplaceSwitch } from './use-marketplace-enabled';
 
@@ -14,25 +15,21 @@ function wrapper() {
   return ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
-
 describe('GET /api/marketplace/status', () => {
   it('asks without a token and reads only a literal true as on', async () => {
-    const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) => Response.json({ enabled: true }));
-    vi.stubGlobal('fetch', fetchMock);
+    const status = (reply: () => Response | object | null) => ({ 'GET /api/marketplace/status': reply });
+    const api = fakeApi(status(() => ({ enabled: true })));
     await expect(actual.fetchMarketplaceStatus()).resolves.toEqual({ enabled: true });
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/marketplace/status');
-    expect(init?.method).toBe('GET');
-    expect(new Headers(init?.headers).has('Authorization')).toBe(false);
+    const [call] = api.calls;
+    expect(call!.input).toBe('/api/marketplace/status');
+    expect(call!.init.method).toBe('GET');
+    expect(call!.headers.has('Authorization')).toBe(false);
 
     for (const body of [{ enabled: 'true' }, { enabled: 1 }, {}, null, [true]]) {
-      fetchMock.mockImplementationOnce(async () => Response.json(body));
+      api.use(status(() => body));
       await expect(actual.fetchMarketplaceStatus()).resolves.toEqual({ enabled: false });
     }
-    fetchMock.mockImplementationOnce(async () => Response.json({ error: 'not_found' }, { status: 404 }));
+    api.use(status(() => json({ error: 'not_found' }, 404)));
     await expect(actual.fetchMarketplaceStatus()).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { AgentIcon } from '@/features/agents/components/AgentIcon';
+import { AgentIcon } from '@/features/agents';
 import { answerPriceText, answersText, greetingCostText, ratingLabel, ratingText } from '../lib/format';
 import type { MarketplaceAgent } from '../types';
 import { RatingStars } from './RatingStars';

@@ -1,9 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
-import { useAuth } from '@/features/auth';
-import { returnToState } from '@/features/auth/lib/return-to';
-import { Icon } from '@/features/landing/components/Icon';
-import { copyright } from '@/features/landing/content';
+import { returnToState, useAuth } from '@/features/auth';
+import { copyright, Icon } from '@/features/landing';
 import '../routes/marketplace-pages.css';
 
 /**

@@ -2,7 +2,7 @@ import { Alert, Button, Input } from 'antd';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { TextAreaRef } from 'antd/es/input/TextArea';
 import { toast } from '@/components/toast';
-import { fieldError } from '@/features/agents/api/agents';
+import { fieldError } from '@/features/agents';
 import { useSaveReply } from '../api/marketplace';
 
 /** The catalog's limit and messages for a reply (docs/catalog.md, "Replies"). */

@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { fieldA11y, FormField } from '@/components/FormField';
 import { toast } from '@/components/toast';
-import { fieldError } from '@/features/agents/api/agents';
+import { fieldError } from '@/features/agents';
 import { useReport, type ReportTarget } from '../api/marketplace';
 import { MAX_REPORT_LENGTH, reportSchema, type ReportValues } from '../lib/review-schema';
 

@@ -3,7 +3,7 @@ import { Alert, Button } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { toast } from '@/components/toast';
-import { AGENTS_QUERY_KEY, fetchAgents } from '@/features/agents/api/agents';
+import { AGENTS_QUERY_KEY, fetchAgents } from '@/features/agents';
 import { useAuth } from '@/features/auth';
 import { flattenPages, useDeleteReply, useReviews } from '../api/marketplace';
 import { formatDate, wasEdited } from '../lib/dates';

@@ -1,4 +1,4 @@
-import { formatMoneyMicros, formatUsd } from '@/features/wallet/lib/format';
+import { formatMoneyMicros, formatUsd } from '@/features/wallet';
 import type { MarketplaceAgent } from '../types';
 
 /**

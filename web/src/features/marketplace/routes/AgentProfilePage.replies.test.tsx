@@ -1,6 +1,7 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
+import { type FakeApi, fakeApi, noContent } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue, renderApp } from '@/test/render';
@@ -18,43 +19,25 @@ const owner = authValue({ user: { uid: 'u1', email: 'ada@example.com', displayNa
 const PROFILE = '/api/marketplace/agents/tax-helper';
 const REPLY = (reviewId: string) => `/api/agents/a1/reviews/${reviewId}/reply`;
 
-type Handler = (url: URL, init: RequestInit) => Response | Promise<Response> | undefined;
-let extra: Handler;
 let mine: unknown[];
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = new URL(String(input), 'http://localhost');
-  const special = await extra(url, init);
-  if (special) return special;
-  if (url.pathname === PROFILE) return json(profile());
-  if (url.pathname === '/api/agents') return json(mine);
-  if (url.pathname === `${PROFILE}/reviews`) {
-    return json({
+let api: FakeApi;
+const calls = (method: string, path: string) => api.callsTo(`${method} ${path}`);
+
+beforeEach(() => {
+  removeToast();
+  setMarketplaceEnabled(true);
+  mine = [{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper' }];
+  api = fakeApi({
+    [`GET ${PROFILE}`]: () => profile(),
+    'GET /api/agents': () => mine,
+    [`GET ${PROFILE}/reviews`]: () => ({
       items: [
         review({ reply: { text: 'Thank you, Grace!', createdAt: '2026-02-02T10:00:00Z', updatedAt: '2026-02-02T10:00:00Z' } }),
         review({ id: 'r2', rating: 2, authorName: 'Alan', text: 'Too slow.' }),
       ],
       nextCursor: null,
-    });
-  }
-  return json({ error: 'not_found', message: 'Not found' }, 404);
-});
-
-function calls(method: string, path: string) {
-  return fetchMock.mock.calls.filter(
-    ([input, init]) => new URL(String(input), 'http://localhost').pathname === path && (init?.method ?? 'GET') === method,
-  );
-}
-
-beforeEach(() => {
-  removeToast();
-  setMarketplaceEnabled(true);
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  extra = () => undefined;
-  mine = [{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper' }];
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+    }),
+  });
 });
 
 async function reviewBy(author: string) {
@@ -83,10 +66,7 @@ describe('creator replies on the profile', () => {
   });
 
   it('checks the reply, saves it with PUT, toasts and refetches the reviews', async () => {
-    extra = (url, init) =>
-      url.pathname === REPLY('r2') && init.method === 'PUT'
-        ? json(review({ id: 'r2', reply: { text: 'Fixed now.', createdAt: '', updatedAt: '' } }))
-        : undefined;
+    api.use({ [`PUT ${REPLY('r2')}`]: () => review({ id: 'r2', reply: { text: 'Fixed now.', createdAt: '', updatedAt: '' } }) });
     renderApp('/marketplace/tax-helper', owner);
     const alan = await reviewBy('Alan');
     fireEvent.click(await within(alan).findByRole('button', { name: 'Reply to the review by Alan' }, slow));
@@ -103,14 +83,14 @@ describe('creator replies on the profile', () => {
     fireEvent.change(box, { target: { value: '  Fixed now.  ' } });
     fireEvent.click(within(form).getByRole('button', { name: 'Save reply' }));
     expect(await screen.findByRole('status', { name: 'Reply saved' })).toBeInTheDocument();
-    expect(JSON.parse(String(calls('PUT', REPLY('r2'))[0]![1]?.body))).toEqual({ text: 'Fixed now.' });
+    expect(calls('PUT', REPLY('r2'))[0]!.body).toEqual({ text: 'Fixed now.' });
     await waitFor(() => expect(calls('GET', `${PROFILE}/reviews`).length).toBeGreaterThan(before));
     await waitFor(() => expect(within(alan).queryByRole('form')).not.toBeInTheDocument());
   });
 
   it("shows the server's messages: a field message at the field, others above the buttons", async () => {
     let answer = json({ error: 'validation_failed', message: 'Invalid input', fields: { text: 'A reply can be at most 2,000 characters.' } }, 400);
-    extra = (url, init) => (url.pathname === REPLY('r2') && init.method === 'PUT' ? answer.clone() : undefined);
+    api.use({ [`PUT ${REPLY('r2')}`]: () => answer.clone() });
     renderApp('/marketplace/tax-helper', owner);
     const alan = await reviewBy('Alan');
     fireEvent.click(await within(alan).findByRole('button', { name: 'Reply to the review by Alan' }, slow));
@@ -126,7 +106,7 @@ describe('creator replies on the profile', () => {
 
   it('edits a reply from its text, cancels, and removes it with DELETE', async () => {
     let removeAnswer = json({ error: 'not_found', message: 'Reply not found' }, 404);
-    extra = (url, init) => (url.pathname === REPLY('r1') && init.method === 'DELETE' ? removeAnswer.clone() : undefined);
+    api.use({ [`DELETE ${REPLY('r1')}`]: () => removeAnswer.clone() });
     renderApp('/marketplace/tax-helper', owner);
     const grace = await reviewBy('Grace');
     fireEvent.click(await within(grace).findByRole('button', { name: 'Edit reply to the review by Grace' }, slow));
@@ -137,7 +117,7 @@ describe('creator replies on the profile', () => {
 
     fireEvent.click(within(grace).getByRole('button', { name: 'Remove reply to the review by Grace' }));
     expect(await within(grace).findByText('Reply not found')).toBeInTheDocument();
-    removeAnswer = new Response(null, { status: 204 });
+    removeAnswer = noContent();
     fireEvent.click(within(grace).getByRole('button', { name: 'Remove reply to the review by Grace' }));
     expect(await screen.findByRole('status', { name: 'Reply removed' })).toBeInTheDocument();
     expect(calls('DELETE', REPLY('r1'))).toHaveLength(2);

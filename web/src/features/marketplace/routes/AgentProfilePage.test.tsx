@@ -1,6 +1,7 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
+import { type ApiCall, type FakeApi, fakeApi, type Routes } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { fetchMarketplaceStatus } from '@/features/marketplace/api/status';
 import { setMarketplaceEnabled } from '@/test/marketplace';
@@ -16,26 +17,19 @@ vi.mock('@/lib/firebase', () => ({
 const slow = { timeout: 10_000 };
 const signedIn = authValue({ user: { uid: 'u2', email: 'grace@example.com', displayName: 'Grace' } });
 
-type Handler = (url: URL, init: RequestInit) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit) =>
-  handler(new URL(String(input), 'http://localhost'), init ?? {}),
-);
-
-function calls(method: string, path: string) {
-  return fetchMock.mock.calls.filter(
-    ([input, init]) => new URL(String(input), 'http://localhost').pathname === path && (init?.method ?? 'GET') === method,
-  );
-}
-
 const PROFILE = '/api/marketplace/agents/tax-helper';
 
-function defaultHandler(url: URL): Response {
-  if (url.pathname === PROFILE) return json(profile());
-  if (url.pathname === `${PROFILE}/reviews`) {
-    return url.searchParams.get('cursor') === 'r-2'
-      ? json({ items: [review({ id: 'r3', rating: 3, authorName: 'Linus', text: 'Fine.' })], nextCursor: null })
-      : json({
+let api: FakeApi;
+const calls = (method: string, path: string) => api.callsTo(`${method} ${path}`);
+
+const listed: Routes = {
+  [`GET ${PROFILE}`]: () => profile(),
+  // A signed-in visitor's own agents (none: the visitor is not the creator).
+  'GET /api/agents': [],
+  [`GET ${PROFILE}/reviews`]: (req: ApiCall) =>
+    req.url.searchParams.get('cursor') === 'r-2'
+      ? { items: [review({ id: 'r3', rating: 3, authorName: 'Linus', text: 'Fine.' })], nextCursor: null }
+      : {
           items: [
             review({
               reply: { text: 'Thank you, Grace!', createdAt: '2026-02-02T10:00:00Z', updatedAt: '2026-02-02T10:00:00Z' },
@@ -43,20 +37,13 @@ function defaultHandler(url: URL): Response {
             review({ id: 'r2', rating: 2, authorName: 'Alan', text: 'Too slow.', updatedAt: '2026-02-05T10:00:00Z' }),
           ],
           nextCursor: 'r-2',
-        });
-  }
-  return json({ error: 'not_found', message: 'Not found' }, 404);
-}
+        },
+};
 
 beforeEach(() => {
   removeToast();
   setMarketplaceEnabled(true);
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  handler = defaultHandler;
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  api = fakeApi(listed);
 });
 
 describe('/marketplace/:slug (profile)', () => {
@@ -87,14 +74,14 @@ describe('/marketplace/:slug (profile)', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Show more reviews' }));
     expect(await screen.findByRole('article', { name: 'Review by Linus' })).toBeInTheDocument();
-    expect(calls('GET', `${PROFILE}/reviews`).map(([input]) => new URL(String(input), 'http://x').search)).toEqual([
+    expect(calls('GET', `${PROFILE}/reviews`).map((call) => call.url.search)).toEqual([
       '?sort=newest',
       '?sort=newest&cursor=r-2',
     ]);
 
     fireEvent.change(screen.getByLabelText('Sort reviews'), { target: { value: 'lowest' } });
     await waitFor(() =>
-      expect(new URL(String(calls('GET', `${PROFILE}/reviews`).at(-1)![0]), 'http://x').search).toBe('?sort=lowest'),
+      expect(calls('GET', `${PROFILE}/reviews`).at(-1)!.url.search).toBe('?sort=lowest'),
     );
   });
 
@@ -106,6 +93,11 @@ describe('/marketplace/:slug (profile)', () => {
   });
 
   it('Chat opens the chat page for a signed-in visitor, which says what they pay', async () => {
+    api.use({
+      'GET /api/user/balance': { success: true, data: { balance: 5 } },
+      'GET /api/agents/a1/chat-info': { model: 'agentic-sim', simulated: true, role: 'consumer' },
+      'GET /api/agents/a1/conversations': [],
+    });
     const { router } = renderApp('/marketplace/tax-helper', signedIn);
     fireEvent.click(await screen.findByRole('button', { name: 'Chat' }, slow));
     await waitFor(() => expect(router.state.location.pathname).toBe('/marketplace/tax-helper/chat'));
@@ -129,7 +121,7 @@ describe('/marketplace/:slug (profile)', () => {
   });
 
   it('says so when the agent is not listed (404)', async () => {
-    handler = () => json({ error: 'not_found', message: 'Agent not found' }, 404);
+    api = fakeApi({ 'GET /api/marketplace/agents/:slug': () => json({ error: 'not_found', message: 'Agent not found' }, 404) });
     renderApp('/marketplace/gone');
     expect(await screen.findByRole('heading', { level: 1, name: 'Agent not found' }, slow)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Browse the marketplace' })).toHaveAttribute('href', '/marketplace');
@@ -137,7 +129,7 @@ describe('/marketplace/:slug (profile)', () => {
   });
 
   it('marks an unavailable agent and disables Chat', async () => {
-    handler = (url) => (url.pathname === PROFILE ? json(profile({ available: false })) : defaultHandler(url));
+    api.use({ [`GET ${PROFILE}`]: () => profile({ available: false }) });
     renderApp('/marketplace/tax-helper');
     const chat = await screen.findByRole('button', { name: 'Chat' }, slow);
     expect(chat).toBeDisabled();
@@ -148,18 +140,16 @@ describe('/marketplace/:slug (profile)', () => {
 
 describe('the review form', () => {
   it('asks for a rating, then sends the review with the token and shows the server refusal as worded', async () => {
-    handler = (url, init) => {
-      if (url.pathname === `${PROFILE}/review` && init.method === 'PUT') {
-        return json(
+    api.use({
+      [`PUT ${PROFILE}/review`]: () =>
+        json(
           {
             error: 'review_requires_answer',
             message: 'Only people who got an answer from this agent can review it.',
           },
           403,
-        );
-      }
-      return defaultHandler(url);
-    };
+        ),
+    });
     renderApp('/marketplace/tax-helper', signedIn);
     const form = await screen.findByRole('form', { name: 'Your review' }, slow);
     fireEvent.click(within(form).getByRole('button', { name: 'Post review' }));
@@ -171,15 +161,14 @@ describe('the review form', () => {
     fireEvent.click(within(form).getByRole('button', { name: 'Post review' }));
 
     expect(await within(form).findByRole('alert')).toHaveTextContent('Only people who got an answer from this agent can review it.');
-    const [, init] = calls('PUT', `${PROFILE}/review`)[0]!;
-    expect(JSON.parse(String(init?.body))).toEqual({ rating: 4, text: 'Very helpful.' });
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [put] = calls('PUT', `${PROFILE}/review`);
+    expect(put!.body).toEqual({ rating: 4, text: 'Very helpful.' });
+    expect(put!.headers.get('Authorization')).toBe('Bearer token-123');
   });
 
   it("shows the owner's refusal and the field messages the server sends", async () => {
     let answer = json({ error: 'forbidden', message: 'You cannot review your own agent.' }, 403);
-    handler = (url, init) =>
-      url.pathname === `${PROFILE}/review` && init.method === 'PUT' ? answer.clone() : defaultHandler(url);
+    api.use({ [`PUT ${PROFILE}/review`]: () => answer.clone() });
     renderApp('/marketplace/tax-helper', signedIn);
     const form = await screen.findByRole('form', { name: 'Your review' }, slow);
     fireEvent.click(within(form).getByRole('radio', { name: '1 star' }));
@@ -201,18 +190,20 @@ describe('the review form', () => {
   });
 
   it('saves a review, and deletes it', async () => {
-    handler = (url, init) => {
-      if (url.pathname === `${PROFILE}/review` && init.method === 'PUT') return json(review({ rating: 5 }), 201);
-      if (url.pathname === `${PROFILE}/review` && init.method === 'DELETE') return json(null, 204);
-      return defaultHandler(url);
-    };
+    api.use({
+      [`PUT ${PROFILE}/review`]: () => json(review({ rating: 5 }), 201),
+      [`DELETE ${PROFILE}/review`]: () => json(null, 204),
+    });
     renderApp('/marketplace/tax-helper', signedIn);
     const form = await screen.findByRole('form', { name: 'Your review' }, slow);
     fireEvent.click(within(form).getByRole('radio', { name: '5 stars' }));
     fireEvent.click(within(form).getByRole('button', { name: 'Post review' }));
     expect(await screen.findByRole('status', { name: 'Review saved' })).toBeInTheDocument();
-    // The profile (rating) and the reviews are read again.
+    // The profile (rating) and the reviews are read again, and the profile once more about 2 s later: the rating is
+    // a read model the catalog updates from the review's event.
     await waitFor(() => expect(calls('GET', PROFILE).length).toBeGreaterThan(1));
+    const afterSave = calls('GET', PROFILE).length;
+    await waitFor(() => expect(calls('GET', PROFILE).length).toBeGreaterThan(afterSave), { timeout: 5_000 });
 
     fireEvent.click(within(form).getByRole('button', { name: 'Delete my review' }));
     expect(await screen.findByRole('status', { name: 'Review deleted' })).toBeInTheDocument();
@@ -220,8 +211,7 @@ describe('the review form', () => {
   });
 
   it('reports the agent with a reason', async () => {
-    handler = (url, init) =>
-      url.pathname === `${PROFILE}/report` && init.method === 'POST' ? json({ status: 'received' }, 202) : defaultHandler(url);
+    api.use({ [`POST ${PROFILE}/report`]: () => json({ status: 'received' }, 202) });
     renderApp('/marketplace/tax-helper', signedIn);
     fireEvent.click(await screen.findByRole('button', { name: 'Report this agent' }, slow));
     const dialog = await screen.findByRole('dialog', { name: 'Report this agent' });
@@ -230,7 +220,7 @@ describe('the review form', () => {
     fireEvent.change(within(dialog).getByLabelText('Reason'), { target: { value: 'It gives legal advice.' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Send report' }));
     expect(await screen.findByRole('status', { name: 'Report received' })).toBeInTheDocument();
-    expect(JSON.parse(String(calls('POST', `${PROFILE}/report`)[0]![1]?.body))).toEqual({ reason: 'It gives legal advice.' });
+    expect(calls('POST', `${PROFILE}/report`)[0]!.body).toEqual({ reason: 'It gives legal advice.' });
     expect(screen.getAllByRole('button', { name: /^Report review by / }).length).toBeGreaterThan(0);
   });
 });

@@ -2,9 +2,8 @@ import { ArrowLeftOutlined, LockOutlined, MessageOutlined, ReloadOutlined } from
 import { Alert, Button, Skeleton } from 'antd';
 import { Link, useNavigate, useParams } from 'react-router';
 import { usePageTitle } from '@/components/usePageTitle';
-import { AgentIcon } from '@/features/agents/components/AgentIcon';
-import { useAuth } from '@/features/auth';
-import { returnToState } from '@/features/auth/lib/return-to';
+import { AgentIcon } from '@/features/agents';
+import { returnToState, useAuth } from '@/features/auth';
 import { isNotFound, useMarketplaceProfile } from '../api/marketplace';
 import { UNAVAILABLE_TEXT } from '../components/AgentCard';
 import { PublicLayout } from '../components/PublicLayout';

@@ -1,5 +1,6 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue, renderApp } from '@/test/render';
@@ -17,27 +18,16 @@ const slow = { timeout: 15_000 };
 const signedIn = authValue({ user: { uid: 'u2', email: 'grace@example.com', displayName: 'Grace' } });
 const PROFILE = '/api/marketplace/agents/tax-helper';
 
-let routes: Record<string, () => Response>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const url = new URL(String(input), 'http://localhost');
-  const route = routes[`${init.method ?? 'GET'} ${url.pathname}`];
-  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
-});
-
+let api: FakeApi;
 beforeEach(() => {
   setMarketplaceEnabled(true);
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = {
+  api = fakeApi({
     [`GET ${PROFILE}`]: () => json(profile()),
     'GET /api/agents': () => json([]),
     'GET /api/user/balance': () => json({ success: true, data: { balance: 5 } }),
     'GET /api/agents/a1/chat-info': () => json({ model: 'agentic-sim', simulated: true, role: 'consumer' }),
     'GET /api/agents/a1/conversations': () => json([]),
-  };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  });
 });
 
 describe('/marketplace/:slug/chat', () => {
@@ -57,7 +47,7 @@ describe('/marketplace/:slug/chat', () => {
   });
 
   it('leaves the greeting sentence out when starting a conversation is free', async () => {
-    routes[`GET ${PROFILE}`] = () => json(profile({ greetingCostCents: 0, markupPercent: 35 }));
+    api.routes[`GET ${PROFILE}`] = () => json(profile({ greetingCostCents: 0, markupPercent: 35 }));
     renderApp('/marketplace/tax-helper/chat', signedIn);
     const notice = await screen.findByRole('region', { name: 'What you pay' }, slow);
     expect(notice).toHaveTextContent("the creator's 35% markup.");
@@ -65,7 +55,7 @@ describe('/marketplace/:slug/chat', () => {
   });
 
   it("points the owner to their editor instead of a paid chat", async () => {
-    routes['GET /api/agents'] = () => json([{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper' }]);
+    api.routes['GET /api/agents'] = () => json([{ id: 'a1', name: 'Tax Helper', isPublic: true, slug: 'tax-helper' }]);
     renderApp('/marketplace/tax-helper/chat', signedIn);
     expect(await screen.findByText('This is your agent', {}, slow)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Open Tax Helper in Your Agentic Users' })).toHaveAttribute(
@@ -77,7 +67,7 @@ describe('/marketplace/:slug/chat', () => {
   });
 
   it('says when the agent is not answering right now', async () => {
-    routes[`GET ${PROFILE}`] = () => json(profile({ available: false }));
+    api.routes[`GET ${PROFILE}`] = () => json(profile({ available: false }));
     renderApp('/marketplace/tax-helper/chat', signedIn);
     expect(await screen.findByText('This agent is unavailable right now.', {}, slow)).toBeInTheDocument();
   });
@@ -92,9 +82,9 @@ describe('/marketplace/:slug/chat', () => {
       updatedAt: at,
       lastMessageAt: at,
     });
-    routes['GET /api/agents/a1/conversations'] = () =>
+    api.routes['GET /api/agents/a1/conversations'] = () =>
       json([conv('c2', 'Newest chat', '2026-03-07T10:00:00Z'), conv('c1', 'Older chat', '2026-03-01T10:00:00Z')]);
-    routes['GET /api/conversations/c1'] = () =>
+    api.routes['GET /api/conversations/c1'] = () =>
       json({
         ...conv('c1', 'Older chat', '2026-03-01T10:00:00Z'),
         messages: [
@@ -104,7 +94,7 @@ describe('/marketplace/:slug/chat', () => {
     renderApp('/marketplace/tax-helper/chat?conversation=c1', signedIn);
     expect(await screen.findByText('What about VAT?', {}, slow)).toBeInTheDocument();
     expect(screen.getByTestId('chat-conversation-title')).toHaveTextContent('Older chat');
-    expect(fetchMock.mock.calls.some(([input]) => String(input).endsWith('/api/conversations/c2'))).toBe(false);
+    expect(api.calls.some((c) => String(c.input).endsWith('/api/conversations/c2'))).toBe(false);
   });
 
   it('signed out: sign in first, then back to the same chat and conversation', async () => {

@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { authValue, renderApp } from '@/test/render';
 
 const identity = { uid: 'u1', getIdToken: vi.fn(async () => 'token-1') };
@@ -9,17 +10,13 @@ vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { cu
 const slow = { timeout: 10_000 };
 const signedIn = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada', interestedInPublicAgents: false };
 
-let respond: () => Promise<Response>;
-const fetchMock = vi.fn((_input: RequestInfo | URL, _init?: RequestInit) => respond());
+const INTEREST = 'POST /api/user/public-agent-interest';
+let api: FakeApi;
 
 beforeEach(() => {
-  respond = async () => new Response(JSON.stringify({ success: true, data: {} }), { status: 200 });
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
+  // The navigation asks for the user's agents (for the Earnings link).
+  api = fakeApi({ 'GET /api/agents': [], [INTEREST]: { success: true, data: {} } });
   vi.spyOn(console, 'error').mockImplementation(() => {});
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
 });
 
 describe('marketplace page', () => {
@@ -34,10 +31,12 @@ describe('marketplace page', () => {
 
   it('registers interest with a body-less POST, toasts and refreshes the user', async () => {
     let finish!: () => void;
-    respond = () =>
-      new Promise<Response>((resolve) => {
-        finish = () => resolve(new Response(JSON.stringify({ success: true }), { status: 200 }));
-      });
+    api.use({
+      [INTEREST]: () =>
+        new Promise<Response>((resolve) => {
+          finish = () => resolve(json({ success: true }));
+        }),
+    });
     const auth = authValue({ user: signedIn });
     renderApp('/dashboard/marketplace', auth);
     const user = userEvent.setup();
@@ -45,13 +44,12 @@ describe('marketplace page', () => {
 
     expect(await screen.findByRole('button', { name: 'Registering Interest...' })).toBeDisabled();
     // (The navigation also asks for the user's agents: the Earnings link shows with a listed agent.)
-    const interest = () => fetchMock.mock.calls.find(([u]) => u === '/api/user/public-agent-interest');
+    const interest = () => api.calls.find((c) => c.input === '/api/user/public-agent-interest');
     await waitFor(() => expect(interest()).toBeDefined());
-    const [url, init] = interest()!;
-    expect(url).toBe('/api/user/public-agent-interest');
-    expect(init?.method).toBe('POST');
-    expect(init?.body).toBeUndefined();
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-1');
+    const { init, headers } = interest()!;
+    expect(init.method).toBe('POST');
+    expect(init.body).toBeUndefined();
+    expect(headers.get('Authorization')).toBe('Bearer token-1');
     finish();
 
     const toast = await screen.findByRole('status', { name: 'Interest Registered' });
@@ -67,7 +65,7 @@ describe('marketplace page', () => {
   });
 
   it('shows the server message, or the fallback, in a destructive Error toast', async () => {
-    respond = async () => new Response(JSON.stringify({ error: 'internal', message: 'Internal server error' }), { status: 500 });
+    api.use({ [INTEREST]: () => json({ error: 'internal', message: 'Internal server error' }, 500) });
     const auth = authValue({ user: signedIn });
     renderApp('/dashboard/marketplace', auth);
     const user = userEvent.setup();
@@ -75,7 +73,7 @@ describe('marketplace page', () => {
     expect(await screen.findByRole('alert', { name: 'Error' })).toHaveAccessibleDescription('Internal server error');
     expect(auth.refreshUser).not.toHaveBeenCalled();
 
-    respond = async () => new Response('bad gateway', { status: 502 });
+    api.use({ [INTEREST]: () => text('bad gateway', 502) });
     await user.click(await screen.findByRole('button', { name: 'Notify Me When Available' }));
     await waitFor(() =>
       expect(screen.getAllByRole('alert', { name: 'Error' })[0]).toHaveAccessibleDescription('Failed to register interest.'),

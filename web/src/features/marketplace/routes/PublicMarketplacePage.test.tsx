@@ -1,8 +1,9 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { setMarketplaceEnabled } from '@/test/marketplace';
 import { authValue, renderApp } from '@/test/render';
-import { json, listedAgent } from '../test/fixtures';
+import { listedAgent } from '../test/fixtures';
 
 // getByRole's visibility check is very slow with antd's styles in jsdom; every queried element is visible.
 configure({ defaultHidden: true });
@@ -11,11 +12,9 @@ vi.mock('@/lib/firebase', () => ({ loadFirebase: vi.fn(async () => ({ auth: { cu
 
 const slow = { timeout: 10_000 };
 
-type Handler = (url: URL) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((input: RequestInfo | URL, _init?: RequestInit) =>
-  handler(new URL(String(input), 'http://localhost')),
-);
+const AGENTS = 'GET /api/marketplace/agents';
+const CATEGORIES = 'GET /api/marketplace/categories';
+let api: FakeApi;
 
 /** A controllable IntersectionObserver: `reveal()` tells every observer its target came into view. */
 const observers: { callback: IntersectionObserverCallback; targets: Element[] }[] = [];
@@ -47,22 +46,20 @@ function reveal() {
 }
 
 function agentCalls() {
-  return fetchMock.mock.calls
-    .map(([input]) => new URL(String(input), 'http://localhost'))
-    .filter((url) => url.pathname === '/api/marketplace/agents');
+  return api.callsTo(AGENTS).map((call) => call.url);
 }
 
 beforeEach(() => {
   setMarketplaceEnabled(true);
   observers.length = 0;
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
   vi.stubGlobal('IntersectionObserver', FakeIntersectionObserver);
-  handler = (url) => {
-    if (url.pathname === '/api/marketplace/categories') return json([{ category: 'Finance', count: 2 }, { category: 'Law', count: 1 }]);
-    if (url.pathname === '/api/marketplace/agents') return json({ items: [listedAgent()], nextCursor: null });
-    return json({ error: 'not_found', message: 'Not found' }, 404);
-  };
+  api = fakeApi({
+    [CATEGORIES]: [
+      { category: 'Finance', count: 2 },
+      { category: 'Law', count: 1 },
+    ],
+    [AGENTS]: { items: [listedAgent()], nextCursor: null },
+  });
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -89,7 +86,7 @@ describe('/marketplace (public)', () => {
     expect(first!.searchParams.get('sort')).toBe('popular');
     expect(first!.searchParams.get('limit')).toBe('20');
     expect(first!.searchParams.has('cursor')).toBe(false);
-    expect(new Headers(fetchMock.mock.calls[0]![1]?.headers).has('Authorization')).toBe(false);
+    expect(api.calls[0]!.headers.has('Authorization')).toBe(false);
     // The category filter lists the categories with their counts.
     const category = screen.getByLabelText('Category');
     expect(within(category).getByRole('option', { name: 'Finance (2)' })).toBeInTheDocument();
@@ -98,8 +95,7 @@ describe('/marketplace (public)', () => {
   it('searches after a pause, with q in the address and the request; then says when nothing matches', async () => {
     const { router } = renderApp('/marketplace');
     await screen.findByRole('article', { name: 'Tax Helper' }, slow);
-    handler = (url) =>
-      url.pathname === '/api/marketplace/agents' ? json({ items: [], nextCursor: null }) : json([{ category: 'Finance', count: 2 }]);
+    api.use({ [AGENTS]: { items: [], nextCursor: null }, [CATEGORIES]: [{ category: 'Finance', count: 2 }] });
 
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search the marketplace' }), { target: { value: 'iso 27001' } });
     await waitFor(() => expect(router.state.location.search).toBe('?q=iso+27001'));
@@ -127,12 +123,13 @@ describe('/marketplace (public)', () => {
   });
 
   it('loads the next page with the cursor when the end of the list comes into view', async () => {
-    handler = (url) => {
-      if (url.pathname !== '/api/marketplace/agents') return json([]);
-      return url.searchParams.get('cursor') === 'page-2'
-        ? json({ items: [listedAgent({ id: 'a2', slug: 'law-helper', name: 'Law Helper', greetingCostCents: 0 })], nextCursor: null })
-        : json({ items: [listedAgent()], nextCursor: 'page-2' });
-    };
+    api.use({
+      [CATEGORIES]: [],
+      [AGENTS]: (req) =>
+        req.url.searchParams.get('cursor') === 'page-2'
+          ? { items: [listedAgent({ id: 'a2', slug: 'law-helper', name: 'Law Helper', greetingCostCents: 0 })], nextCursor: null }
+          : { items: [listedAgent()], nextCursor: 'page-2' },
+    });
     renderApp('/marketplace');
     await screen.findByRole('article', { name: 'Tax Helper' }, slow);
     expect(screen.getByRole('button', { name: 'Load more agents' })).toBeInTheDocument();
@@ -149,10 +146,10 @@ describe('/marketplace (public)', () => {
 
   it('shows a loading state, then the empty state when nothing is listed', async () => {
     let release!: () => void;
-    handler = (url) =>
-      url.pathname === '/api/marketplace/agents'
-        ? new Promise((resolve) => (release = () => resolve(json({ items: [], nextCursor: null }))))
-        : json([]);
+    api.use({
+      [CATEGORIES]: [],
+      [AGENTS]: () => new Promise((resolve) => (release = () => resolve({ items: [], nextCursor: null }))),
+    });
     renderApp('/marketplace');
     expect(await screen.findByRole('status', { name: 'Loading agents' }, slow)).toHaveAttribute('aria-busy', 'true');
     release();

@@ -45,8 +45,4 @@ export function review(overrides: Partial<Review> = {}): Review {
   };
 }
 
-export const json = (body: unknown, status = 200) =>
-  new Response(status === 204 ? null : JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json' },
-  });
+export { json } from '@/test/fake-api';

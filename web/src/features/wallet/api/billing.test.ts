@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import {
   BillingApiError,
@@ -17,15 +18,12 @@ vi.mock('../lib/redirect', () => ({ redirectTo: (url: string) => redirectTo(url)
 const saveBlob = vi.fn();
 vi.mock('../lib/download', () => ({ saveBlob: (blob: Blob, name: string) => saveBlob(blob, name) }));
 
-const fetchMock = vi.fn<typeof fetch>();
+let api: FakeApi;
 beforeEach(() => {
-  fetchMock.mockReset();
   redirectTo.mockReset();
   saveBlob.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi();
 });
-afterEach(() => vi.unstubAllGlobals());
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 
 describe('balance reader', () => {
   it('reads the whole billing balance', () => {
@@ -94,31 +92,31 @@ describe('billing calls', () => {
   const settings = { monthlyLimit: 25, lowBalanceThreshold: null, autoRecharge: { enabled: false, threshold: null, amount: null } };
 
   it('PUTs the settings with the Bearer token', async () => {
-    fetchMock.mockResolvedValueOnce(json({ success: true, data: settings }));
+    api.use({ 'PUT /api/user/billing-settings': { success: true, data: settings } });
     await expect(saveBillingSettings(settings)).resolves.toEqual(settings);
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/user/billing-settings');
-    expect(init?.method).toBe('PUT');
-    expect(JSON.parse(String(init?.body))).toEqual(settings);
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [call] = api.calls;
+    expect(call!.input).toBe('/api/user/billing-settings');
+    expect(call!.init.method).toBe('PUT');
+    expect(call!.body).toEqual(settings);
+    expect(call!.headers.get('Authorization')).toBe('Bearer token-123');
   });
 
   it("turns the platform's error into its code and message", async () => {
-    fetchMock.mockResolvedValueOnce(json({ error: 'invalid_settings', message: 'monthlyLimit must be at least 0.50' }, 400));
+    api.use({ 'PUT /api/user/billing-settings': () => json({ error: 'invalid_settings', message: 'monthlyLimit must be at least 0.50' }, 400) });
     await expect(saveBillingSettings(settings)).rejects.toEqual(
       new BillingApiError(400, 'invalid_settings', 'monthlyLimit must be at least 0.50'),
     );
-    fetchMock.mockResolvedValueOnce(new Response('oops', { status: 502 }));
+    api.use({ 'PUT /api/user/billing-settings': () => text('oops', 502) });
     await expect(saveBillingSettings(settings)).rejects.toThrow('Failed to save spend controls.');
   });
 
   it('starts the card setup and follows its url', async () => {
-    fetchMock.mockResolvedValueOnce(json({ success: true, data: { url: 'http://127.0.0.1:8110/setup/cs_1', sessionId: 'cs_1' } }));
+    api.use({ 'POST /api/stripe/setup-session': { success: true, data: { url: 'http://127.0.0.1:8110/setup/cs_1', sessionId: 'cs_1' } } });
     await startCardSetup();
-    expect(fetchMock.mock.calls[0]![0]).toBe('/api/stripe/setup-session');
-    expect(fetchMock.mock.calls[0]![1]?.method).toBe('POST');
+    expect(api.calls[0]!.input).toBe('/api/stripe/setup-session');
+    expect(api.calls[0]!.init.method).toBe('POST');
     expect(redirectTo).toHaveBeenCalledWith('http://127.0.0.1:8110/setup/cs_1');
-    fetchMock.mockResolvedValueOnce(json({ success: true, data: {} }));
+    api.use({ 'POST /api/stripe/setup-session': { success: true, data: {} } });
     await expect(startCardSetup()).rejects.toThrow('No checkout address was returned.');
   });
 });
@@ -131,11 +129,14 @@ describe('CSV export', () => {
   });
 
   it('fetches with the Bearer token and saves the blob as transactions.csv', async () => {
-    fetchMock.mockResolvedValueOnce(new Response('date,description,type,amount,provider,id\n', { status: 200, headers: { 'Content-Type': 'text/csv' } }));
+    api.use({
+      'GET /api/user/transactions.csv': () =>
+        text('date,description,type,amount,provider,id\n', 200, { headers: { 'Content-Type': 'text/csv' } }),
+    });
     await downloadTransactionsCsv('top-up', 'income');
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/user/transactions.csv?search=top-up&type=income');
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [call] = api.calls;
+    expect(call!.input).toBe('/api/user/transactions.csv?search=top-up&type=income');
+    expect(call!.headers.get('Authorization')).toBe('Bearer token-123');
     expect(saveBlob).toHaveBeenCalledTimes(1);
     const [blob, name] = saveBlob.mock.calls[0]!;
     expect(name).toBe('transactions.csv');
@@ -143,7 +144,7 @@ describe('CSV export', () => {
   });
 
   it('fails with the server message and saves nothing', async () => {
-    fetchMock.mockResolvedValueOnce(json({ error: 'internal', message: 'Internal server error' }, 500));
+    api.use({ 'GET /api/user/transactions.csv': () => json({ error: 'internal', message: 'Internal server error' }, 500) });
     await expect(downloadTransactionsCsv('', 'all')).rejects.toThrow('Internal server error');
     expect(saveBlob).not.toHaveBeenCalled();
   });

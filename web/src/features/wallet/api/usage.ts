@@ -3,6 +3,7 @@
  * The default range is the last 30 days up to today (UTC), every day present (zeros included).
  * Shared by the wallet's Usage chart and the dashboard's Interactions chart.
  */
+import { useQuery } from '@tanstack/react-query';
 
 export const USAGE_PATH = '/api/usage';
 /** The last 30 days (the service's default range), each day split by agent. */
@@ -84,4 +85,14 @@ export function readUsage(body: unknown): Usage {
     days,
     agents: readAgents(u.agents),
   };
+}
+
+/** The last 30 days of usage for `uid`, read with readUsage; asked only while `enabled` and signed in. */
+export function useUsage(uid: string | undefined, enabled = true) {
+  return useQuery({
+    queryKey: usageKey(uid),
+    select: readUsage,
+    enabled: enabled && Boolean(uid),
+    staleTime: USAGE_STALE_TIME_MS,
+  });
 }

@@ -1,6 +1,5 @@
 import { CreditCardOutlined, ReloadOutlined } from '@ant-design/icons';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, InputNumber, Skeleton, Switch } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
@@ -8,15 +7,12 @@ import { FormField, fieldA11y } from '@/components/FormField';
 import { toast } from '@/components/toast';
 import {
   BILLING_MESSAGES,
-  BILLING_SETTINGS_PATH,
   BillingApiError,
-  fetchBillingSettings,
-  saveBillingSettings,
   startCardSetup,
   type BalanceDetails,
   type BillingSettings,
 } from '../api/billing';
-import { balanceKey } from '../hooks/use-balance-details';
+import { useBillingSettings, useSaveBillingSettings } from '../api/spend-controls';
 import {
   SETTINGS_LABELS,
   SETTINGS_MESSAGES,
@@ -27,7 +23,6 @@ import {
 } from '../lib/billing-settings';
 import { formatMoney } from '../lib/format';
 
-export const billingSettingsKey = (uid: string | undefined) => [BILLING_SETTINGS_PATH, uid] as const;
 
 export const SPEND_TEXTS = {
   title: 'Spend controls',
@@ -67,7 +62,6 @@ interface FormProps {
 }
 
 function SpendControlsForm({ uid, settings, balance }: FormProps) {
-  const queryClient = useQueryClient();
   const auto = balance?.autoRecharge ?? null;
   const hasCard = auto?.hasCard ?? false;
   const [redirecting, setRedirecting] = useState(false);
@@ -95,24 +89,11 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
     setValue('hasCard', hasCard, { shouldValidate: false });
   }, [hasCard, setValue]);
 
-  const save = useMutation({
-    mutationFn: (values: SpendControlsValues) => saveBillingSettings(toBillingSettings(values)),
-    onSuccess: (saved) => {
-      queryClient.setQueryData(billingSettingsKey(uid), saved);
-      void queryClient.invalidateQueries({ queryKey: balanceKey(uid) });
-      toast(SPEND_TEXTS.saved);
-    },
-  });
+  const save = useSaveBillingSettings(uid, toBillingSettings, () => toast(SPEND_TEXTS.saved));
 
   // The monthly spending limit saves on its own (issue 29): after a pause in typing, or when the field is left.
   // Only the limit changes: the other settings are sent as saved (PUT replaces the whole object).
-  const limitSave = useMutation({
-    mutationFn: (monthlyLimit: number | null) => saveBillingSettings({ ...settings, monthlyLimit }),
-    onSuccess: (saved) => {
-      queryClient.setQueryData(billingSettingsKey(uid), saved);
-      void queryClient.invalidateQueries({ queryKey: balanceKey(uid) });
-    },
-  });
+  const limitSave = useSaveBillingSettings(uid, (monthlyLimit: number | null) => ({ ...settings, monthlyLimit }));
   const { mutate: saveLimit } = limitSave;
   const savedLimit = settings.monthlyLimit ?? null;
   const limitTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -356,11 +337,7 @@ function SpendControlsForm({ uid, settings, balance }: FormProps) {
  * ("When my balance falls below $X, add $Y") with the saved card; validated like the server, saved with PUT.
  */
 export function SpendControlsCard({ uid, balance }: { uid: string | undefined; balance: BalanceDetails | undefined }) {
-  const settings = useQuery({
-    queryKey: billingSettingsKey(uid),
-    queryFn: ({ signal }) => fetchBillingSettings(signal),
-    enabled: Boolean(uid),
-  });
+  const settings = useBillingSettings(uid);
   let body;
   if (settings.isError) {
     body = (

@@ -1,8 +1,7 @@
 import { ReloadOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import { Button, Skeleton } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
-import { readUsage, usageKey, USAGE_STALE_TIME_MS, type Usage } from '../api/usage';
+import { useUsage, type Usage } from '../api/usage';
 import {
   agentLabels,
   dayLabel,
@@ -103,12 +102,7 @@ function UsageBody({ usage }: { usage: Usage }) {
 
 /** The wallet's Usage card: spend per day for the last 30 days, stacked by agent, with the total. */
 export function UsageCard({ uid }: { uid: string | undefined }) {
-  const query = useQuery({
-    queryKey: usageKey(uid),
-    select: readUsage,
-    enabled: Boolean(uid),
-    staleTime: USAGE_STALE_TIME_MS,
-  });
+  const query = useUsage(uid);
   let body;
   if (query.isError) {
     body = (

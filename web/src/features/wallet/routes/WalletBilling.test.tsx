@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
+import { type FakeApi, fakeApi, json, type Routes, text } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue, renderApp } from '@/test/render';
 import type { AutoRechargeStatus, BalanceDetails } from '../api/billing';
@@ -32,7 +33,6 @@ vi.mock('../components/UsageColumnChart', () => ({
 }));
 
 const signedIn = { uid: 'u1', email: 'ada@example.com', displayName: 'Ada', username: 'ada' };
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 
 const autoRecharge: AutoRechargeStatus = {
   enabled: false,
@@ -82,19 +82,10 @@ function usageBody(days = 30, spend = true): Usage {
   return out;
 }
 
-type Handler = (url: URL, init?: RequestInit) => Response | Promise<Response>;
-let routes: Record<string, Handler>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-  const url = new URL(String(input), 'http://localhost');
-  const h = routes[`${init?.method ?? 'GET'} ${url.pathname}`];
-  return h ? h(url, init) : new Response('not found', { status: 404 });
-});
-const calls = (method: string, path: string) =>
-  fetchMock.mock.calls.filter(
-    ([u, init]) => (init?.method ?? 'GET') === method && new URL(String(u), 'http://localhost').pathname === path,
-  );
+let api: FakeApi;
+const calls = (method: string, path: string) => api.callsTo(`${method} ${path}`);
 
-function defaultRoutes(overrides: Partial<BalanceDetails> = {}): Record<string, Handler> {
+function defaultRoutes(overrides: Partial<BalanceDetails> = {}): Routes {
   return {
     'GET /api/user/balance': () => json({ success: true, data: { ...balanceData, ...overrides } }),
     'GET /api/user/transactions': () =>
@@ -107,15 +98,15 @@ function defaultRoutes(overrides: Partial<BalanceDetails> = {}): Record<string, 
       }),
     'GET /api/usage': () => json(usageBody()),
     'GET /api/user/billing-settings': () => json({ success: true, data: settingsData }),
+    // The navigation asks for the user's agents (for the Earnings link).
+    'GET /api/agents': [],
   };
 }
 
 beforeEach(() => {
-  fetchMock.mockClear();
   redirectTo.mockReset();
   saveBlob.mockReset();
-  routes = defaultRoutes();
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi(defaultRoutes());
   vi.spyOn(console, 'error').mockImplementation(() => {});
   vi.spyOn(HTMLElement.prototype, 'scrollHeight', 'get').mockReturnValue(1000);
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(500);
@@ -150,11 +141,11 @@ describe('wallet billing', () => {
     expect(within(usageCard()).getByRole('img').getAttribute('aria-label')).toBe(
       'Spend per day for the last 30 days, stacked by agent. Total $12.50: Math Tutor $12.00, Essay Coach $0.50.',
     );
-    expect(calls('GET', '/api/usage')[0]![0]).toBe('/api/usage?groupBy=day');
+    expect(calls('GET', '/api/usage')[0]!.input).toBe('/api/usage?groupBy=day');
   });
 
   it('lists the agent fees apart from usage (issue 29)', async () => {
-    routes['GET /api/usage'] = () => {
+    api.routes['GET /api/usage'] = () => {
       const body = usageBody();
       const tutor = { agentId: 'a1', agentName: 'Math Tutor', amount: 10.0003, interactions: 1, fees: 10 };
       body.days[29]!.agents = [tutor];
@@ -172,8 +163,8 @@ describe('wallet billing', () => {
 
   it('saves the monthly spending limit on its own when the field is left, and says so', async () => {
     let saved: unknown = null;
-    routes['PUT /api/user/billing-settings'] = (_u, init) => {
-      saved = JSON.parse(String(init?.body));
+    api.routes['PUT /api/user/billing-settings'] = (req) => {
+      saved = req.body;
       return json({ success: true, data: saved });
     };
     const user = userEvent.setup();
@@ -200,7 +191,7 @@ describe('wallet billing', () => {
   });
 
   it('shows why the monthly limit could not be saved on its own', async () => {
-    routes['PUT /api/user/billing-settings'] = () => json({ error: 'invalid_settings', message: 'monthlyLimit is too high' }, 400);
+    api.routes['PUT /api/user/billing-settings'] = () => json({ error: 'invalid_settings', message: 'monthlyLimit is too high' }, 400);
     const user = userEvent.setup();
     await renderWallet();
     const input = await within(spendCard()).findByRole('spinbutton', { name: 'Monthly spending limit' }, { timeout: 10_000 });
@@ -213,7 +204,7 @@ describe('wallet billing', () => {
 
   it('shows the loading, empty and error states of the usage chart', async () => {
     let answer: () => Response | Promise<Response> = () => new Promise(() => {});
-    routes['GET /api/usage'] = () => answer();
+    api.routes['GET /api/usage'] = () => answer();
     const { queryClient } = await renderWallet();
     expect(await within(usageCard()).findByRole('status', { name: 'Loading usage' })).toBeInTheDocument();
 
@@ -222,7 +213,7 @@ describe('wallet billing', () => {
     expect(await within(usageCard()).findByText('No usage in the last 30 days.')).toBeInTheDocument();
     expect(within(usageCard()).queryByTestId('usage-column-chart')).not.toBeInTheDocument();
 
-    answer = () => new Response('down', { status: 503 });
+    answer = () => text('down', 503);
     await queryClient.resetQueries({ queryKey: ['/api/usage?groupBy=day'] });
     const alert = await within(usageCard()).findByRole('alert');
     expect(alert).toHaveTextContent('Failed to load usage.');
@@ -232,7 +223,7 @@ describe('wallet billing', () => {
   });
 
   it('shows low balance, limit and debt notices from the balance', async () => {
-    routes = defaultRoutes({
+    api.use(defaultRoutes({
       balance: 0,
       available: 0,
       debt: 7.5,
@@ -241,7 +232,7 @@ describe('wallet billing', () => {
       monthUsage: 8.5,
       monthlyLimit: 10,
       limitWarning: 'limit_80',
-    });
+    }));
     await renderWallet();
     const notices = await screen.findByRole('group', { name: 'Billing notices' });
     const alerts = within(notices).getAllByRole('alert');
@@ -252,7 +243,7 @@ describe('wallet billing', () => {
   });
 
   it('has no notices for an older wallet that sends only the balance', async () => {
-    routes['GET /api/user/balance'] = () => json({ success: true, data: { balance: 3 } });
+    api.routes['GET /api/user/balance'] = () => json({ success: true, data: { balance: 3 } });
     await renderWallet();
     expect(await within(screen.getByRole('region', { name: 'Current Balance' })).findByText('$3.00')).toBeInTheDocument();
     expect(await within(spendCard()).findByText('No card saved yet.')).toBeInTheDocument();
@@ -261,8 +252,8 @@ describe('wallet billing', () => {
 
   it('validates and saves the spend controls with PUT', async () => {
     let saved: unknown = null;
-    routes['PUT /api/user/billing-settings'] = (_u, init) => {
-      saved = JSON.parse(String(init?.body));
+    api.routes['PUT /api/user/billing-settings'] = (req) => {
+      saved = req.body;
       return json({ success: true, data: saved });
     };
     const user = userEvent.setup();
@@ -279,14 +270,14 @@ describe('wallet billing', () => {
     await user.click(within(spendCard()).getByRole('button', { name: 'Save spend controls' }));
     expect(await screen.findByText('Spend controls saved')).toBeInTheDocument();
     expect(saved).toEqual({ monthlyLimit: 25, lowBalanceThreshold: null, autoRecharge: { enabled: false, threshold: null, amount: null } });
-    expect(new Headers(calls('PUT', '/api/user/billing-settings')[0]![1]?.headers).get('Authorization')).toBe('Bearer token-123');
+    expect(calls('PUT', '/api/user/billing-settings')[0]!.headers.get('Authorization')).toBe('Bearer token-123');
     // The balance (limits, notices) is reloaded.
     await waitFor(() => expect(calls('GET', '/api/user/balance').length).toBeGreaterThanOrEqual(2));
     expect(limitInput()).toHaveValue('25.00');
   });
 
   it("shows the server's message when saving fails", async () => {
-    routes['PUT /api/user/billing-settings'] = () =>
+    api.routes['PUT /api/user/billing-settings'] = () =>
       json({ error: 'invalid_settings', message: 'lowBalanceThreshold must be at most 10000' }, 400);
     const user = userEvent.setup();
     await renderWallet();
@@ -299,7 +290,7 @@ describe('wallet billing', () => {
   });
 
   it('needs a saved card for auto-recharge; Save a card goes to Stripe', async () => {
-    routes['POST /api/stripe/setup-session'] = () =>
+    api.routes['POST /api/stripe/setup-session'] = () =>
       json({ success: true, data: { url: 'http://127.0.0.1:8110/setup/cs_9', sessionId: 'cs_9' } });
     const user = userEvent.setup();
     await renderWallet();
@@ -317,11 +308,11 @@ describe('wallet billing', () => {
 
   it('turns auto-recharge on with a saved card, and shows why it was turned off', async () => {
     let saved: unknown = null;
-    routes = defaultRoutes({
+    api.use(defaultRoutes({
       autoRecharge: { ...autoRecharge, hasCard: true, cardLabel: 'Visa •••• 4242', disabledReason: 'Your card was declined 3 times in a row.' },
-    });
-    routes['PUT /api/user/billing-settings'] = (_u, init) => {
-      saved = JSON.parse(String(init?.body));
+    }));
+    api.routes['PUT /api/user/billing-settings'] = (req) => {
+      saved = req.body;
       return json({ success: true, data: saved });
     };
     const user = userEvent.setup();
@@ -341,18 +332,19 @@ describe('wallet billing', () => {
   });
 
   it('shows an error with a retry when the settings cannot load (older wallet)', async () => {
-    delete routes['GET /api/user/billing-settings'];
+    // An older wallet does not have the route.
+    api.routes['GET /api/user/billing-settings'] = () => text('not found', 404);
     await renderWallet();
     const alert = await within(spendCard()).findByRole('alert', {}, { timeout: 10_000 });
     expect(alert).toHaveTextContent('Failed to load spend controls.');
-    routes['GET /api/user/billing-settings'] = () => json({ success: true, data: settingsData });
+    api.routes['GET /api/user/billing-settings'] = () => json({ success: true, data: settingsData });
     await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
     expect(await within(spendCard()).findByRole('spinbutton', { name: 'Monthly spending limit' })).toBeInTheDocument();
   });
 
   it('exports the transactions as CSV with the current filter', async () => {
-    routes['GET /api/user/transactions.csv'] = () =>
-      new Response('date,description,type,amount,provider,id\n', { status: 200, headers: { 'Content-Type': 'text/csv' } });
+    api.routes['GET /api/user/transactions.csv'] = () =>
+      text('date,description,type,amount,provider,id\n', 200, { headers: { 'Content-Type': 'text/csv' } });
     const user = userEvent.setup();
     await renderWallet();
     const history = screen.getByRole('region', { name: 'Transaction History' });
@@ -360,12 +352,12 @@ describe('wallet billing', () => {
     await user.type(within(history).getByRole('textbox', { name: 'Search transactions' }), 'top-up');
     await user.click(within(history).getByRole('button', { name: 'Export CSV' }));
     await waitFor(() => expect(saveBlob).toHaveBeenCalledTimes(1));
-    const [url, init] = calls('GET', '/api/user/transactions.csv')[0]!;
-    expect(url).toBe('/api/user/transactions.csv?search=top-up');
-    expect(new Headers(init?.headers).get('Authorization')).toBe('Bearer token-123');
+    const [csv] = calls('GET', '/api/user/transactions.csv');
+    expect(csv!.input).toBe('/api/user/transactions.csv?search=top-up');
+    expect(csv!.headers.get('Authorization')).toBe('Bearer token-123');
     expect(saveBlob.mock.calls[0]![1]).toBe('transactions.csv');
 
-    routes['GET /api/user/transactions.csv'] = () => json({ error: 'internal', message: 'Internal server error' }, 500);
+    api.routes['GET /api/user/transactions.csv'] = () => json({ error: 'internal', message: 'Internal server error' }, 500);
     // While it works the button is busy (its name gains antd's 'loading' icon); wait until it is back.
     const button = await within(history).findByRole('button', { name: 'Export CSV' });
     await waitFor(() => expect(button).toBeEnabled());
@@ -377,7 +369,7 @@ describe('wallet billing', () => {
   it('handles the return from saving a card', async () => {
     // The webhook that records the card lands a moment later: the third balance read has it.
     let reads = 0;
-    routes['GET /api/user/balance'] = () => {
+    api.routes['GET /api/user/balance'] = () => {
       const hasCard = ++reads >= 3;
       return json({ success: true, data: { ...balanceData, autoRecharge: { ...autoRecharge, hasCard, cardLabel: hasCard ? 'Visa •••• 4242' : null } } });
     };

@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeToast } from '@/components/toast/toast-store';
+import { type FakeApi, fakeApi, json, text } from '@/test/fake-api';
 import { authValue, renderApp } from '@/test/render';
 import { fakeIdentity } from '@/test/fake-firebase';
 import type { Transaction } from '../lib/types';
@@ -33,23 +34,29 @@ function tx(n: number, overrides: Partial<Transaction> = {}): Transaction {
   };
 }
 
-type Handler = (url: URL, init?: RequestInit) => Response | Promise<Response>;
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 const balanceBody = (balance: number) => json({ success: true, data: { balance } });
 const pageBody = (items: Transaction[], hasMore: boolean, offset = 0, snapshot = 'snap-1') =>
   json({ success: true, data: { items, meta: { hasMore, limit: 20, offset, snapshot } } });
 
-let handler: Handler;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) =>
-  handler(new URL(String(input), 'http://localhost'), init),
-);
-const calls = (path: string) =>
-  fetchMock.mock.calls.map(([u]) => new URL(String(u), 'http://localhost')).filter((u) => u.pathname === path);
+const BALANCE = 'GET /api/user/balance';
+const PAGE = 'GET /api/user/transactions';
+const CHECKOUT = 'POST /api/stripe/create-checkout-session';
+let api: FakeApi;
+/** The addresses of the requests to `path`. */
+const calls = (path: string) => api.calls.filter((c) => c.path === path).map((c) => c.url);
 
 beforeEach(() => {
-  fetchMock.mockClear();
   redirectTo.mockReset();
-  vi.stubGlobal('fetch', fetchMock);
+  // What the screen reads besides the balance and the transactions (not checked here): the usage and spend
+  // controls cards, and the navigation's agent list.
+  api = fakeApi({
+    'GET /api/usage': { from: '2026-01-01', to: '2026-01-30', total: 0, days: [], agents: [] },
+    'GET /api/user/billing-settings': {
+      success: true,
+      data: { monthlyLimit: null, lowBalanceThreshold: null, autoRecharge: { enabled: false, threshold: null, amount: null } },
+    },
+    'GET /api/agents': [],
+  });
   vi.spyOn(console, 'error').mockImplementation(() => {});
   // A 500px box with 1000px of rows, scrolled to the top: not near the bottom.
   vi.spyOn(HTMLElement.prototype, 'scrollHeight', 'get').mockReturnValue(1000);
@@ -83,16 +90,17 @@ describe('wallet screen', () => {
   });
 
   it('loads the balance and the first page, formatted', async () => {
-    handler = (url) =>
-      url.pathname === '/api/user/balance'
-        ? balanceBody(12.5)
-        : pageBody(
-            [
-              tx(1, { type: 'deposit', provider: 'stripe', amount: 25, description: 'Wallet top-up' }),
-              tx(2, { amount: 1.2, description: null, type: null }),
-            ],
-            false,
-          );
+    api.use({
+      [BALANCE]: () => balanceBody(12.5),
+      [PAGE]: () =>
+        pageBody(
+          [
+            tx(1, { type: 'deposit', provider: 'stripe', amount: 25, description: 'Wallet top-up' }),
+            tx(2, { amount: 1.2, description: null, type: null }),
+          ],
+          false,
+        ),
+    });
     await renderWallet('/wallet');
     expect(await within(balanceRegion()).findByText('$12.50')).toBeInTheDocument();
     await waitFor(() => expect(rows()).toHaveLength(2));
@@ -114,13 +122,14 @@ describe('wallet screen', () => {
     expect(screen.getByText('No more transactions to load.')).toBeInTheDocument();
     expect(calls('/api/user/transactions')[0]!.search).toBe('?limit=20&offset=0');
     // The wallet calls carry the fresh Bearer token.
-    expect(new Headers(fetchMock.mock.calls[0]![1]?.headers).get('Authorization')).toBe('Bearer token-123');
+    expect(api.calls[0]!.headers.get('Authorization')).toBe('Bearer token-123');
     // /wallet has no dashboard layout.
     expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
   });
 
   it("falls back to $0.00 and 'No transactions found.' when the calls fail", async () => {
-    handler = () => new Response('boom', { status: 500 });
+    const boom = () => text('boom', 500);
+    api.use({ [BALANCE]: boom, [PAGE]: boom, 'GET /api/usage': boom, 'GET /api/user/billing-settings': boom, 'GET /api/agents': boom });
     await renderWallet();
     expect(await within(balanceRegion()).findByText('$0.00')).toBeInTheDocument();
     expect(await screen.findByText('No transactions found.')).toBeInTheDocument();
@@ -138,8 +147,8 @@ describe('wallet screen', () => {
 
   it('keeps the previous balance when a refresh fails', async () => {
     let fail = false;
-    handler = (url) =>
-      fail ? new Response('down', { status: 502 }) : url.pathname === '/api/user/balance' ? balanceBody(7) : pageBody([tx(1)], false);
+    const down = () => text('down', 502);
+    api.use({ [BALANCE]: () => (fail ? down() : balanceBody(7)), [PAGE]: () => (fail ? down() : pageBody([tx(1)], false)) });
     await renderWallet();
     expect(await within(balanceRegion()).findByText('$7.00')).toBeInTheDocument();
     fail = true;
@@ -154,10 +163,10 @@ describe('wallet screen', () => {
   it('loads the next page near the bottom with the snapshot, appends, and Refresh starts over', async () => {
     const first = Array.from({ length: 20 }, (_, i) => tx(i + 1));
     const second = [tx(21), tx(22)];
-    handler = (url) => {
-      if (url.pathname === '/api/user/balance') return balanceBody(1);
-      return url.searchParams.get('offset') === '0' ? pageBody(first, true) : pageBody(second, false, 20);
-    };
+    api.use({
+      [BALANCE]: () => balanceBody(1),
+      [PAGE]: (req) => (req.url.searchParams.get('offset') === '0' ? pageBody(first, true) : pageBody(second, false, 20)),
+    });
     await renderWallet();
     await waitFor(() => expect(rows()).toHaveLength(20));
     expect(screen.queryByText('No more transactions to load.')).not.toBeInTheDocument();
@@ -188,8 +197,7 @@ describe('wallet screen', () => {
 
   it('shows the loading line while a page loads', async () => {
     let release!: (r: Response) => void;
-    handler = (url) =>
-      url.pathname === '/api/user/balance' ? balanceBody(1) : new Promise<Response>((r) => (release = r));
+    api.use({ [BALANCE]: () => balanceBody(1), [PAGE]: () => new Promise<Response>((r) => (release = r)) });
     await renderWallet();
     expect(await screen.findByText('Loading more transactions...')).toBeInTheDocument();
     await act(async () => release(pageBody([], false)));
@@ -197,17 +205,18 @@ describe('wallet screen', () => {
   });
 
   it('filters by description search and type on the client', async () => {
-    handler = (url) =>
-      url.pathname === '/api/user/balance'
-        ? balanceBody(1)
-        : pageBody(
-            [
-              tx(1, { type: 'deposit', provider: 'stripe', amount: 25, description: 'Wallet top-up via Stripe' }),
-              tx(2, { type: 'income', provider: 'marketplace', description: 'Subscriber payment' }),
-              tx(3, { type: 'expense', description: 'Agent interaction' }),
-            ],
-            false,
-          );
+    api.use({
+      [BALANCE]: () => balanceBody(1),
+      [PAGE]: () =>
+        pageBody(
+          [
+            tx(1, { type: 'deposit', provider: 'stripe', amount: 25, description: 'Wallet top-up via Stripe' }),
+            tx(2, { type: 'income', provider: 'marketplace', description: 'Subscriber payment' }),
+            tx(3, { type: 'expense', description: 'Agent interaction' }),
+          ],
+          false,
+        ),
+    });
     await renderWallet();
     await waitFor(() => expect(rows()).toHaveLength(3));
     const user = userEvent.setup();
@@ -247,11 +256,11 @@ describe('wallet screen', () => {
 
 describe('add funds', () => {
   beforeEach(() => {
-    handler = (url) => {
-      if (url.pathname === '/api/user/balance') return balanceBody(0);
-      if (url.pathname === '/api/user/transactions') return pageBody([], false);
-      return json({ publishableKey: 'pk_test', sessionId: 'cs_1', url: 'http://127.0.0.1:8110/pay/cs_1' });
-    };
+    api.use({
+      [BALANCE]: () => balanceBody(0),
+      [PAGE]: () => pageBody([], false),
+      [CHECKOUT]: { publishableKey: 'pk_test', sessionId: 'cs_1', url: 'http://127.0.0.1:8110/pay/cs_1' },
+    });
   });
 
   it('disables the button for an empty, non-positive amount', async () => {
@@ -288,8 +297,8 @@ describe('add funds', () => {
     await user.click(screen.getByRole('button', { name: 'Add Funds with Stripe' }));
     await waitFor(() => expect(redirectTo).toHaveBeenCalledWith('http://127.0.0.1:8110/pay/cs_1'));
     expect(screen.getByRole('button', { name: 'Processing...' })).toBeDisabled();
-    const [, init] = fetchMock.mock.calls.find(([u]) => String(u).includes('create-checkout-session'))!;
-    expect(JSON.parse(String(init?.body))).toMatchObject({
+    const checkout = api.calls.find((c) => String(c.input).includes('create-checkout-session'))!;
+    expect(checkout.body).toMatchObject({
       amount: 2500,
       currency: 'usd',
       metadata: { userId: 'u1', email: 'ada@example.com' },
@@ -297,12 +306,7 @@ describe('add funds', () => {
   });
 
   it("shows 'Payment Failed' with the spec message and re-enables the button", async () => {
-    handler = (url) =>
-      url.pathname === '/api/stripe/create-checkout-session'
-        ? new Response('', { status: 429 })
-        : url.pathname === '/api/user/balance'
-          ? balanceBody(0)
-          : pageBody([], false);
+    api.use({ [CHECKOUT]: () => text('', 429) });
     await renderWallet();
     const user = userEvent.setup();
     await user.type(screen.getByRole('spinbutton', { name: 'Amount' }), '10');
@@ -316,7 +320,7 @@ describe('add funds', () => {
 
 describe('payment return', () => {
   beforeEach(() => {
-    handler = (url) => (url.pathname === '/api/user/balance' ? balanceBody(25) : pageBody([], false));
+    api.use({ [BALANCE]: () => balanceBody(25), [PAGE]: () => pageBody([], false) });
   });
 
   it('canceled=true: destructive toast and the bare path', async () => {

@@ -1,9 +1,10 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AuthContext } from '@/features/auth/auth-context';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, type RouteHandler } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue } from '@/test/render';
 import { AgentFeeStatus, AgentFirstAnswerFeeNotice, AgentPausedNotice, feeDate } from './AgentFeeNotice';
@@ -17,25 +18,17 @@ vi.mock('@/lib/firebase', () => ({
 }));
 
 const FEES = '/api/user/agent-fees';
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 function fee(status: 'paid' | 'paused', agentId = 'a1') {
   // Midday, so the local date is the same in every time zone the tests may run in.
   return { agentId, agentName: 'Math Tutor', periodStart: '2026-01-01T12:00:00Z', periodEnd: '2026-01-30T12:00:00Z', status };
 }
 
-let handler: (url: string) => Response | Promise<Response>;
-const fetchMock = vi.fn((url: string, _init?: RequestInit) => handler(url));
-
-beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-});
-
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
+let api: FakeApi;
+/** The wallet's fee list answers `reply`. */
+const feesAnswer = (reply: RouteHandler | object) => {
+  api = fakeApi({ [`GET ${FEES}`]: reply });
+};
 
 function renderNotices(enabled = true) {
   return render(
@@ -50,11 +43,11 @@ function renderNotices(enabled = true) {
   );
 }
 
-const requests = () => fetchMock.mock.calls.filter(([url]) => url === FEES);
+const requests = () => api.callsTo(`GET ${FEES}`);
 
 describe('AgentPausedNotice / AgentFeeStatus', () => {
   it('a paused agent: "Paused: add funds to resume" with Add Funds → the wallet', async () => {
-    handler = () => json({ success: true, data: [fee('paid', 'a0'), fee('paused')] });
+    feesAnswer({ success: true, data: [fee('paid', 'a0'), fee('paused')] });
     renderNotices();
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Paused: add funds to resume');
@@ -63,11 +56,11 @@ describe('AgentPausedNotice / AgentFeeStatus', () => {
     expect(screen.queryByTestId('agent-fee-status')).not.toBeInTheDocument();
     // One request for both (shared query), with the Bearer token.
     expect(requests()).toHaveLength(1);
-    expect(new Headers(requests()[0]![1]?.headers).get('Authorization')).toBe('Bearer token-123');
+    expect(requests()[0]!.headers.get('Authorization')).toBe('Bearer token-123');
   });
 
   it('a paid agent: no notice, and the Settings line says until when', async () => {
-    handler = () => json({ success: true, data: [fee('paid')] });
+    feesAnswer({ success: true, data: [fee('paid')] });
     renderNotices();
     expect(await screen.findByTestId('agent-fee-status')).toHaveTextContent('Monthly fee paid until Jan 30, 2026');
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
@@ -75,7 +68,7 @@ describe('AgentPausedNotice / AgentFeeStatus', () => {
   });
 
   it('an agent that is not listed (never answered) shows nothing', async () => {
-    handler = () => json({ success: true, data: [fee('paused', 'other')] });
+    feesAnswer({ success: true, data: [fee('paused', 'other')] });
     renderNotices();
     await waitFor(() => expect(requests()).toHaveLength(1));
     // Let the answer render.
@@ -85,7 +78,7 @@ describe('AgentPausedNotice / AgentFeeStatus', () => {
   });
 
   it('a failed request shows nothing', async () => {
-    handler = () => json({ error: 'internal', message: 'boom' }, 500);
+    feesAnswer(() => json({ error: 'internal', message: 'boom' }, 500));
     renderNotices();
     await waitFor(() => expect(requests()).toHaveLength(1));
     await new Promise((r) => setTimeout(r, 50));
@@ -94,7 +87,7 @@ describe('AgentPausedNotice / AgentFeeStatus', () => {
   });
 
   it('asks nothing while the editor is closed', async () => {
-    handler = () => json({ success: true, data: [fee('paused')] });
+    feesAnswer({ success: true, data: [fee('paused')] });
     renderNotices(false);
     await new Promise((r) => setTimeout(r, 50));
     expect(requests()).toHaveLength(0);
@@ -124,13 +117,13 @@ describe('AgentFirstAnswerFeeNotice', () => {
   const future = new Date(Date.now() + 10 * 24 * 3600 * 1000).toISOString();
 
   it('an agent with no paid period (never answered): the first answer starts the fee', async () => {
-    handler = () => json({ success: true, data: [{ ...fee('paid', 'other'), periodEnd: future }] });
+    feesAnswer({ success: true, data: [{ ...fee('paid', 'other'), periodEnd: future }] });
     renderFirst();
     expect(await screen.findByTestId('agent-fee-first-answer')).toHaveTextContent(TEXT);
   });
 
   it('a period that has ended counts as unpaid', async () => {
-    handler = () => json({ success: true, data: [fee('paid')] }); // ended Jan 30, 2026
+    feesAnswer({ success: true, data: [fee('paid')] }); // ended Jan 30, 2026
     renderFirst();
     expect(await screen.findByTestId('agent-fee-first-answer')).toHaveTextContent(TEXT);
   });
@@ -141,8 +134,7 @@ describe('AgentFirstAnswerFeeNotice', () => {
       json({ success: true, data: [fee('paused')] }),
       json({ error: 'internal', message: 'boom' }, 500),
     ]) {
-      fetchMock.mockClear();
-      handler = () => body;
+      feesAnswer(() => body);
       const { unmount } = renderFirst();
       await waitFor(() => expect(requests()).toHaveLength(1));
       await new Promise((r) => setTimeout(r, 50));

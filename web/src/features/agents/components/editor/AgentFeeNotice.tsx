@@ -3,7 +3,7 @@ import { format, parseISO } from 'date-fns';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useAuth } from '@/features/auth';
-import { agentFeeOf, useAgentFees } from '@/features/wallet/api/agent-fees';
+import { agentFeeOf, useAgentFees } from '@/features/wallet';
 
 /** The wallet screen, where funds are added (adding funds pays the fee and resumes the agent). */
 export const WALLET_PATH = '/dashboard/wallet';

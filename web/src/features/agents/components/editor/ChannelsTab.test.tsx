@@ -5,6 +5,7 @@ import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import type { AgentDocument } from '@/features/documents/types';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json, type RouteHandler } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { ChannelsTab, UNREADABLE_DOCUMENT } from './ChannelsTab';
 
@@ -37,21 +38,15 @@ function doc(overrides: Partial<AgentDocument>): AgentDocument {
   };
 }
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-let handler: (url: string) => Response | Promise<Response>;
-const fetchMock = vi.fn((url: string) => handler(url));
+let api: FakeApi;
+const listAnswers = (reply: RouteHandler | AgentDocument[]) => api.use({ [`GET ${LIST}`]: reply });
 
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
-  handler = () => json([]);
-  vi.stubGlobal('fetch', fetchMock);
+  api = fakeApi({ [`GET ${LIST}`]: [] });
 });
 
 afterEach(() => {
-  vi.unstubAllGlobals();
   Reflect.deleteProperty(navigator, 'clipboard');
   Reflect.deleteProperty(document, 'execCommand');
 });
@@ -97,16 +92,13 @@ describe('ChannelsTab', () => {
   });
 
   it('lists the linked documents: shared ones are watched for mentions, others say how to fix it', async () => {
-    handler = (url) => {
-      expect(url).toBe(LIST);
-      return json([
-        doc({ id: 'd1', name: 'Syllabus', sharingStatus: 'shared' }),
-        doc({ id: 'd2', name: 'Private notes', sharingStatus: 'not_shared' }),
-        doc({ id: 'd3', name: 'Broken', sharingStatus: 'error', syncError: 'Google Drive refused: quota exceeded.' }),
-        doc({ id: 'd4', name: 'Legacy', sharingStatus: 'error', syncError: null }),
-        doc({ id: 'd5', name: 'Fresh', sharingStatus: 'shared', syncState: 'syncing' }),
-      ]);
-    };
+    listAnswers([
+      doc({ id: 'd1', name: 'Syllabus', sharingStatus: 'shared' }),
+      doc({ id: 'd2', name: 'Private notes', sharingStatus: 'not_shared' }),
+      doc({ id: 'd3', name: 'Broken', sharingStatus: 'error', syncError: 'Google Drive refused: quota exceeded.' }),
+      doc({ id: 'd4', name: 'Legacy', sharingStatus: 'error', syncError: null }),
+      doc({ id: 'd5', name: 'Fresh', sharingStatus: 'shared', syncState: 'syncing' }),
+    ]);
     renderTab();
     const docs = screen.getByRole('region', { name: 'Google Docs comments' });
     expect(within(docs).getByTestId('channels-mention-hint')).toHaveTextContent(`Mention ${EMAIL} in a comment to ask the agent.`);
@@ -130,7 +122,7 @@ describe('ChannelsTab', () => {
   });
 
   it('all documents watched; the load error; an inactive agent; no address', async () => {
-    handler = () => json([doc({ id: 'd1', name: 'Syllabus' })]);
+    listAnswers([doc({ id: 'd1', name: 'Syllabus' })]);
     const { unmount } = renderTab({ agentStatus: 'inactive' });
     expect(await screen.findByText('All 1 linked document is watched for mentions.')).toBeInTheDocument();
     expect(within(screen.getByRole('region', { name: 'E-mail' })).getByRole('alert')).toHaveTextContent(
@@ -138,12 +130,12 @@ describe('ChannelsTab', () => {
     );
     unmount();
 
-    handler = () => json({ error: 'internal', message: 'The documents service is unavailable.' }, 500);
+    listAnswers(() => json({ error: 'internal', message: 'The documents service is unavailable.' }, 500));
     const second = renderTab();
     expect(await screen.findByText('The documents service is unavailable.', {}, { timeout: 10_000 })).toHaveAttribute('role', 'alert');
     second.unmount();
 
-    handler = () => json([]);
+    listAnswers([]);
     renderTab({ agentEmail: undefined });
     expect(screen.getByText('This agent has no e-mail address yet.')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Copy' })).toBeNull();
@@ -152,6 +144,6 @@ describe('ChannelsTab', () => {
 
   it('does not load the documents while the editor is closed', () => {
     renderTab({ enabled: false });
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(api.fetch).not.toHaveBeenCalled();
   });
 });

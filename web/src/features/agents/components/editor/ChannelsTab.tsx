@@ -2,10 +2,7 @@ import { CommentOutlined, CopyOutlined, LoadingOutlined, MailOutlined } from '@a
 import { Alert, Button } from 'antd';
 import { useId } from 'react';
 import { toast } from '@/components/toast';
-import { useDocuments } from '@/features/documents/api/documents';
-import { copyToClipboard } from '@/features/documents/lib/clipboard';
-import { syncDisplay, type SyncDisplay } from '@/features/documents/lib/sync-status';
-import type { AgentDocument } from '@/features/documents/types';
+import { type AgentDocument, copyToClipboard, syncDisplay, type SyncDisplay, useDocuments } from '@/features/documents';
 import '@/features/documents/documents.css';
 import './channels.css';
 

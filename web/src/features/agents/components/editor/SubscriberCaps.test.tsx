@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import type { Agent, Subscriber } from '../../types';
 import { UsersTab } from './UsersTab';
@@ -42,15 +43,8 @@ const SUBSCRIBERS = [
   subscriber({ id: 's3', name: 'Ada Lovelace', email: 'ada@example.com', capMode: 'custom', monthlyCapCents: 200, effectiveCapCents: 200 }),
 ];
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((url: string, init: RequestInit = {}) => handler(url, init));
-const calls = (method: string, url: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
-const bodies = (method: string, url: string) => calls(method, url).map(([, init]) => JSON.parse(String(init?.body)));
+let api: FakeApi;
+const bodies = (key: string) => api.callsTo(key).map((call) => call.body);
 
 function agentJson(cap: number | null): Partial<Agent> {
   return { id: 'a1', name: 'Physics Tutor', subscriberMonthlyCapCents: cap };
@@ -58,12 +52,7 @@ function agentJson(cap: number | null): Partial<Agent> {
 
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
-  handler = (url) => (url === '/api/agents/a1/subscribers' ? json(SUBSCRIBERS) : json({ error: 'not_found', message: 'Not found' }, 404));
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  api = fakeApi({ 'GET /api/agents/a1/subscribers': SUBSCRIBERS });
 });
 
 function renderTab(props: Partial<Parameters<typeof UsersTab>[0]> = {}) {
@@ -102,17 +91,14 @@ describe('Monthly cap per subscriber (default)', () => {
       expect(await screen.findByText(RANGE)).toBeInTheDocument();
       expect(capInput()).toHaveAttribute('aria-invalid', 'true');
     }
-    expect(calls('PATCH', '/api/agents/a1')).toHaveLength(0);
+    expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(0);
   });
 
   it('saves dollars as cents, and empty as null (no cap), with PATCH agent only', async () => {
     const onAgentSaved = vi.fn();
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        return json(agentJson(JSON.parse(String(init.body)).subscriberMonthlyCapCents));
-      }
-      return url === '/api/agents/a1/subscribers' ? json(SUBSCRIBERS) : json({}, 404);
-    };
+    api.use({
+      'PATCH /api/agents/a1': (req) => agentJson((req.body as { subscriberMonthlyCapCents: number | null }).subscriberMonthlyCapCents),
+    });
     const user = userEvent.setup();
     renderTab({ onAgentSaved });
     await screen.findByText('grace@example.com');
@@ -126,20 +112,18 @@ describe('Monthly cap per subscriber (default)', () => {
 
     await user.clear(capInput());
     await user.click(saveCap());
-    await waitFor(() => expect(calls('PATCH', '/api/agents/a1')).toHaveLength(2));
-    expect(bodies('PATCH', '/api/agents/a1')).toEqual([{ subscriberMonthlyCapCents: 1250 }, { subscriberMonthlyCapCents: null }]);
+    await waitFor(() => expect(api.callsTo('PATCH /api/agents/a1')).toHaveLength(2));
+    expect(bodies('PATCH /api/agents/a1')).toEqual([{ subscriberMonthlyCapCents: 1250 }, { subscriberMonthlyCapCents: null }]);
     await waitFor(() => expect(onAgentSaved).toHaveBeenLastCalledWith(expect.objectContaining({ subscriberMonthlyCapCents: null })));
     // The subscribers (whose default caps changed) are read again.
-    await waitFor(() => expect(calls('GET', '/api/agents/a1/subscribers').length).toBeGreaterThanOrEqual(3));
+    await waitFor(() => expect(api.callsTo('GET /api/agents/a1/subscribers').length).toBeGreaterThanOrEqual(3));
   });
 
   it("shows the server's field message at the field", async () => {
-    handler = (url, init) => {
-      if (url === '/api/agents/a1' && init.method === 'PATCH') {
-        return json({ error: 'validation_failed', message: 'Invalid', fields: { subscriberMonthlyCapCents: 'Too much for us.' } }, 400);
-      }
-      return json(SUBSCRIBERS);
-    };
+    api.use({
+      'PATCH /api/agents/a1': () =>
+        json({ error: 'validation_failed', message: 'Invalid', fields: { subscriberMonthlyCapCents: 'Too much for us.' } }, 400),
+    });
     const user = userEvent.setup();
     renderTab();
     await user.clear(capInput());
@@ -166,7 +150,7 @@ describe('Monthly cap of each subscriber', () => {
   });
 
   it('shows "Default (no cap)" when the agent has no default cap', async () => {
-    handler = () => json([subscriber({ effectiveCapCents: null })]);
+    api.use({ 'GET /api/agents/a1/subscribers': [subscriber({ effectiveCapCents: null })] });
     renderTab({ defaultCapCents: null });
     await screen.findByText('grace@example.com');
     expect(within(row('grace@example.com')).getByTestId('subscriber-cap')).toHaveTextContent(/^Default \(no cap\)$/);
@@ -175,11 +159,12 @@ describe('Monthly cap of each subscriber', () => {
   it('sends the right body for each mode', async () => {
     const sent: unknown[] = [];
     let list = [...SUBSCRIBERS];
-    handler = (url, init) => {
-      if (init.method === 'PATCH' && url.startsWith('/api/agents/a1/subscribers/')) {
-        const body = JSON.parse(String(init.body)) as { capMode: string; monthlyCapCents?: number };
-        sent.push([url, body]);
-        const id = url.split('/').pop();
+    api.use({
+      'GET /api/agents/a1/subscribers': () => list,
+      'PATCH /api/agents/a1/subscribers/:id': (req) => {
+        const body = req.body as { capMode: string; monthlyCapCents?: number };
+        sent.push([req.path, body]);
+        const id = req.params.id;
         const saved = subscriber({
           ...list.find((s) => s.id === id),
           capMode: body.capMode,
@@ -187,10 +172,9 @@ describe('Monthly cap of each subscriber', () => {
           effectiveCapCents: body.capMode === 'custom' ? body.monthlyCapCents : body.capMode === 'none' ? null : 500,
         });
         list = list.map((s) => (s.id === id ? saved : s));
-        return json(saved);
-      }
-      return json(list);
-    };
+        return saved;
+      },
+    });
     const user = userEvent.setup();
     renderTab();
     await screen.findByText('grace@example.com');
@@ -239,7 +223,7 @@ describe('Monthly cap of each subscriber', () => {
 
   it("shows the server's field message in the dialog, and other failures in a toast", async () => {
     let reply = json({ error: 'validation_failed', message: 'Invalid', fields: { monthlyCapCents: RANGE } }, 400);
-    handler = (_url, init) => (init.method === 'PATCH' ? reply : json(SUBSCRIBERS));
+    api.use({ 'PATCH /api/agents/a1/subscribers/:id': () => reply });
     const user = userEvent.setup();
     renderTab();
     await screen.findByText('ada@example.com');

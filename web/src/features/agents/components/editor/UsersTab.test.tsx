@@ -1,10 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { configure, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Toaster } from '@/components/toast';
 import { removeToast } from '@/components/toast/toast-store';
 import { createQueryClient } from '@/lib/query-client';
+import { type FakeApi, fakeApi, json } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import type { Subscriber } from '../../types';
 import { INVITATION_TEXTS, UsersTab } from './UsersTab';
@@ -37,22 +38,10 @@ const SUBSCRIBERS = [subscriber({}), INVITED];
 const RESEND_URL = '/api/agents/a1/subscribers/s2/resend-invitation';
 const LIMIT = 'Too many requests: at most 5 per hour. Try again in 3412 seconds.';
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
-let handler: Handler;
-const fetchMock = vi.fn((url: string, init: RequestInit = {}) => handler(url, init));
-const calls = (method: string, url: string) =>
-  fetchMock.mock.calls.filter(([u, init]) => u === url && (init?.method ?? 'GET') === method);
-
+let api: FakeApi;
 beforeEach(() => {
   removeToast();
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  api = fakeApi({ 'GET /api/agents/a1/subscribers': SUBSCRIBERS });
 });
 
 function renderTab() {
@@ -69,7 +58,6 @@ const resendButton = () => screen.getByRole('button', { name: INVITATION_TEXTS.r
 
 describe('Users tab: invitations that arrive', () => {
   it('shows "Invitation e-mailed" and Resend on an invited row only', async () => {
-    handler = (url) => (url === '/api/agents/a1/subscribers' ? json(SUBSCRIBERS) : json({}, 404));
     renderTab();
     await screen.findByText('grace@example.com');
     const invited = row('carol@example.org');
@@ -82,30 +70,25 @@ describe('Users tab: invitations that arrive', () => {
 
   it('resends with a POST, disabled while sending, and confirms', async () => {
     let release: () => void = () => {};
-    handler = (url, init) => {
-      if (url === RESEND_URL && init.method === 'POST') {
-        return new Promise<Response>((resolve) => {
+    api.use({
+      [`POST ${RESEND_URL}`]: () =>
+        new Promise<Response>((resolve) => {
           release = () => resolve(json(INVITED, 202));
-        });
-      }
-      return url === '/api/agents/a1/subscribers' ? json(SUBSCRIBERS) : json({}, 404);
-    };
+        }),
+    });
     const user = userEvent.setup();
     renderTab();
     await screen.findByText('grace@example.com');
     await user.click(resendButton());
     await waitFor(() => expect(resendButton()).toBeDisabled());
-    expect(calls('POST', RESEND_URL)).toHaveLength(1);
+    expect(api.callsTo(`POST ${RESEND_URL}`)).toHaveLength(1);
     release();
     expect(await screen.findByText(INVITATION_TEXTS.resent('carol@example.org'))).toBeInTheDocument();
     await waitFor(() => expect(resendButton()).toBeEnabled());
   });
 
   it("shows the server's message when the resend is refused (429: the limit)", async () => {
-    handler = (url, init) => {
-      if (url === RESEND_URL && init.method === 'POST') return json({ error: 'rate_limited', message: LIMIT }, 429);
-      return url === '/api/agents/a1/subscribers' ? json(SUBSCRIBERS) : json({}, 404);
-    };
+    api.use({ [`POST ${RESEND_URL}`]: () => json({ error: 'rate_limited', message: LIMIT }, 429) });
     const user = userEvent.setup();
     renderTab();
     await screen.findByText('grace@example.com');

@@ -1,10 +1,16 @@
 import { DeleteOutlined, SearchOutlined } from '@ant-design/icons';
 import { Avatar, Button, Input, Table, type TableColumnsType } from 'antd';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { toast } from '@/components/toast';
-import { inviteSubscriber, revokeSubscriber, subscribersQueryKey, toastMessage, useSubscribers } from '../../api/agents';
-import { resendInvitation } from '../../api/invitations';
+import {
+  subscribersQueryKey,
+  toastMessage,
+  useInviteSubscriber,
+  useRevokeSubscriber,
+  useSubscribers,
+} from '../../api/agents';
+import { useResendInvitation } from '../../api/invitations';
 import { filterSubscribers } from '../../lib/filter-agents';
 import { formatJoined } from '../../lib/relative-time';
 import { initialsOf, subscriberStatusColor } from '../../lib/status';
@@ -49,8 +55,7 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
   const filtered = useMemo(() => filterSubscribers(subscribers, search), [subscribers, search]);
   const refresh = () => queryClient.invalidateQueries({ queryKey: subscribersQueryKey(agentId) });
 
-  const invite = useMutation({
-    mutationFn: (address: string) => inviteSubscriber(agentId, address),
+  const invite = useInviteSubscriber(agentId, {
     onSuccess: (subscriber, address) => {
       toast({ title: 'Invitation Sent', description: `${subscriber?.email || address} has been invited.` });
       setEmail('');
@@ -62,8 +67,7 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
     },
   });
 
-  const revoke = useMutation({
-    mutationFn: (subscriber: Subscriber) => revokeSubscriber(agentId, subscriber.id),
+  const revoke = useRevokeSubscriber(agentId, {
     onSuccess: (_, subscriber) => {
       toast({ title: 'Access Revoked', description: `${subscriber.email} no longer has access to this agent.` });
       void refresh();
@@ -74,8 +78,7 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
     },
   });
 
-  const resend = useMutation({
-    mutationFn: (subscriber: Subscriber) => resendInvitation(agentId, subscriber.id),
+  const resend = useResendInvitation(agentId, {
     onMutate: (subscriber) => setResendErrors(({ [subscriber.id]: _, ...rest }) => rest),
     onSuccess: (_, subscriber) => {
       toast({ title: INVITATION_TEXTS.resentTitle, description: INVITATION_TEXTS.resent(subscriber.email) });

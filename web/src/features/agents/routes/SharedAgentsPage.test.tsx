@@ -1,10 +1,10 @@
 import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Agent } from '@/features/agents/types';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeApi, fakeApi, json } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue, renderApp } from '@/test/render';
-import '../test/jsdom-stubs';
-import { json } from '../test/fake-stream';
+import '@/features/chat/test/jsdom-stubs';
+import type { Agent } from '../types';
 
 configure({ defaultHidden: true });
 vi.setConfig({ testTimeout: 30_000 });
@@ -37,24 +37,15 @@ function agent(overrides: Partial<Agent>): Agent {
   };
 }
 
-let routes: Record<string, () => Response | Promise<Response>>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const route = routes[`${init.method ?? 'GET'} ${String(input)}`];
-  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
-});
-
+let api: FakeApi;
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = {};
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  // The navigation asks for the user's own agents (for the Earnings link).
+  api = fakeApi({ 'GET /api/agents': [] });
 });
 
 describe('Shared with me', () => {
   it('is in the main navigation, titled, and shows the empty state with the invitation hint', async () => {
-    routes['GET /api/agents/shared'] = () => json([]);
+    api.use({ 'GET /api/agents/shared': [] });
     renderApp('/dashboard/shared', authValue({ user: signedIn }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Shared with me' })).toBeInTheDocument();
     const nav = screen.getByRole('navigation', { name: 'Main' });
@@ -68,12 +59,14 @@ describe('Shared with me', () => {
   it('shows a loading skeleton, then the agents; choosing one opens the chat as a subscriber', async () => {
     let release!: () => void;
     const ready = new Promise<void>((r) => (release = r));
-    routes['GET /api/agents/shared'] = async () => {
-      await ready;
-      return json([agent({}), agent({ id: 'a2', name: 'Style Guide', description: 'Writing rules.' })]);
-    };
-    routes['GET /api/agents/a1/chat-info'] = () => json({ model: 'agentic-sim', simulated: true, role: 'subscriber' });
-    routes['GET /api/agents/a1/conversations'] = () => json([]);
+    api.use({
+      'GET /api/agents/shared': async () => {
+        await ready;
+        return [agent({}), agent({ id: 'a2', name: 'Style Guide', description: 'Writing rules.' })];
+      },
+      'GET /api/agents/a1/chat-info': { model: 'agentic-sim', simulated: true, role: 'subscriber' },
+      'GET /api/agents/a1/conversations': [],
+    });
     const { router } = renderApp('/dashboard/shared', authValue({ user: signedIn }));
     expect(await screen.findByRole('status', { name: 'Loading shared agents' })).toBeInTheDocument();
     release();
@@ -93,14 +86,15 @@ describe('Shared with me', () => {
   });
 
   it("shows who shared each agent by the owner's name, never a uid", async () => {
-    routes['GET /api/agents/shared'] = () =>
-      json([
+    api.use({
+      'GET /api/agents/shared': [
         agent({ userId: 'Grace Hopper', ownerName: 'Grace Hopper' }),
         // An older server: the owner's uid in userId and no name; nothing is shown.
         agent({ id: 'a2', name: 'Style Guide', description: 'Writing rules.', userId: 'uid-owner-7' }),
-      ]);
-    routes['GET /api/agents/a1/chat-info'] = () => json({ model: 'agentic-sim', simulated: true, role: 'subscriber' });
-    routes['GET /api/agents/a1/conversations'] = () => json([]);
+      ],
+      'GET /api/agents/a1/chat-info': { model: 'agentic-sim', simulated: true, role: 'subscriber' },
+      'GET /api/agents/a1/conversations': [],
+    });
     renderApp('/dashboard/shared', authValue({ user: signedIn }));
     const list = await screen.findByRole('list', { name: 'Shared agents' });
     const cards = within(list).getAllByTestId('shared-agent');
@@ -114,12 +108,12 @@ describe('Shared with me', () => {
   });
 
   it('says so when the chosen agent is not shared (any more), and shows load errors', async () => {
-    routes['GET /api/agents/shared'] = () => json([agent({})]);
+    api.use({ 'GET /api/agents/shared': [agent({})] });
     const first = renderApp('/dashboard/shared?agent=gone', authValue({ user: signedIn }));
     expect(await screen.findByText('This agent is not shared with you.')).toBeInTheDocument();
     first.unmount();
 
-    routes['GET /api/agents/shared'] = () => json({ error: 'internal', message: 'Internal server error' }, 500);
+    api.use({ 'GET /api/agents/shared': () => json({ error: 'internal', message: 'Internal server error' }, 500) });
     renderApp('/dashboard/shared', authValue({ user: signedIn }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Could not load the agents shared with you.');

@@ -1,11 +1,11 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { VERIFY_TEXTS } from '@/features/auth/components/EmailVerificationBanner';
+import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import { authValue, renderApp } from '@/test/render';
 import { pendingInvitationsText } from '../api/pending-invitations';
-import '../test/jsdom-stubs';
-import { json } from '../test/fake-stream';
+import '@/features/chat/test/jsdom-stubs';
 
 configure({ defaultHidden: true });
 vi.setConfig({ testTimeout: 30_000 });
@@ -16,27 +16,17 @@ vi.mock('@/lib/firebase', () => ({
 
 const unverified = { uid: 'u2', email: 'erin@example.org', displayName: 'Erin', username: 'erin', emailVerified: false };
 
-let routes: Record<string, () => Response | Promise<Response>>;
-const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-  const route = routes[`${init.method ?? 'GET'} ${String(input)}`];
-  return route ? route() : json({ error: 'not_found', message: 'Not found' }, 404);
-});
-const gets = (url: string) => fetchMock.mock.calls.filter(([u, init]) => String(u) === url && (init?.method ?? 'GET') === 'GET');
-
+let api: FakeApi;
 beforeEach(() => {
-  fetchMock.mockClear();
-  vi.stubGlobal('fetch', fetchMock);
-  routes = { 'GET /api/agents/shared': () => json([]) };
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
+  // The navigation asks for the user's own agents (for the Earnings link).
+  api = fakeApi({ 'GET /api/agents': [], 'GET /api/agents/shared': [] });
 });
 
 const banners = () => screen.queryAllByRole('region', { name: VERIFY_TEXTS.label });
 
 describe('Shared with me: pending invitations of an unverified address', () => {
   it('says how many invitations wait, with the Send verification e-mail button, in place of the layout banner', async () => {
-    routes['GET /api/user/pending-invitations'] = () => json({ count: 2 });
+    api.use({ 'GET /api/user/pending-invitations': { count: 2 } });
     renderApp('/dashboard/shared', authValue({ user: unverified }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Shared with me' })).toBeInTheDocument();
     await waitFor(() => expect(banners()[0]).toHaveTextContent('You have 2 pending invitations: verify your e-mail to accept them'));
@@ -45,9 +35,9 @@ describe('Shared with me: pending invitations of an unverified address', () => {
   });
 
   it('keeps the usual notice when nothing waits, and the singular for one', async () => {
-    routes['GET /api/user/pending-invitations'] = () => json({ count: 0 });
+    api.use({ 'GET /api/user/pending-invitations': { count: 0 } });
     const first = renderApp('/dashboard/shared', authValue({ user: unverified }));
-    await waitFor(() => expect(gets('/api/user/pending-invitations')).toHaveLength(1));
+    await waitFor(() => expect(api.callsTo('GET /api/user/pending-invitations')).toHaveLength(1));
     expect(banners()).toHaveLength(1);
     expect(banners()[0]).toHaveTextContent(VERIFY_TEXTS.notice);
     first.unmount();
@@ -58,14 +48,14 @@ describe('Shared with me: pending invitations of an unverified address', () => {
     renderApp('/dashboard/shared', authValue({ user: { ...unverified, emailVerified: true } }));
     expect(await screen.findByText('No agents have been shared with you yet.')).toBeInTheDocument();
     expect(banners()).toHaveLength(0);
-    expect(gets('/api/user/pending-invitations')).toHaveLength(0);
+    expect(api.callsTo('GET /api/user/pending-invitations')).toHaveLength(0);
   });
 
   it('leaves the layout banner with its usual notice on the other dashboard screens', async () => {
-    routes['GET /api/user/pending-invitations'] = () => json({ count: 2 });
+    api.use({ 'GET /api/user/pending-invitations': { count: 2 } });
     renderApp('/dashboard/library', authValue({ user: unverified }));
     await waitFor(() => expect(banners()).toHaveLength(1));
     expect(banners()[0]).toHaveTextContent(VERIFY_TEXTS.notice);
-    expect(gets('/api/user/pending-invitations')).toHaveLength(0);
+    expect(api.callsTo('GET /api/user/pending-invitations')).toHaveLength(0);
   });
 });

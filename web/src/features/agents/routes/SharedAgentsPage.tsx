@@ -2,16 +2,14 @@ import { ArrowLeftOutlined, ReloadOutlined, TeamOutlined } from '@ant-design/ico
 import { Alert, Button, Skeleton } from 'antd';
 import { Link, useSearchParams } from 'react-router';
 import { usePageTitle } from '@/components/usePageTitle';
-import { AgentIcon } from '@/features/agents/components/AgentIcon';
-import type { Agent } from '@/features/agents/types';
-import { useAuth } from '@/features/auth';
-import { EmailVerificationBanner } from '@/features/auth/components/EmailVerificationBanner';
-import { useSharedAgents } from '../api/conversations';
-import { chatErrorText } from '../api/errors';
+import { EmailVerificationBanner, useAuth } from '@/features/auth';
+import { chatErrorText, LazyChatPanel } from '@/features/chat';
 import { pendingInvitationsText, usePendingInvitations } from '../api/pending-invitations';
-import { LazyChatPanel } from '../components/LazyChatPanel';
-// The agent icon tile styles (AgentIcon) live with the agents feature.
-import '@/features/agents/agents.css';
+import { useSharedAgents } from '../api/shared-agents';
+import { AgentIcon } from '../components/AgentIcon';
+import type { Agent } from '../types';
+// The agent icon tile styles (AgentIcon).
+import '../agents.css';
 import './shared-agents.css';
 
 export const SHARED_PATH = '/dashboard/shared';

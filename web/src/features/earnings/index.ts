@@ -1,0 +1,1 @@
+export { useHasListedAgent } from './hooks/use-has-listed-agent';

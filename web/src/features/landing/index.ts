@@ -1,0 +1,2 @@
+export { Icon } from './components/Icon';
+export { copyright } from './content';

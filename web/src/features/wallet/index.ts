@@ -1,0 +1,10 @@
+export { AGENT_FEES_PATH, agentFeeOf, useAgentFees } from './api/agent-fees';
+export type { BalanceDetails } from './api/billing';
+export { useUsage, type Usage } from './api/usage';
+export { BALANCE_PATH, selectBalance } from './api/wallet-api';
+export { BalanceNotices } from './components/BalanceNotices';
+export { ChartBoundary } from './components/ChartBoundary';
+export { useBalanceDetails } from './hooks/use-balance-details';
+export { formatMoney, formatMoneyMicros, formatTransactionDate, formatUsd } from './lib/format';
+export { redirectTo } from './lib/redirect';
+export { dayLabel } from './lib/usage-chart';
