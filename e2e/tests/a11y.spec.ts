@@ -1,57 +1,22 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAgent, createDialog, editor, newAgent, openAgentList, openCreateDialog, openEditor } from '../support/agents';
 import { fundWallet, openChatTab, sendChatMessage, waitForAnswer } from '../support/chat';
+import { expectAccessible as axeCheck } from '../support/axe';
 import { openAddDialog } from '../support/documents';
 import { forceMarketplace } from '../support/marketplace';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 18 (accessibility): axe-core with the WCAG 2.0/2.1 A and AA rules finds no serious or critical
 // violation on any screen, dialogs and editor tabs included. Navigation links and editor tabs are walked
 // from the live page, so new ones are checked as they come; a new route fails the last test until a
 // check for it is added here.
 
-const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
-
-/**
- * Waits until the page is still: no finite CSS animation or transition running (antd dialogs and
- * drawers fade and slide in; a half-transparent frame would fail colour contrast) and no spinner.
- */
-async function settle(page: Page) {
-  await expect(page.getByRole('status', { name: 'Loading', exact: true })).toHaveCount(0, { timeout: 20_000 });
-  await page.waitForFunction(
-    () =>
-      document
-        .getAnimations()
-        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
-    undefined,
-    { timeout: 10_000 },
-  );
-}
-
-/** Runs axe on the page (or only inside `scope`) and expects no serious or critical violation. */
-async function expectAccessible(page: Page, screen: string, scope?: string) {
-  await settle(page);
-  // label-content-name-mismatch (WCAG 2.5.3) is tagged "experimental", so axe skips it unless enabled.
-  let builder = new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .withTags(WCAG_TAGS);
-  if (scope) builder = builder.include(scope);
-  const { violations } = await builder.analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help}\n` +
-        v.nodes
-          .slice(0, 5)
-          .map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ') ?? ''}`)
-          .join('\n'),
-    );
-  expect(serious, `axe on ${screen}:\n${serious.join('\n')}`).toEqual([]);
-}
+/** Runs axe on the page (or only inside `scope`) once it is still and nothing is loading. */
+const expectAccessible = (page: Page, screen: string, scope?: string) =>
+  axeCheck(page, screen, { scope, waitForLoading: true });
 
 const h1 = (page: Page, name: string) => page.getByRole('heading', { level: 1, name });
 
@@ -120,7 +85,7 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
   test('signed-in screens: dashboard with a toast, account menu, every navigation link, /wallet, mobile navigation', async ({
     page,
   }) => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     await register(page, newUser('a11y'));
     // The 'Registration successful' toast is still up: the notifications list is checked with the screen.
     await expect(h1(page, 'Dashboard')).toBeVisible();
@@ -169,7 +134,7 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
   });
 
   test('agents: empty list, create dialog, list, every editor tab and its dialogs, dashboard activity', async ({ page }) => {
-    test.setTimeout(180_000);
+    allowTime(180_000);
     await register(page, newUser('a11yagents'));
     await openAgentList(page);
     await expect(page.getByRole('heading', { name: 'No Agentic Users Yet' })).toBeVisible();
@@ -240,7 +205,7 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
   });
 
   test('chat: an answer in the editor, the conversation menu and the delete confirmation', async ({ page, request }) => {
-    test.setTimeout(180_000);
+    allowTime(180_000);
     const owner = newUser('a11ychat');
     await register(page, owner);
     await fundWallet(request, owner.email, owner.password, 2500);
@@ -268,7 +233,7 @@ test.describe('axe: no serious or critical WCAG 2.1 A/AA violation', () => {
   });
 
   test('the open marketplace (issue 27): landing, /marketplace, a profile, the chat page, phone size', async ({ page }) => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     await forceMarketplace(page, true);
     await page.goto('/');
     await expect(page.getByRole('link', { name: 'Browse the Marketplace' })).toBeVisible();

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createAgentByApi, createApiKeyByApi, newAgent } from '../support/agents';
 import { fundWallet } from '../support/chat';
 import { newUser, registerByApi } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // The agent API (docs/agent-api.md) driven by the client libraries people use with OpenAI-compatible
 // endpoints: the official `openai` package (Chat Completions, Responses, models, typed errors), the Vercel
@@ -69,7 +70,7 @@ test.describe('the agent API with client libraries', () => {
   test.describe.configure({ mode: 'default' });
 
   test.beforeAll(async ({ request, baseURL }) => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     const owner = newUser('sdk');
     await registerByApi(request, owner);
     // $25: an agent's first answer may start its $10 monthly fee (see chat.spec.ts).
@@ -84,7 +85,7 @@ test.describe('the agent API with client libraries', () => {
   });
 
   test('the openai package: chat completions, streaming, structured output, Responses API, models, errors, idempotency', async () => {
-    test.setTimeout(180_000);
+    allowTime(180_000);
     const { base, model, key } = setup;
     const client = new OpenAI({ baseURL: base, apiKey: key, maxRetries: 0 });
 
@@ -247,7 +248,7 @@ test.describe('the agent API with client libraries', () => {
   });
 
   test('the Vercel AI SDK: the OpenAI provider (Responses API) and the OpenAI-compatible provider (Chat Completions)', async () => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     const { base, model, key } = setup;
 
     // @ai-sdk/openai: provider(model) is the Responses API.
@@ -321,7 +322,7 @@ test.describe('the agent API with client libraries', () => {
   });
 
   test('LangChain ChatOpenAI: invoke, stream and structured output', async () => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     const { base, model, key } = setup;
     const chat = new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: base }, maxRetries: 0 });
 

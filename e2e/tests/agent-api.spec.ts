@@ -5,6 +5,7 @@ import { createAgent, newAgent, openAgentList, openEditor } from '../support/age
 import { fundWallet } from '../support/chat';
 import { newUser, register } from '../support/users';
 import { getBalance } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue #17: the agent API. Runs against the whole stack (gateway on :8080, the conversations service with
 // the LLM simulator, the wallet funded through the Stripe simulator). The key is created in the editor's API
@@ -46,7 +47,7 @@ test('the owner creates an API key, calls the agent with curl and the openai pac
   context,
   baseURL,
 }) => {
-  test.setTimeout(240_000);
+  allowTime(240_000);
   const origin = baseURL ?? 'http://localhost:8080';
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const owner = newUser('api');

@@ -13,6 +13,7 @@ import {
 import { fundWallet } from '../support/chat';
 import { newUser, register, toast } from '../support/users';
 import { chargeWallet, getBalance, STRIPE_SIM_URL } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue #16 with metered answers, against the running stack (conversations + LLM simulator, wallet + Stripe
 // simulator, analytics): a monthly limit refusing answers, today's spend per agent in the Usage chart,
@@ -40,7 +41,7 @@ const expenses = (rows: HistoryRow[]) => rows.filter((r) => r.type === 'expense'
 const micros = (dollars: number) => Math.round(dollars * 1_000_000);
 
 test('a monthly spending limit refuses answers at the limit, and nothing more is spent', async ({ page, request }) => {
-  test.setTimeout(150_000);
+  allowTime(150_000);
   const user = newUser('limit');
   await register(page, user);
   const who = await fundWallet(request, user.email, user.password, 1500);
@@ -117,7 +118,7 @@ test('a monthly spending limit refuses answers at the limit, and nothing more is
 });
 
 test("the Usage chart shows today's spend for the agent after an answer", async ({ page, request }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   const user = newUser('usage');
   await register(page, user);
   const who = await fundWallet(request, user.email, user.password, 1500);
@@ -160,7 +161,7 @@ test('auto-recharge with a card saved on Stripe refills the balance when spendin
   page,
   request,
 }) => {
-  test.setTimeout(150_000);
+  allowTime(150_000);
   const user = newUser('recharge');
   await register(page, user);
   const who = await fundWallet(request, user.email, user.password, 1200);
@@ -208,7 +209,7 @@ test('auto-recharge with a card saved on Stripe refills the balance when spendin
 });
 
 test('the agent fee appears once in the Transaction History', async ({ page, request }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   const user = newUser('fee');
   await register(page, user);
   const who = await fundWallet(request, user.email, user.password, 1500);

@@ -16,13 +16,14 @@ import {
 import { addDocument } from '../support/documents';
 import { newUser, register } from '../support/users';
 import { emulatorSignIn, getBalance } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue #14 (web): talking to an agent. Runs against the whole stack: the conversations service with the
 // LLM simulator (model agentic-sim), the Drive simulator's seeded documents and wallets funded through
 // the Stripe simulator. Answers are metered against the paying wallet (the owner's, also for subscribers).
 
 test('the owner chats in the editor: a streamed, cited answer with its tokens and cost', async ({ page, request }) => {
-  test.setTimeout(180_000);
+  allowTime(180_000);
   const owner = newUser('chat');
   await register(page, owner);
   await fundWallet(request, owner.email, owner.password, 2500);
@@ -62,7 +63,7 @@ test('the owner chats in the editor: a streamed, cited answer with its tokens an
 });
 
 test('with an empty wallet the owner sees the 402 message naming the agent fee, and Add Funds', async ({ page }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   await register(page, newUser('chat402'));
   await openAgentList(page);
   const agent = newAgent('Broke');
@@ -85,7 +86,7 @@ test('with an empty wallet the owner sees the 402 message naming the agent fee, 
 });
 
 test("an invited user chats under Shared with me and the owner's balance drops", async ({ page, browser, request }) => {
-  test.setTimeout(180_000);
+  allowTime(180_000);
   const owner = newUser('chatown');
   await register(page, owner);
   const ownerId = await fundWallet(request, owner.email, owner.password, 2500);

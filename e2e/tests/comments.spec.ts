@@ -5,6 +5,7 @@ import { addDocument, documentRow } from '../support/documents';
 import { DRIVE_SIM_URL, createSimFile, simDocUrl, uniqueWord } from '../support/drive-sim';
 import { newUser, register } from '../support/users';
 import { getBalance } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 /*
  * Issue 15 (Google Docs comments, docs/documents.md): in a Google Doc linked to the agent and readable by it, the
@@ -52,7 +53,7 @@ test('the owner mentions the agent in a Google Docs comment: the agent replies i
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
+  allowTime(240_000);
   const owner = newUser('cmt');
   await register(page, owner);
   // $25: an agent's first answer may also take its $10 monthly fee.

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createAgent, newAgent, openAgentList } from '../support/agents';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 /** The stat card (an <article> named by its title). */
 function statCard(page: Page, title: string) {
@@ -28,7 +29,7 @@ test('a new user sees zeros and no recent activity', async ({ page }) => {
 });
 
 test('creating an agent and adding a document show up on the dashboard', async ({ page }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   await register(page, newUser('dash'));
   await openAgentList(page);
 

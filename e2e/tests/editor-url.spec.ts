@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import {
   agentRow,
@@ -13,36 +12,17 @@ import {
   openEditor,
   type NewAgent,
 } from '../support/agents';
+import { expectAccessible } from '../support/axe';
 import { forceMarketplace } from '../support/marketplace';
 import { untilStill } from '../support/motion';
 import { newUser, register, toast } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 29 items 1, 2, 4 and 9 (UI): the agent editor never loses work ("Discard unsaved changes?", a local
 // draft offered back after a reload), has an address per tab (/dashboard/agentic-users/{id}/{tab}: reload and
 // Back work), opens by itself on a new agent's Instructions & Documents tab, and its Settings tab renames,
 // re-icons, re-colours and deletes the agent. The spec's "coming soon" Visibility: the marketplace switch off.
 
-const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
-
-/** No serious or critical axe violation (as a11y.spec.ts), once nothing moves any more. */
-async function expectAccessible(page: Page, screen: string) {
-  await page.waitForFunction(
-    () =>
-      document
-        .getAnimations()
-        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
-    undefined,
-    { timeout: 10_000 },
-  );
-  const { violations } = await new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .withTags(WCAG_TAGS)
-    .analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}`).join('\n')}`);
-  expect(serious, `axe on ${screen}:\n${serious.join('\n')}`).toEqual([]);
-}
 
 const editorUrl = (id: string, tab?: string) =>
   new RegExp(`/dashboard/agentic-users/${id}${tab ? `/${tab}` : ''}$`);
@@ -70,7 +50,7 @@ test.describe('the agent editor (desktop)', () => {
   test('a new agent opens on Instructions; unsaved instructions are asked about, kept and restored; tabs have addresses', async ({
     page,
   }) => {
-    test.setTimeout(90_000);
+    allowTime(90_000);
     const agent = newAgent('Draft');
     const id = await createAndStay(page, agent);
     const dlg = editor(page, agent.name);
@@ -129,7 +109,7 @@ test.describe('the agent editor (desktop)', () => {
   });
 
   test('Settings: rename, re-icon and re-colour the agent, then delete it with its name typed', async ({ page }) => {
-    test.setTimeout(90_000);
+    allowTime(90_000);
     const agent = newAgent('Rename');
     await createAgent(page, agent);
     const dlg = await openEditor(page, agent.name);
@@ -178,7 +158,7 @@ test.describe('the agent editor on a phone (390×844)', () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true });
 
   test('every tab switches with one tap and gets its address', async ({ page }) => {
-    test.setTimeout(90_000);
+    allowTime(90_000);
     await forceMarketplace(page, false);
     await register(page, newUser('editorphone'));
     // On a phone the main navigation is behind its menu button: go straight to the list.
@@ -208,7 +188,7 @@ test.describe('the agent editor on a phone (390×844)', () => {
   });
 
   test('a new agent opens on Instructions; unsaved instructions are asked about; Settings deletes it', async ({ page }) => {
-    test.setTimeout(90_000);
+    allowTime(90_000);
     await forceMarketplace(page, false);
     await register(page, newUser('editorphone'));
     await page.goto('/dashboard/agentic-users');

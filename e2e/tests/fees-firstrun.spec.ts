@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { createAgent, createDialog, newAgent, openAgentList, openCreateDialog, openEditor } from '../support/agents';
 import { openChatTab } from '../support/chat';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 29, items 5 and 12: the $10/month agent fee is disclosed before it is due (the Create dialog, the Chat
 // tab before the first answer of a period), and a new user's dashboard shows a first-run checklist whose steps
@@ -23,7 +24,7 @@ async function expectNoSeriousViolations(page: Page, scope: string) {
 test('a new user is told about the agent fee before it is due, and the checklist ticks off creating an agent', async ({
   page,
 }) => {
-  test.setTimeout(90_000);
+  allowTime(90_000);
   await register(page, newUser('firstrun'));
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
 
@@ -68,7 +69,7 @@ test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('the checklist and the fee line fit a 390×844 screen', async ({ page }) => {
-    test.setTimeout(60_000);
+    allowTime(60_000);
     await register(page, newUser('firstrunphone'));
     await expect(checklist(page)).toBeVisible({ timeout: 15_000 });
     // No horizontal scrolling: the checklist is no wider than the viewport.

@@ -3,6 +3,7 @@ import { createAgent, createAgentByApi, newAgent, openAgentList, openEditor } fr
 import { inviteFromUsersTab } from '../support/chat';
 import { mailsTo, type MaildevEmail } from '../support/mail';
 import { newUser, register, registerByApi, toast } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 29 item 7, "Invitations that arrive": inviting an address e-mails the invitee through the relay
 // (maildev locally) — who invited them, to which agent, a link that signs them in and opens Shared with me;
@@ -37,7 +38,7 @@ test('an invitation is e-mailed, can be resent, and its link signs the invitee i
   browser,
   request,
 }) => {
-  test.setTimeout(180_000);
+  allowTime(180_000);
   const owner = newUser('invown');
   await register(page, owner);
   await openAgentList(page);
@@ -113,7 +114,7 @@ test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('the invited row shows "Invitation e-mailed" and Resend works', async ({ page, request }) => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     const owner = newUser('invphone');
     const who = await registerByApi(request, owner);
     const agent = await createAgentByApi(request, who, newAgent('PhoneInvite'));

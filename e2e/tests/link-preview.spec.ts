@@ -3,6 +3,7 @@ import { createAgentByApi, newAgent } from '../support/agents';
 import { createSimFile, simDocUrl, uniqueWord } from '../support/drive-sim';
 import { newUser, registerByApi } from '../support/users';
 import type { Identity } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue 27, "Link previews": a plain GET of /marketplace/{slug} — what a chat app's link preview or a crawler
 // reads, without running JavaScript — is the SPA's shell with the agent's <title>, description, Open Graph tags
@@ -77,7 +78,7 @@ test('a listed agent\'s page carries its title and Open Graph tags without JavaS
   request,
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTime(180_000);
   const creator = newUser('preview');
   const who = await registerByApi(request, creator);
   const base = newAgent('Tides');

@@ -5,6 +5,7 @@ import { addDocument } from '../support/documents';
 import { mailsTo, referencesOf, smtpSend, waitForReply } from '../support/mail';
 import { newUser, register, toast } from '../support/users';
 import { getBalance } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 /*
  * Issue 15 (web + the mail service end to end): the agent's e-mail address in the editor's Channels tab,
@@ -28,7 +29,7 @@ test('the owner e-mails the agent: a threaded reply, an E-mail conversation in t
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
+  allowTime(240_000);
   const owner = newUser('mail');
   await register(page, owner);
   // $25: an agent's first answer may also take its $10 monthly fee.

@@ -11,6 +11,7 @@ import {
 import { addDocument, documentRow } from '../support/documents';
 import { createSimFile, simDocUrl, uniqueWord } from '../support/drive-sim';
 import { newUser, register, toast } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 27, "Tests and figures": the marketplace end to end on the running stack (MARKETPLACE_ENABLED on, its
 // default). A creator publishes an agent whose document the Drive simulator shares with it; a second user finds
@@ -59,7 +60,7 @@ test('a creator publishes; a signed-out visitor finds the agent, signs up, chats
   browser,
   request,
 }) => {
-  test.setTimeout(180_000);
+  allowTime(180_000);
 
   // --- 1. The creator: a funded wallet, an agent, a document shared with the agent, then Public. -------------
   const creator = newUser('mpcreator');
@@ -192,7 +193,8 @@ test('a creator publishes; a signed-out visitor finds the agent, signs up, chats
   await expect(review).toBeVisible();
   await expect(review).toContainText(reviewText);
   await expect(review.getByRole('img', { name: '4 out of 5 stars' })).toBeVisible();
-  // The average and count change with the review's write; the saved review refetches the profile.
+  // The average and count are the catalog's read model, updated from the review's event about a second later; the
+  // page refetches the profile at once and again 2 s and 6 s after the save.
   await expect(reviews.getByRole('img', { name: 'Rated 4.0 out of 5 by 1 person' })).toBeVisible({ timeout: 20_000 });
   await expect(reviews.getByText('4.0 (1 rating)')).toBeVisible();
   // The card in the list says so too (the list is refetched after a review).

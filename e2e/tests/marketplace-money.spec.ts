@@ -3,6 +3,7 @@ import { fundWallet, sendChatMessage, waitForAnswer } from '../support/chat';
 import { listAgentByApi } from '../support/marketplace';
 import { login, newUser, register, registerByApi, toast } from '../support/users';
 import { emulatorSignIn, getBalance, type Identity } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue 28, "Exactness and faults": a consumer chats with a listed agent from their own wallet and sees the price
 // of each answer in parts; the creator sees Total Revenue and the Earnings page move, onboards a payout account in
@@ -27,7 +28,7 @@ async function answerByApi(request: import('@playwright/test').APIRequestContext
 }
 
 test('a consumer pays per answer; the creator earns, sees it, onboards payouts and withdraws', async ({ page, browser, request }) => {
-  test.setTimeout(240_000);
+  allowTime(240_000);
 
   // --- The creator lists an agent: 50% markup, $5.00 to start a conversation. ----------------------------------
   const creatorUser = newUser('mkcreator');

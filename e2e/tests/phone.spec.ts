@@ -1,36 +1,19 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { agentRow, createAgent, editor, newAgent, openEditor } from '../support/agents';
+import { expectAccessible as axeCheck } from '../support/axe';
 import { fundWallet, messageBox, sendChatMessage, waitForAnswer } from '../support/chat';
 import { addDialog, docUrl, openAddDialog } from '../support/documents';
 import { untilStill } from '../support/motion';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 29 item 11: a phone that works (390×844). The chat's message box is at the bottom of the screen and the
 // conversations are a drawer; the editor's tabs switch with one tap; the documents are a list whose actions are
 // reachable; the agent list and the wallet fit the screen's width; axe stays clean on those screens.
 
-const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
-/** No serious or critical axe violation (as a11y.spec.ts), once nothing moves any more. */
-async function expectAccessible(page: Page, screen: string) {
-  await page.waitForFunction(
-    () =>
-      document
-        .getAnimations()
-        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
-    undefined,
-    { timeout: 10_000 },
-  );
-  const { violations } = await new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .withTags(WCAG_TAGS)
-    .analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}`).join('\n')}`);
-  expect(serious, `axe on ${screen} at 390×844:\n${serious.join('\n')}`).toEqual([]);
-}
+/** axe at the phone's size (the shared check, its message naming the size). */
+const expectAccessible = (page: Page, screen: string) => axeCheck(page, `${screen} at 390×844`);
 
 /** The page does not scroll sideways. */
 async function expectNoSidewaysScroll(page: Page) {
@@ -60,7 +43,7 @@ test.describe('on a phone (390×844)', () => {
     page,
     request,
   }) => {
-    test.setTimeout(150_000);
+    allowTime(150_000);
     const owner = newUser('phone');
     await register(page, owner);
     // The first answer pays the $10.00 monthly fee plus its usage.
@@ -131,7 +114,7 @@ test.describe('on a phone (390×844)', () => {
   });
 
   test('the agent list and the wallet fit the screen without sideways scrolling', async ({ page, request }) => {
-    test.setTimeout(90_000);
+    allowTime(90_000);
     const owner = newUser('phonewallet');
     await register(page, owner);
     await fundWallet(request, owner.email, owner.password, 500);

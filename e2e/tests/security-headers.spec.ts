@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 30 item 3: security headers on every response of the gateway, and the SPA working under its
 // Content-Security-Policy (no violation while a user signs up and goes through the dashboard's screens).
@@ -40,7 +41,7 @@ async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
 }
 
 test('the app works under its Content-Security-Policy', async ({ page }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   const violations = await watchViolations(page);
   await page.goto('/');
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();

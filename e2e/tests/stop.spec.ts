@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { createAgent, newAgent, openEditor } from '../support/agents';
 import { fundWallet, openChatTab, sendChatMessage } from '../support/chat';
 import { newUser, register } from '../support/users';
+import { allowTime } from '../support/timeouts';
 
 // Issue 29 item 3: Stop pressed before the first token keeps the user's question in the conversation and the
 // answer shows "Stopped"; nothing is charged unless the model was already called, and then only the input tokens
@@ -38,7 +39,7 @@ async function stopBeforeTheFirstToken(page: Page, prefix: string) {
 }
 
 test('Stop before the first token keeps the question and says what it cost', async ({ page }) => {
-  test.setTimeout(120_000);
+  allowTime(120_000);
   await stopBeforeTheFirstToken(page, 'stop');
 });
 
@@ -46,7 +47,7 @@ test.describe('on a phone (390×844)', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('Stop before the first token keeps the question and says what it cost', async ({ page }) => {
-    test.setTimeout(120_000);
+    allowTime(120_000);
     await stopBeforeTheFirstToken(page, 'stopphone');
   });
 });

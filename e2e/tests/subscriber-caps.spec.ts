@@ -13,6 +13,7 @@ import {
 import { mailsTo } from '../support/mail';
 import { newUser, register, toast } from '../support/users';
 import { emulatorSignIn, type Identity } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue 30 items 5, 6 and 8 (security review): the owner pays for subscribers' answers, so the Users tab
 // caps what one subscriber may cost per month; a subscriber over the cap is told the agent is unavailable
@@ -47,7 +48,7 @@ test('a capped subscriber is refused once the cap is spent, the owner is e-maile
   browser,
   request,
 }) => {
-  test.setTimeout(240_000);
+  allowTime(240_000);
   const owner = newUser('capown');
   await register(page, owner);
   const ownerId = await fundWallet(request, owner.email, owner.password, 2500);

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { newUser, register, toast } from '../support/users';
 import { chargeWallet, creditWallet, emulatorSignIn, STRIPE_SIM_URL, topUp } from '../support/wallet';
+import { allowTime } from '../support/timeouts';
 
 // Issue #5 (web): the wallet screen against the real wallet service and the dev Stripe simulator.
 // Every test registers a fresh user. After a payment the screen polls for ~10 s (5 rounds 2 s apart,
@@ -23,7 +24,7 @@ async function openWallet(page: Page, path: '/wallet' | '/dashboard/wallet' = '/
 }
 
 test('top up $25 through the Stripe simulator', async ({ page, baseURL }) => {
-  test.setTimeout(90_000);
+  allowTime(90_000);
   const user = newUser('wallet');
   await register(page, user);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet' }).click();
@@ -137,7 +138,7 @@ test('search and type filter', async ({ page, request }) => {
 });
 
 test('infinite scroll loads 20 per page and Refresh starts over', async ({ page, request }) => {
-  test.setTimeout(90_000);
+  allowTime(90_000);
   const user = newUser('wallets');
   await register(page, user);
   const { uid } = await emulatorSignIn(request, user.email, user.password);
