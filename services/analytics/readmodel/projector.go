@@ -17,16 +17,17 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
-// Event types of the documents service.
+// Event types of the documents service (declared in topics).
 const (
-	TypeDocumentAdded   = "agentic.documents.document.added.v1"
-	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
-	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
+	TypeDocumentAdded   = topics.DocumentsDocumentAdded
+	TypeDocumentUpdated = topics.DocumentsDocumentUpdated
+	TypeDocumentRemoved = topics.DocumentsDocumentRemoved
 	// TypeDocumentSynced: a sync read new or changed text of a Google Doc (or
 	// removed it from the agent's knowledge when it stopped being shared).
-	TypeDocumentSynced = "agentic.documents.document.synced.v1"
+	TypeDocumentSynced = topics.DocumentsDocumentSynced
 )
 
 // ProjectorConfig configures a Projector.

@@ -10,6 +10,8 @@ package readmodel
 import (
 	"embed"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Migrations are the read-model tables (goose, version table goose_db_version).
@@ -23,13 +25,14 @@ const MigrationsDir = "migrations"
 // ConsumerGroup is the Kafka consumer group of the analytics service.
 const ConsumerGroup = "analytics"
 
-// Topics the analytics service consumes: every service topic.
+// Topics the analytics service consumes (every service topic but mail's),
+// declared in topics like the types below.
 const (
-	TopicIdentity  = "agentic.identity.v1"
-	TopicCatalog   = "agentic.catalog.v1"
-	TopicDocuments = "agentic.documents.v1"
-	TopicWallet    = "agentic.wallet.v1"
-	TopicUsage     = "agentic.usage.v1"
+	TopicIdentity  = topics.Identity
+	TopicCatalog   = topics.Catalog
+	TopicDocuments = topics.Documents
+	TopicWallet    = topics.Wallet
+	TopicUsage     = topics.Usage
 )
 
 // Topics lists every topic the consumer group subscribes to.
@@ -38,29 +41,29 @@ var Topics = []string{TopicIdentity, TopicCatalog, TopicDocuments, TopicWallet, 
 // Event types the projection applies. Any other type is acknowledged and
 // ignored (recorded in processed_events, no read-model change).
 const (
-	TypeAgentCreated        = "agentic.catalog.agent.created.v1"
-	TypeAgentUpdated        = "agentic.catalog.agent.updated.v1"
-	TypeAgentStatusChanged  = "agentic.catalog.agent.status_changed.v1"
-	TypeAgentDeleted        = "agentic.catalog.agent.deleted.v1"
-	TypeAgentPublished      = "agentic.catalog.agent.published.v1"
-	TypeAgentUnpublished    = "agentic.catalog.agent.unpublished.v1"
-	TypeSubscriberAdded     = "agentic.catalog.subscriber.added.v1"
-	TypeSubscriberActivated = "agentic.catalog.subscriber.activated.v1"
-	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
+	TypeAgentCreated        = topics.CatalogAgentCreated
+	TypeAgentUpdated        = topics.CatalogAgentUpdated
+	TypeAgentStatusChanged  = topics.CatalogAgentStatusChanged
+	TypeAgentDeleted        = topics.CatalogAgentDeleted
+	TypeAgentPublished      = topics.CatalogAgentPublished
+	TypeAgentUnpublished    = topics.CatalogAgentUnpublished
+	TypeSubscriberAdded     = topics.CatalogSubscriberAdded
+	TypeSubscriberActivated = topics.CatalogSubscriberActivated
+	TypeSubscriberRemoved   = topics.CatalogSubscriberRemoved
 
-	TypeIncomeCredited = "agentic.wallet.income.credited.v1"
+	TypeIncomeCredited = topics.WalletIncomeCredited
 	// TypeEarningsCredited: a consumer's answer credited its creator's
 	// earnings (markup + greeting, issue 28). It is the creator's revenue
 	// (the dashboard's Total Revenue), like income credited to the wallet.
-	TypeEarningsCredited = "agentic.wallet.earnings.credited.v1"
+	TypeEarningsCredited = topics.WalletEarningsCredited
 	// TypeChargeDebited is any expense debited from a wallet (payload
 	// eventsv1.WalletCharged); only monthly agent fees are projected (see
 	// IsAgentFee), answers are counted from TypeInteractionRecorded.
-	TypeChargeDebited = "agentic.wallet.charge.debited.v1"
+	TypeChargeDebited = topics.WalletChargeDebited
 
 	// TypeInteractionRecorded is the conversations service's usage event; its
 	// payload is eventsv1.InteractionRecorded.
-	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
+	TypeInteractionRecorded = topics.UsageInteractionRecorded
 )
 
 // Activity types (the API's activityType; the web app maps them to icons).

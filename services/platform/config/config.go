@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -53,6 +54,19 @@ func Int(key string, def int) (int, error) {
 		return def, &Error{Key: key, Value: v, Want: "integer"}
 	}
 	return n, nil
+}
+
+// Float returns the decimal number value of key, or def when unset.
+func Float(key string, def float64) (float64, error) {
+	v, ok := lookup(key)
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return def, &Error{Key: key, Value: v, Want: "number"}
+	}
+	return f, nil
 }
 
 // Duration returns the duration value of key (Go syntax, e.g. "10s"), or def when unset.
@@ -121,6 +135,13 @@ func (l *Loader) List(key string, def []string) []string { return List(key, def)
 // Int is config.Int, recording any error.
 func (l *Loader) Int(key string, def int) int {
 	v, err := Int(key, def)
+	l.add(err)
+	return v
+}
+
+// Float is config.Float, recording any error.
+func (l *Loader) Float(key string, def float64) float64 {
+	v, err := Float(key, def)
 	l.add(err)
 	return v
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 //go:embed consumer_migrations/*.sql
@@ -297,16 +298,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 	statsDone := make(chan struct{})
 	go func() {
 		defer close(statsDone)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				c.lag.WithLabelValues(c.group).Set(float64(c.reader.Stats().Lag))
-			}
-		}
+		worker.Every(ctx, time.Second, func(context.Context) {
+			c.lag.WithLabelValues(c.group).Set(float64(c.reader.Stats().Lag))
+		}, worker.Delayed())
 	}()
 	defer func() { <-statsDone }()
 

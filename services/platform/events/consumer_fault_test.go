@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // A message whose handler loses its database connection (the backend is
@@ -53,8 +54,8 @@ func TestConsumerRetriesTransientErrorsAndParksOnlyPoison(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, "ok2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'ok2'`) == 1 })
-	waitFor(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 6 })
+	testwait.Until(t, "ok2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'ok2'`) == 1 }, waitOpts...)
+	testwait.Until(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 6 }, waitOpts...)
 	rc.stop()
 
 	for _, id := range []string{"ok1", "db-away", "peer-away", "ok2"} {
@@ -114,7 +115,7 @@ func TestParkedMessageReplayAppliesOnce(t *testing.T) {
 		}
 		return recordEffect(ctx, tx, ev)
 	})
-	waitFor(t, "r2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r2'`) == 1 })
+	testwait.Until(t, "r2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r2'`) == 1 }, waitOpts...)
 	parked, err := events.ListParked(ctx, pool, events.ParkedFilter{Group: group})
 	if err != nil || len(parked) != 1 || parked[0].EventID != "r1" || parked[0].Reason != "permanent" || parked[0].ReplayRequestedAt != nil {
 		t.Fatalf("parked = %+v (%v)", parked, err)
@@ -125,9 +126,9 @@ func TestParkedMessageReplayAppliesOnce(t *testing.T) {
 	if n, err := events.RequestReplay(ctx, pool, events.ParkedFilter{Group: group, EventID: "r1"}); err != nil || n != 1 {
 		t.Fatalf("request replay: %d %v", n, err)
 	}
-	waitFor(t, "failed replay settled", func() bool {
+	testwait.Until(t, "failed replay settled", func() bool {
 		return count(t, pool, `SELECT count(*) FROM parked_events WHERE event_id = 'r1' AND attempts = 2 AND replay_requested_at IS NULL`) == 1
-	})
+	}, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r1'`); n != 0 {
 		t.Fatalf("failed replay left %d effects", n)
 	}
@@ -137,14 +138,14 @@ func TestParkedMessageReplayAppliesOnce(t *testing.T) {
 	if n, err := events.RequestReplay(ctx, pool, events.ParkedFilter{Group: group}); err != nil || n != 1 {
 		t.Fatalf("request replay: %d %v", n, err)
 	}
-	waitFor(t, "r1 replayed", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r1'`) == 1 })
-	waitFor(t, "r1 unparked", func() bool { return count(t, pool, `SELECT count(*) FROM parked_events`) == 0 })
+	testwait.Until(t, "r1 replayed", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r1'`) == 1 }, waitOpts...)
+	testwait.Until(t, "r1 unparked", func() bool { return count(t, pool, `SELECT count(*) FROM parked_events`) == 0 }, waitOpts...)
 	if n, err := events.RequestReplay(ctx, pool, events.ParkedFilter{Group: group}); err != nil || n != 0 {
 		t.Fatalf("second replay request marked %d (%v)", n, err)
 	}
 	// The same event delivered again (a producer retry) is a duplicate.
 	produce(t, brokers, topic, "r1")
-	waitFor(t, "re-delivery committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 3 })
+	testwait.Until(t, "re-delivery committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 3 }, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'r1'`); n != 1 {
 		t.Fatalf("r1 applied %d times", n)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/logtest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // A broker that answers an empty fetch late — by the time it takes a busy
@@ -54,10 +55,10 @@ func TestConsumerWaitsOutALateBrokerWithoutTimingOut(t *testing.T) {
 	go func() { _ = c.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	waitFor(t, "e1 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 1 })
+	testwait.Until(t, "e1 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 1 }, waitOpts...)
 	time.Sleep(4 * time.Second) // several empty fetches, each answered late
 	produce(t, brokers, topic, "e2")
-	waitFor(t, "e2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 2 })
+	testwait.Until(t, "e2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 2 }, waitOpts...)
 
 	if n := strings.Count(logs.String(), "i/o timeout"); n > 0 {
 		t.Fatalf("%d fetches timed out against a broker %s late:\n%s", n, lateBy, logs.String())

@@ -19,6 +19,7 @@ import (
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 func setupConsumer(t *testing.T) (*pgxpool.Pool, []string) {
@@ -127,16 +128,7 @@ func count(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
 	return n
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(30 * time.Second)}
 
 // committed returns the group's committed offset of every partition of topic
 // (-1 when none).
@@ -180,8 +172,8 @@ func TestConsumerAppliesEachEventOnceAndSkipsRedeliveries(t *testing.T) {
 		mu.Unlock()
 		return recordEffect(ctx, tx, ev)
 	})
-	waitFor(t, "4 effects", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 4 })
-	waitFor(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 5 })
+	testwait.Until(t, "4 effects", func() bool { return count(t, pool, `SELECT count(*) FROM effects`) == 4 }, waitOpts...)
+	testwait.Until(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 5 }, waitOpts...)
 	rc.stop()
 
 	if n := count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'e2'`); n != 1 {
@@ -213,7 +205,7 @@ func TestConsumerAppliesEachEventOnceAndSkipsRedeliveries(t *testing.T) {
 	// offset: only the new event is applied.
 	produce(t, brokers, topic, "e4")
 	startConsumer(t, pool, brokers, topic, group, nil, recordEffect)
-	waitFor(t, "e4", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'e4'`) == 1 })
+	testwait.Until(t, "e4", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'e4'`) == 1 }, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM effects`); n != 5 {
 		t.Fatalf("effects after restart = %d, want 5 (no re-application)", n)
 	}
@@ -263,8 +255,8 @@ func TestConsumerParksPoisonAndMovesOn(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, "ok2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'ok2'`) == 1 })
-	waitFor(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 4 })
+	testwait.Until(t, "ok2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'ok2'`) == 1 }, waitOpts...)
+	testwait.Until(t, "offsets committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 4 }, waitOpts...)
 	rc.stop()
 
 	var errText, key, typ string
@@ -328,7 +320,7 @@ func TestConsumerCommitsOffsetOnlyAfterTransactionCommits(t *testing.T) {
 		t.Fatal("a2 never reached the handler")
 	}
 	// a1 is committed (offset 1); a2's transaction is open: its offset is not.
-	waitFor(t, "a1 committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 1 })
+	testwait.Until(t, "a1 committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 1 }, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM processed_events WHERE event_id = 'a2'`); n != 0 {
 		t.Fatal("a2 visible as processed before its transaction committed")
 	}
@@ -342,8 +334,8 @@ func TestConsumerCommitsOffsetOnlyAfterTransactionCommits(t *testing.T) {
 
 	// Restart: a2 is re-delivered and applied exactly once; a1 is not re-applied.
 	startConsumer(t, pool, brokers, topic, group, nil, recordEffect)
-	waitFor(t, "a2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'a2'`) == 1 })
-	waitFor(t, "a2 committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 2 })
+	testwait.Until(t, "a2 applied", func() bool { return count(t, pool, `SELECT count(*) FROM effects WHERE event_id = 'a2'`) == 1 }, waitOpts...)
+	testwait.Until(t, "a2 committed", func() bool { return maxCommitted(committed(t, brokers, group, topic)) == 2 }, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM effects`); n != 2 {
 		t.Fatalf("effects = %d, want 2", n)
 	}

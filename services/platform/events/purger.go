@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/config"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Retention defaults. Processed-event ids must be kept longer than the
@@ -135,14 +136,12 @@ func NewPurgerFromEnv(pool *pgxpool.Pool, logger *slog.Logger, reg prometheus.Re
 func (p *Purger) Run(ctx context.Context) error {
 	p.logger.InfoContext(ctx, "events purger started",
 		"outbox_retention", p.cfg.OutboxRetention, "processed_events_retention", p.cfg.ProcessedRetention, "interval", p.cfg.Interval)
-	for {
+	worker.Every(ctx, p.cfg.Interval, func(ctx context.Context) {
 		if _, _, err := p.PurgeOnce(ctx); err != nil && ctx.Err() == nil {
 			p.logger.WarnContext(ctx, "events purge failed; retrying at the next interval", "error", err)
 		}
-		if !sleep(ctx, p.cfg.Interval) {
-			return nil
-		}
-	}
+	})
+	return nil
 }
 
 // PurgeOnce deletes everything past retention, in batches, and returns how

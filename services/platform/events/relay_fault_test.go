@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 func enqueueEvent(t *testing.T, pool *pgxpool.Pool, topic, key, body string) int64 {
@@ -75,16 +76,16 @@ func TestRelayIsolatesUnpublishableRowsAndKeepsKeyOrder(t *testing.T) {
 	published := func(id int64) bool {
 		return count(t, pool, `SELECT count(*) FROM outbox WHERE id = $1 AND published_at IS NOT NULL`, id) == 1
 	}
-	waitFor(t, "the other key published", func() bool { return published(other) })
+	testwait.Until(t, "the other key published", func() bool { return published(other) }, waitOpts...)
 	// The first round published "other" while "big" went into back-off:
 	// "afterBig" (same key) must still be waiting.
 	if published(afterBig) {
 		t.Fatal("a later row of the same key overtook the failing one")
 	}
-	waitFor(t, "bad rows given up", func() bool {
+	testwait.Until(t, "bad rows given up", func() bool {
 		return count(t, pool, `SELECT count(*) FROM outbox WHERE failed_at IS NOT NULL AND attempts = 3`) == 2
-	})
-	waitFor(t, "the held-back row published", func() bool { return published(afterBig) })
+	}, waitOpts...)
+	testwait.Until(t, "the held-back row published", func() bool { return published(afterBig) }, waitOpts...)
 	var order bool
 	if err := pool.QueryRow(ctx, `SELECT (SELECT published_at FROM outbox WHERE id = $1) >= (SELECT failed_at FROM outbox WHERE id = $2)`,
 		afterBig, big).Scan(&order); err != nil || !order {

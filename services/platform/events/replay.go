@@ -7,28 +7,27 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/kafka-go"
+
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // replayLoop applies the group's parked messages that were marked for replay,
 // every replayEvery, until ctx ends.
 func (c *Consumer) replayLoop(ctx context.Context) {
-	for {
-		if !sleep(ctx, c.replayEvery) {
-			return
-		}
+	worker.Every(ctx, c.replayEvery, func(ctx context.Context) {
 		for ctx.Err() == nil {
 			done, err := c.ReplayOne(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					c.logger.WarnContext(ctx, "replaying a parked event failed; trying again later", "error", err)
 				}
-				break
+				return
 			}
 			if !done {
-				break
+				return
 			}
 		}
-	}
+	}, worker.Delayed())
 }
 
 // ReplayOne applies one parked message of the consumer's group that was

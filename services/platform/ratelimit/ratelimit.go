@@ -1,5 +1,6 @@
 // Package ratelimit holds per-user quotas shared by every replica of a
-// service: a sliding-window counter in Redis keyed by user id and route class.
+// service: counters in Redis keyed by user id and class, a sliding window by
+// default, a fixed one for the limits services apply themselves.
 //
 // Each Rule names a class (e.g. "checkout", "read"), a limit per window and
 // what to do when Redis cannot be asked:
@@ -12,16 +13,23 @@
 //   - FailOpen (hot reads): the request is served and the failure counted.
 //
 // Over the limit, the answer is 429 {"error":"rate_limited",...} with
-// Retry-After (whole seconds, at least 1). Rejected requests do not count, so
-// a client hammering a limit is let in again as soon as the window slides.
+// Retry-After (whole seconds, at least 1). Rejected requests do not count
+// (SlidingWindow), so a client hammering a limit is let in again as soon as
+// the window slides.
 //
 // Metrics (labels service, class):
 //
 //	agentic_ratelimit_rejected_total{service,class}
 //	agentic_ratelimit_redis_errors_total{service,class,mode="fail_open"|"fail_closed"}
 //
-// Guard applies Rules to an http.ServeMux by route pattern, so a service wires
-// its quotas in one place (internal/app) without touching its transport.
+// Guard applies Rules to an http.ServeMux by route pattern (GuardMux: for the
+// user of the request's bearer token), so a service wires its quota table in
+// one place (internal/app) without touching its transport.
+//
+// A limit a service applies itself (the conversations' chat and agent API
+// limits, the wallet's checkout limit) is a Limit: a FixedWindow rule, whose
+// answer is (ok, retryAfter) rather than an HTTP response, counted in the
+// service's own metrics (Options.Rejected, Options.Errors).
 package ratelimit
 
 import (
@@ -62,14 +70,32 @@ func (m Mode) String() string {
 	return "fail_closed"
 }
 
+// Algorithm is how a Rule counts.
+type Algorithm int
+
+const (
+	// SlidingWindow weighs the previous fixed window by the part of it
+	// still inside the sliding window (key
+	// ratelimit:<service>:{<id>}:<class>:<window index>). Refused requests
+	// do not count, so a client hammering a limit is let in again as soon
+	// as the window slides.
+	SlidingWindow Algorithm = iota
+	// FixedWindow counts every request, refused ones too, in the window of
+	// the clock it falls in (INCR + PEXPIRE of
+	// <service>:{<id>}:rl:<class>:<window start, Unix ms>); Retry-After is
+	// that window's end.
+	FixedWindow
+)
+
 // Rule is one quota: Limit requests per Window per user for a route class.
 type Rule struct {
 	// Class names the quota in Redis keys and metrics; routes sharing a
 	// class share a counter.
-	Class  string
-	Limit  int
-	Window time.Duration
-	Mode   Mode
+	Class     string
+	Limit     int
+	Window    time.Duration
+	Mode      Mode
+	Algorithm Algorithm
 	// Env is the variable that configured it (RuleFromEnv), so that the
 	// rules a service applies can be checked against the limits its API
 	// document lists (Rules.Envs, openapi.CheckRates).
@@ -95,6 +121,19 @@ func ParseRate(s string) (int, time.Duration, error) {
 		return 0, 0, fmt.Errorf("rate %q: window must be a positive duration", s)
 	}
 	return limit, window, nil
+}
+
+// RuleOf is the rule of class as configured by the variable env, whose value
+// rate ("" = def) is "<limit>/<window>"; an error names env.
+func RuleOf(env, rate, def, class string, mode Mode) (Rule, error) {
+	if strings.TrimSpace(rate) == "" {
+		rate = def
+	}
+	limit, window, err := ParseRate(rate)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%s: %w", env, err)
+	}
+	return Rule{Class: class, Limit: limit, Window: window, Mode: mode, Env: env}, nil
 }
 
 // Per-user defaults of the two kinds of quota services apply.
@@ -141,7 +180,8 @@ func (r Rule) For(class string) Rule {
 type Decision struct {
 	Allowed bool
 	// Count is the sliding-window estimate after this request (allowed) or
-	// before it (rejected).
+	// before it (rejected); for a FixedWindow rule, the window's count with
+	// this request.
 	Count int
 	// RetryAfter is how long until a request would be allowed (rejected
 	// decisions only).
@@ -158,19 +198,34 @@ type Options struct {
 	// Timeout bounds one Redis round trip (default 150 ms): a slow Redis
 	// counts as a failed one rather than holding requests.
 	Timeout time.Duration
-	// Now is the clock (tests).
+	// SlowAttempts is how many times a check Redis answers too late is
+	// sent (default SlowAttempts). A fail-open limit can take 1: a late
+	// answer only lets one request through.
+	SlowAttempts int
+	// Now is the clock of the windows and of Retry-After (tests).
 	Now func() time.Time
+	// Rejected and Errors, when set, return the counter a rule's refusals
+	// and unanswered checks count in, instead of
+	// agentic_ratelimit_rejected_total and
+	// agentic_ratelimit_redis_errors_total: the limits services apply
+	// themselves keep the metrics their dashboards and docs name
+	// (conversations_rate_limited_total, wallet_redis_errors_total, ...).
+	Rejected func(Rule) prometheus.Counter
+	Errors   func(Rule) prometheus.Counter
 }
 
 // Limiter checks Rules against Redis.
 type Limiter struct {
-	rdb      redis.Scripter
-	service  string
-	log      *slog.Logger
-	timeout  time.Duration
-	now      func() time.Time
-	rejected *prometheus.CounterVec
-	errs     *prometheus.CounterVec
+	rdb        redis.Scripter
+	service    string
+	log        *slog.Logger
+	timeout    time.Duration
+	attempts   int
+	now        func() time.Time
+	rejected   *prometheus.CounterVec
+	errs       *prometheus.CounterVec
+	onRejected func(Rule) prometheus.Counter
+	onError    func(Rule) prometheus.Counter
 }
 
 // New returns a Limiter on rdb (any go-redis client: single node, cluster,
@@ -182,11 +237,15 @@ func New(rdb redis.Scripter, o Options) *Limiter {
 	if o.Timeout <= 0 {
 		o.Timeout = 150 * time.Millisecond
 	}
+	if o.SlowAttempts <= 0 {
+		o.SlowAttempts = SlowAttempts
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	l := &Limiter{
-		rdb: rdb, service: o.Service, log: o.Logger, timeout: o.Timeout, now: o.Now,
+		rdb: rdb, service: o.Service, log: o.Logger, timeout: o.Timeout, attempts: o.SlowAttempts, now: o.Now,
+		onRejected: o.Rejected, onError: o.Errors,
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agentic_ratelimit_rejected_total",
 			Help: "Requests refused with 429 by a per-user quota.",
@@ -225,17 +284,28 @@ redis.call('PEXPIRE', KEYS[1], window * 2 + 1000)
 return {1, cur, prev}
 `)
 
+// fixedWindow counts one request in KEYS[1] (the current window) and keeps
+// the key ARGV[1] ms. Returns the count.
+var fixedWindow = redis.NewScript(`
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n
+`)
+
 // ErrNoUser is returned by Allow for an empty uid.
 var ErrNoUser = errors.New("ratelimit: no user id")
 
 // Allow counts one request of uid against rule. An error means Redis could
-// not be asked (the caller applies rule.Mode; Guard does).
+// not be asked (the caller applies rule.Mode; Guard and Limit do).
 func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, error) {
 	if rule.Disabled() {
 		return Decision{Allowed: true}, nil
 	}
 	if uid == "" {
 		return Decision{}, ErrNoUser
+	}
+	if rule.Algorithm == FixedWindow {
+		return l.allowFixed(ctx, rule, uid)
 	}
 	w := rule.Window.Milliseconds()
 	if w <= 0 {
@@ -247,18 +317,11 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, e
 	// {uid} is the hash tag: both windows of a user live in one slot.
 	base := "ratelimit:" + l.service + ":{" + uid + "}:" + rule.Class + ":"
 	keys := []string{base + strconv.FormatInt(idx, 10), base + strconv.FormatInt(idx-1, 10)}
-	var (
-		res []int64
-		err error
-	)
-	for attempt := range SlowAttempts {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
-		res, err = slidingWindow.Run(actx, l.rdb, keys, rule.Limit, w, elapsed).Int64Slice()
-		cancel()
-		if err == nil || !slow(err) || attempt == SlowAttempts-1 {
-			break
-		}
-	}
+	var res []int64
+	err := l.run(ctx, func(ctx context.Context) (err error) {
+		res, err = slidingWindow.Run(ctx, l.rdb, keys, rule.Limit, w, elapsed).Int64Slice()
+		return err
+	})
 	if err != nil {
 		return Decision{}, err
 	}
@@ -270,6 +333,41 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, uid string) (Decision, e
 		return Decision{Allowed: true, Count: int(estimate(prev, cur, w, elapsed))}, nil
 	}
 	return Decision{Count: int(estimate(prev, cur, w, elapsed)), RetryAfter: retryAfter(int64(rule.Limit), w, elapsed, cur, prev)}, nil
+}
+
+// allowFixed is Allow for a FixedWindow rule.
+func (l *Limiter) allowFixed(ctx context.Context, rule Rule, uid string) (Decision, error) {
+	now := l.now().UnixNano()
+	start := now / int64(rule.Window) * int64(rule.Window)
+	key := l.service + ":{" + uid + "}:rl:" + rule.Class + ":" + strconv.FormatInt(start/int64(time.Millisecond), 10)
+	ttl := (rule.Window + time.Second).Milliseconds()
+	var n int64
+	err := l.run(ctx, func(ctx context.Context) (err error) {
+		n, err = fixedWindow.Run(ctx, l.rdb, []string{key}, ttl).Int64()
+		return err
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	if n <= int64(rule.Limit) {
+		return Decision{Allowed: true, Count: int(n)}, nil
+	}
+	return Decision{Count: int(n), RetryAfter: max(time.Duration(start+int64(rule.Window)-now), time.Second)}, nil
+}
+
+// run sends one check, each attempt bounded by the timeout and detached
+// from the request's cancellation, again while Redis answers too late.
+func (l *Limiter) run(ctx context.Context, check func(context.Context) error) error {
+	var err error
+	for attempt := range l.attempts {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
+		err = check(actx)
+		cancel()
+		if err == nil || !slow(err) || attempt == l.attempts-1 {
+			break
+		}
+	}
+	return err
 }
 
 // SlowAttempts is how many times a check is sent when Redis answers too
@@ -363,6 +461,13 @@ func TokenUser(v auth.Verifier) UserFunc {
 	}
 }
 
+// GuardMux puts a service's quota table in front of its mux: each request
+// on a route with a rule is counted for the user of its bearer token, which
+// verifier checks (TokenUser), on a Limiter with options o.
+func GuardMux(mux *http.ServeMux, rdb redis.Scripter, rules Rules, verifier auth.Verifier, o Options) http.Handler {
+	return New(rdb, o).Guard(mux, rules, TokenUser(verifier))
+}
+
 // Guard wraps mux: a request whose matched pattern has a Rule is counted
 // for its user before mux serves it. Patterns without a rule, and requests
 // without a user, pass straight through.
@@ -399,24 +504,77 @@ func (l *Limiter) Guard(mux *http.ServeMux, rules Rules, user UserFunc) http.Han
 func (l *Limiter) Check(w http.ResponseWriter, r *http.Request, rule Rule, uid string) bool {
 	d, err := l.Allow(r.Context(), rule, uid)
 	if err != nil {
-		l.errs.WithLabelValues(l.service, rule.Class, rule.Mode.String()).Inc()
+		l.errorCounter(rule).Inc()
 		if rule.Mode == FailOpen {
 			l.log.WarnContext(r.Context(), "rate limit not applied: redis unavailable", "class", rule.Class, "error", err)
 			return true
 		}
 		l.log.ErrorContext(r.Context(), "request refused: rate limit cannot be checked (redis unavailable)", "class", rule.Class, "error", err)
-		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Retry-After", strconv.Itoa(int(UnavailableRetryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "Temporarily unavailable. Please try again shortly.")
 		return false
 	}
 	if d.Allowed {
 		return true
 	}
-	l.rejected.WithLabelValues(l.service, rule.Class).Inc()
+	l.rejectedCounter(rule).Inc()
 	secs := int(math.Ceil(d.RetryAfter.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeError(w, http.StatusTooManyRequests, "rate_limited", LimitMessage(rule, secs))
 	return false
+}
+
+// UnavailableRetryAfter is when to try again after a fail-closed rule
+// refused a request because Redis could not be asked.
+const UnavailableRetryAfter = 5 * time.Second
+
+// Limit is one rule applied by a service itself rather than by route
+// (Guard): its Allow is the per-user limiter a service's domain package
+// asks (e.g. conversations.RateLimiter).
+type Limit struct {
+	l    *Limiter
+	rule Rule
+}
+
+// Limit returns rule on l.
+func (l *Limiter) Limit(rule Rule) Limit { return Limit{l: l, rule: rule} }
+
+// Allow counts one request of id and says whether it may go on and, when
+// it may not, how long until one would be allowed (at least 1 s). When
+// Redis cannot be asked the failure is counted and logged and the rule's
+// Mode decides: FailOpen lets the request through, FailClosed refuses it
+// for UnavailableRetryAfter.
+func (lim Limit) Allow(ctx context.Context, id string) (bool, time.Duration) {
+	l, rule := lim.l, lim.rule
+	d, err := l.Allow(ctx, rule, id)
+	if err != nil {
+		l.errorCounter(rule).Inc()
+		if rule.Mode == FailOpen {
+			l.log.WarnContext(ctx, "redis unavailable, rate limit not applied", "limit", rule.Class, "error", err)
+			return true, 0
+		}
+		l.log.ErrorContext(ctx, "request refused: rate limit cannot be checked (redis unavailable)", "limit", rule.Class, "error", err)
+		return false, UnavailableRetryAfter
+	}
+	if d.Allowed {
+		return true, 0
+	}
+	l.rejectedCounter(rule).Inc()
+	return false, d.RetryAfter
+}
+
+func (l *Limiter) rejectedCounter(rule Rule) prometheus.Counter {
+	if l.onRejected != nil {
+		return l.onRejected(rule)
+	}
+	return l.rejected.WithLabelValues(l.service, rule.Class)
+}
+
+func (l *Limiter) errorCounter(rule Rule) prometheus.Counter {
+	if l.onError != nil {
+		return l.onError(rule)
+	}
+	return l.errs.WithLabelValues(l.service, rule.Class, rule.Mode.String())
 }
 
 // LimitMessage is a 429's message: the limit that was reached and when to

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 )
 
 // Tests run against the real Redis of the local stack (REDIS_URL, default
@@ -75,11 +75,6 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// A fake verifier: the token is the uid.
-var tokenIsUID = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	return auth.Claims{UID: raw}, nil
-})
-
 const (
 	patMoney = "POST /api/pay/{id}"
 	patRead  = "GET /api/things"
@@ -124,7 +119,7 @@ func TestLimitIsPerUser(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	svc := uniqueService(t)
 	l := New(liveRedis(t), Options{Service: svc, Registerer: reg, Now: clk.now})
-	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(tokenIsUID))
+	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(authtest.TokenIsUID))
 
 	for i := range 3 {
 		if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusOK {
@@ -223,7 +218,7 @@ func TestRedisDown(t *testing.T) {
 	h := l.Guard(newMux(), Rules{
 		patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed},
 		patRead:  {Class: "read", Limit: 3, Window: time.Minute, Mode: FailOpen},
-	}, TokenUser(tokenIsUID))
+	}, TokenUser(authtest.TokenIsUID))
 
 	rec := do(t, h, "POST", "/api/pay/1", "alice")
 	if rec.Code != http.StatusServiceUnavailable {
@@ -329,7 +324,7 @@ func TestLateAnswerIsAskedAgain(t *testing.T) {
 	rdb.AddHook(hook)
 	svc := uniqueService(t)
 	l := New(rdb, Options{Service: svc})
-	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(tokenIsUID))
+	h := l.Guard(newMux(), Rules{patMoney: {Class: "pay", Limit: 3, Window: time.Minute, Mode: FailClosed}}, TokenUser(authtest.TokenIsUID))
 
 	hook.n = 1
 	if rec := do(t, h, "POST", "/api/pay/1", "alice"); rec.Code != http.StatusOK {
@@ -369,4 +364,149 @@ func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// A FixedWindow rule counts every request of a user in the clock's window
+// (refused ones too) under <service>:{<id>}:rl:<class>:<window start ms>;
+// Retry-After is the window's end, at least a second.
+func TestFixedWindowPerUser(t *testing.T) {
+	rdb := liveRedis(t)
+	svc := uniqueService(t)
+	// A fixed clock in the middle of a window.
+	clk := &clock{t: time.Unix(1_800_000_030, 0)}
+	lim := New(rdb, Options{Service: svc, Now: clk.now}).Limit(Rule{Class: "test", Limit: 2, Window: time.Minute, Mode: FailOpen, Algorithm: FixedWindow})
+	ctx := context.Background()
+	for i := range 2 {
+		if ok, _ := lim.Allow(ctx, "a"); !ok {
+			t.Fatalf("call %d refused", i)
+		}
+	}
+	ok, retry := lim.Allow(ctx, "a")
+	if ok || retry != 30*time.Second {
+		t.Fatalf("third call: ok=%v retry=%s, want refused for 30s", ok, retry)
+	}
+	key := svc + ":{a}:rl:test:1800000000000"
+	if n, err := rdb.Get(ctx, key).Int(); err != nil || n != 3 {
+		t.Fatalf("%s = %d %v, want 3 (the refused call counts)", key, n, err)
+	}
+	if ttl, err := rdb.PTTL(ctx, key).Result(); err != nil || ttl <= 60*time.Second || ttl > 61*time.Second {
+		t.Fatalf("%s expires in %s %v, want the window + 1s", key, ttl, err)
+	}
+	if ok, _ := lim.Allow(ctx, "b"); !ok {
+		t.Fatal("another user refused")
+	}
+	// The next window starts afresh.
+	clk.add(30 * time.Second)
+	if ok, _ := lim.Allow(ctx, "a"); !ok {
+		t.Fatal("refused in the next window")
+	}
+	// Near the end of a window, Retry-After is at least a second.
+	clk.add(59*time.Second + 900*time.Millisecond)
+	lim.Allow(ctx, "a")
+	lim.Allow(ctx, "a")
+	if ok, retry := lim.Allow(ctx, "a"); ok || retry != time.Second {
+		t.Fatalf("end of window: ok=%v retry=%s", ok, retry)
+	}
+}
+
+// Limit 3 a minute: the 4th call is refused, another user is not, and a
+// window later the user is let in again (the wallet's checkout limit).
+func TestFixedWindowNextWindow(t *testing.T) {
+	clk := &clock{t: time.Date(2030, 1, 1, 0, 0, 10, 0, time.UTC)}
+	lim := New(liveRedis(t), Options{Service: uniqueService(t), Now: clk.now}).
+		Limit(Rule{Class: "checkout", Limit: 3, Window: time.Minute, Mode: FailOpen, Algorithm: FixedWindow})
+	ctx := context.Background()
+	for i := range 3 {
+		if ok, _ := lim.Allow(ctx, "u"); !ok {
+			t.Fatalf("call %d denied", i)
+		}
+	}
+	if ok, _ := lim.Allow(ctx, "u"); ok {
+		t.Fatal("4th call allowed")
+	}
+	if ok, _ := lim.Allow(ctx, "other"); !ok {
+		t.Fatal("other user denied")
+	}
+	clk.add(time.Minute)
+	if ok, _ := lim.Allow(ctx, "u"); !ok {
+		t.Fatal("next window denied")
+	}
+}
+
+// A service's own counters replace the agentic_ratelimit_* ones.
+func TestOwnCounters(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	rejected := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "svc_rate_limited_total"}, []string{"limit"})
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "svc_rate_limit_errors_total"}, []string{"limit"})
+	o := func() Options {
+		return Options{
+			Service: uniqueService(t), Registerer: reg,
+			Rejected: func(r Rule) prometheus.Counter { return rejected.WithLabelValues(r.Class) },
+			Errors:   func(r Rule) prometheus.Counter { return errs.WithLabelValues(r.Class) },
+		}
+	}
+	rule := Rule{Class: "chat", Limit: 1, Window: time.Minute, Mode: FailOpen, Algorithm: FixedWindow}
+	ctx := context.Background()
+	live := New(liveRedis(t), o())
+	live.Limit(rule).Allow(ctx, "u")
+	if ok, _ := live.Limit(rule).Allow(ctx, "u"); ok {
+		t.Fatal("second call allowed")
+	}
+	New(deadRedis(t), o()).Limit(rule).Allow(ctx, "u")
+	if got := testutil.ToFloat64(rejected.WithLabelValues("chat")); got != 1 {
+		t.Errorf("svc_rate_limited_total = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(errs.WithLabelValues("chat")); got != 1 {
+		t.Errorf("svc_rate_limit_errors_total = %v, want 1", got)
+	}
+	if n, err := testutil.GatherAndCount(reg, "agentic_ratelimit_rejected_total", "agentic_ratelimit_redis_errors_total"); err != nil || n != 0 {
+		t.Errorf("agentic_ratelimit_* series: %d %v, want none", n, err)
+	}
+}
+
+// Redis unreachable: a fail-open Limit lets every call through, a
+// fail-closed one refuses them for UnavailableRetryAfter; a disabled one
+// does not ask Redis.
+func TestLimitWithoutRedis(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	svc := uniqueService(t)
+	l := New(deadRedis(t), Options{Service: svc, Registerer: reg, SlowAttempts: 1})
+	ctx := context.Background()
+	open := l.Limit(Rule{Class: "chat", Limit: 1, Window: time.Minute, Mode: FailOpen, Algorithm: FixedWindow})
+	for range 3 {
+		if ok, _ := open.Allow(ctx, "u"); !ok {
+			t.Fatal("refused while Redis is unreachable")
+		}
+	}
+	closed := l.Limit(Rule{Class: "pay", Limit: 1, Window: time.Minute, Mode: FailClosed, Algorithm: FixedWindow})
+	if ok, retry := closed.Allow(ctx, "u"); ok || retry != UnavailableRetryAfter {
+		t.Fatalf("fail closed: ok=%v retry=%s", ok, retry)
+	}
+	if ok, _ := l.Limit(Rule{Class: "off", Limit: 0, Window: time.Minute, Algorithm: FixedWindow}).Allow(ctx, "u"); !ok {
+		t.Fatal("a disabled limit refused")
+	}
+	if got := testutil.ToFloat64(l.errs.WithLabelValues(svc, "chat", "fail_open")); got != 3 {
+		t.Errorf("redis errors fail_open = %v, want 3", got)
+	}
+	if got := testutil.ToFloat64(l.errs.WithLabelValues(svc, "pay", "fail_closed")); got != 1 {
+		t.Errorf("redis errors fail_closed = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(l.errs.WithLabelValues(svc, "off", "fail_closed")); got != 0 {
+		t.Errorf("a disabled limit counted a redis error: %v", got)
+	}
+}
+
+// SlowAttempts 1: a late answer is not asked again.
+func TestOneSlowAttempt(t *testing.T) {
+	rdb := liveRedis(t)
+	calls := 0
+	rdb.AddHook(countCalls(&calls)) // outside the late answers: sees every call
+	rdb.AddHook(&lateAnswers{n: 1})
+	l := New(rdb, Options{Service: uniqueService(t), SlowAttempts: 1})
+	if _, err := l.Allow(context.Background(), Rule{Class: "chat", Limit: 3, Window: time.Minute, Algorithm: FixedWindow}, "u"); err == nil {
+		t.Fatal("a late answer: no error")
+	}
+	if calls != 1 {
+		t.Fatalf("a late answer was asked %d times, want 1", calls)
+	}
 }

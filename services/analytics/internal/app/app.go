@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -15,10 +14,9 @@ import (
 	"github.com/agentic-app/agentic/services/analytics/readmodel"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -70,91 +68,39 @@ func LoadConfig() (Config, error) {
 		ConsumerGroup:     l.String("ANALYTICS_CONSUMER_GROUP", readmodel.ConsumerGroup),
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
-	}
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
 	if cfg.ConsumerGroup == "" {
 		cfg.ConsumerGroup = readmodel.ConsumerGroup
 	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
-	if err != nil {
-		return err
-	}
-
-	// Database: create (local only), connect with retry, migrate.
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: readmodel.Migrations, Dir: readmodel.MigrationsDir,
-		Extra: []database.MigrateFunc{events.MigrateConsumer},
-	})
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate,
+		Migrations: readmodel.Migrations, MigrationsDir: readmodel.MigrationsDir,
+		KafkaBrokers: cfg.KafkaBrokers, Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer s.Close()
 
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
+	projector := readmodel.NewProjector(readmodel.ProjectorConfig{Now: cfg.Now, Registerer: s.Registry})
+	if err := s.Consume("event-consumer", events.ConsumerConfig{
+		GroupID: cfg.ConsumerGroup, Topics: readmodel.Topics, Handler: projector.Handler(),
+		RetryBackoff: cfg.ConsumerRetryBackoff,
+	}); err != nil {
 		return err
 	}
 
-	projector := readmodel.NewProjector(readmodel.ProjectorConfig{Now: cfg.Now, Registerer: reg})
-	consumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: cfg.ConsumerGroup, Topics: readmodel.Topics,
-		Handler: projector.Handler(), MaxWait: cfg.ConsumerMaxWait, RetryBackoff: cfg.ConsumerRetryBackoff,
-		Logger: logger, Registerer: reg,
-	})
-	if err != nil {
-		return err
-	}
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
-
-	svc := readmodel.NewStore(pool, cfg.Now)
-	set := endpoints.New(svc, logger, reg)
-
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: events.BrokerCheck(cfg.KafkaBrokers), Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
+	set := endpoints.New(readmodel.NewStore(s.Pool, cfg.Now), s.Logger, s.Registry)
+	transport.RegisterHTTP(s.Mux, set, s.Verifier, s.Logger)
 
 	// No internal API yet: the gRPC server carries only grpc.health.v1.Health.
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(nil)...)
-
-	return server.Run(ctx, server.RunConfig{
-		Logger:       logger,
-		HTTPAddr:     cfg.HTTPAddr,
-		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
-		GRPCAddr:     cfg.GRPCAddr,
-		GRPCListener: cfg.GRPCListener,
-		GRPCServer:   grpcSrv,
-		GRPCHealth:   health,
-		Workers: []server.Worker{
-			{Name: "event-consumer", Run: consumer.Run},
-			{Name: "events-purger", Run: purger.Run},
-		},
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
-	})
+	return s.Serve(ctx, s.Mux, nil, nil)
 }

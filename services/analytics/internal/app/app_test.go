@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -21,19 +20,12 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/analytics/readmodel"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
-
-// testVerifier accepts "token-<uid>".
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
 
 func startKafka(t testing.TB) []string {
 	t.Helper()
@@ -56,38 +48,16 @@ var now = time.Date(2026, 2, 14, 12, 0, 0, 0, time.UTC)
 
 func start(t testing.TB, brokers []string, dbURL, group string) running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{
+	app := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
+		return Run(ctx, Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", DatabaseURL: dbURL, KafkaBrokers: brokers,
-			FirebaseProjectID: "demo-agentic", ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+			FirebaseProjectID: "demo-agentic", ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
 			ConsumerGroup: group, Now: func() time.Time { return now },
 			ConsumerMaxWait: 100 * time.Millisecond, ConsumerRetryBackoff: 5 * time.Millisecond,
-			Ready: func(h, _ net.Addr) { ready <- h },
+			Ready: ready,
 		}, nil)
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("app exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("app did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("app did not shut down")
-		}
 	})
-	return running{base: "http://" + addr.String(), dbURL: dbURL}
+	return running{base: app.HTTP, dbURL: dbURL}
 }
 
 // producer publishes CloudEvents (binary mode) like the platform outbox relay.
@@ -190,16 +160,7 @@ func stats(t *testing.T, r running, uid string) statsJSON {
 	return out
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(45 * time.Second), testwait.Every(100 * time.Millisecond)}
 
 func count(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
 	t.Helper()
@@ -296,10 +257,10 @@ func TestAnalyticsEndToEnd(t *testing.T) {
 		AgentId: "agent-a", OwnerUid: "alice", Name: "Tutor", IconColor: "#6767EC", OldStatus: "active", NewStatus: "inactive",
 		OccurredAt: ts(time.Date(2026, 2, 3, 10, 6, 0, 0, time.UTC))})
 
-	eventually(t, "all events settled", func() bool {
+	testwait.Until(t, "all events settled", func() bool {
 		return count(t, pool, `SELECT count(*) FROM processed_events WHERE consumer_group='analytics'`) == scenarioEvents+1 &&
 			count(t, pool, `SELECT count(*) FROM parked_events`) == 1
-	})
+	}, waitOpts...)
 	if n := count(t, pool, `SELECT count(*) FROM parked_events WHERE event_id='poison' AND error LIKE '%decode%'`); n != 1 {
 		t.Fatalf("poison not parked with its error")
 	}
@@ -364,10 +325,10 @@ func TestAnalyticsEndToEnd(t *testing.T) {
 	// same read models from the start of every topic.
 	replay := start(t, brokers, dbtest.NewURL(t, "analytics"), "analytics-replay")
 	poolB := connect(t, replay.dbURL)
-	eventually(t, "replay settled", func() bool {
+	testwait.Until(t, "replay settled", func() bool {
 		return count(t, poolB, `SELECT count(*) FROM processed_events`) == scenarioEvents+1 &&
 			count(t, poolB, `SELECT count(*) FROM parked_events`) == 1
-	})
+	}, waitOpts...)
 	a, b := dumpTables(t, pool), dumpTables(t, poolB)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("replayed read models differ:\nA=%v\nB=%v", a, b)
@@ -492,9 +453,9 @@ func TestUsageEndToEnd(t *testing.T) {
 	// The wallet's capture of an answer (already counted from the usage event).
 	p.sendProto(t, readmodel.TopicWallet, "alice", "f2", readmodel.TypeChargeDebited, feb13, &eventsv1.WalletCharged{
 		Uid: "alice", AmountMicros: 765_433, TransferId: "tr-m2", Metadata: map[string]string{"agentId": "agent-a", "messageId": "m2"}, OccurredAt: ts(feb13)})
-	eventually(t, "usage settled", func() bool {
+	testwait.Until(t, "usage settled", func() bool {
 		return count(t, pool, `SELECT count(*) FROM processed_events`) == 8
-	})
+	}, waitOpts...)
 
 	u := usage(t, app, "alice", "?from=2026-02-11&to=2026-02-14")
 	if u.From != "2026-02-11" || u.To != "2026-02-14" || u.Total != 12.5 || len(u.Days) != 4 {

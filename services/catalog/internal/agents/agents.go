@@ -758,6 +758,9 @@ type Config struct {
 	// CategoriesTTL is how long the marketplace's categories are reused
 	// (0: DefaultCategoriesTTL; negative: counted on every request).
 	CategoriesTTL time.Duration
+	// Listings caches the marketplace's pages and profiles (nil: none);
+	// its Listen must run for it to serve.
+	Listings *ListingCache
 }
 
 type service struct {
@@ -855,7 +858,7 @@ func (s *service) UpdateAgent(ctx context.Context, owner, id string, in UpdateIn
 		}
 		checked = true
 	}
-	return s.store.Update(ctx, owner, id, func(cur Agent) (Agent, []string, error) {
+	updated, err := s.store.Update(ctx, owner, id, func(cur Agent) (Agent, []string, error) {
 		next, changed := applyUpdate(cur, in)
 		if len(changed) == 0 {
 			return next, changed, nil
@@ -879,6 +882,19 @@ func (s *service) UpdateAgent(ctx context.Context, owner, id string, in UpdateIn
 		}
 		return next, changed, nil
 	})
+	if err == nil && (cur.IsPublic || updated.IsPublic) {
+		s.listedChanged()
+	}
+	return updated, err
+}
+
+// listedChanged drops this replica's listing cache at once after its own
+// change of a listed agent; the other replicas drop theirs on the change's
+// notification (listingcache.go).
+func (s *service) listedChanged() {
+	if s.cfg.Listings != nil {
+		s.cfg.Listings.Drop()
+	}
 }
 
 // applyUpdate applies the given fields and lists (JSON names) those whose

@@ -27,7 +27,11 @@ func (s *service) DeleteAgent(ctx context.Context, owner, id string) error {
 	if !validID(id) || owner == "" {
 		return ErrNotFound
 	}
-	return s.store.Delete(ctx, owner, id, s.now().UTC())
+	if err := s.store.Delete(ctx, owner, id, s.now().UTC()); err != nil {
+		return err
+	}
+	s.listedChanged()
+	return nil
 }
 
 // Delete implements Store.
@@ -50,6 +54,14 @@ func (s *PostgresStore) deleteAgent(ctx context.Context, tx pgx.Tx, a Agent, at 
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM agents WHERE id = $1`, a.ID); err != nil {
 		return fmt.Errorf("delete agent: %w", err)
+	}
+	// Its slug is never given to another agent (links shared while it was
+	// listed must not lead elsewhere).
+	if a.Slug != "" {
+		if _, err := tx.Exec(ctx, `INSERT INTO retired_slugs (slug, agent_id, retired_at) VALUES ($1, $2, $3)
+			ON CONFLICT (slug) DO NOTHING`, a.Slug, a.ID, at); err != nil {
+			return fmt.Errorf("retire slug: %w", err)
+		}
 	}
 	if err := s.enqueue(ctx, tx, deletedEvent(a, at)); err != nil {
 		return err
@@ -137,14 +149,29 @@ func (s *PostgresStore) DeleteUser(ctx context.Context, tx pgx.Tx, uid, email st
 		}
 	}
 
-	// Their reviews, with the agents' ratings corrected (the review
-	// transactions keep rating_count and rating_sum).
-	if _, err := tx.Exec(ctx, `
-		WITH gone AS (DELETE FROM reviews WHERE author_uid = $1 RETURNING agent_id, rating),
-		per AS (SELECT agent_id, count(*) AS n, sum(rating) AS total FROM gone GROUP BY agent_id)
-		UPDATE agents a SET rating_count = a.rating_count - per.n, rating_sum = a.rating_sum - per.total
-		FROM per WHERE a.id = per.agent_id`, uid); err != nil {
+	// Their reviews; each deletion is a review.changed event, on which the
+	// ratings consumer recomputes the agent's rating.
+	revRows, err := tx.Query(ctx, `DELETE FROM reviews WHERE author_uid = $1 RETURNING agent_id::text, id::text`, uid)
+	if err != nil {
 		return 0, fmt.Errorf("delete reviews: %w", err)
+	}
+	var gone [][2]string
+	for revRows.Next() {
+		var agentID, reviewID string
+		if err := revRows.Scan(&agentID, &reviewID); err != nil {
+			revRows.Close()
+			return 0, err
+		}
+		gone = append(gone, [2]string{agentID, reviewID})
+	}
+	revRows.Close()
+	if err := revRows.Err(); err != nil {
+		return 0, fmt.Errorf("delete reviews: %w", err)
+	}
+	for _, r := range gone {
+		if err := s.enqueue(ctx, tx, ReviewChangedEvent(r[0], r[1], 0, true, at)); err != nil {
+			return 0, err
+		}
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM agent_users WHERE uid = $1`, uid); err != nil {
 		return 0, fmt.Errorf("delete agent users: %w", err)

@@ -8,35 +8,48 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
-// Event constants.
+// The catalog's topic and event types (declared in topics) under the names
+// the package and its tests use.
 const (
-	Topic  = "agentic.catalog.v1"
+	Topic  = topics.Catalog
 	Source = "/agentic/catalog"
 
-	TypeAgentCreated        = "agentic.catalog.agent.created.v1"
-	TypeAgentUpdated        = "agentic.catalog.agent.updated.v1"
-	TypeAgentStatusChanged  = "agentic.catalog.agent.status_changed.v1"
-	TypeSubscriberAdded     = "agentic.catalog.subscriber.added.v1"
-	TypeSubscriberActivated = "agentic.catalog.subscriber.activated.v1"
-	TypeSubscriberRemoved   = "agentic.catalog.subscriber.removed.v1"
-	TypeAgentPublished      = "agentic.catalog.agent.published.v1"
-	TypeAgentUnpublished    = "agentic.catalog.agent.unpublished.v1"
+	TypeAgentCreated        = topics.CatalogAgentCreated
+	TypeAgentUpdated        = topics.CatalogAgentUpdated
+	TypeAgentStatusChanged  = topics.CatalogAgentStatusChanged
+	TypeSubscriberAdded     = topics.CatalogSubscriberAdded
+	TypeSubscriberActivated = topics.CatalogSubscriberActivated
+	TypeSubscriberRemoved   = topics.CatalogSubscriberRemoved
+	TypeAgentPublished      = topics.CatalogAgentPublished
+	TypeAgentUnpublished    = topics.CatalogAgentUnpublished
 	// TypeAgentDeleted: the owner deleted the agent (DELETE /api/agents/{id})
 	// or their account (identity's user.deleted); the services holding the
 	// agent's data delete it on this event.
-	TypeAgentDeleted = "agentic.catalog.agent.deleted.v1"
+	TypeAgentDeleted = topics.CatalogAgentDeleted
+	// TypeReviewChanged: a marketplace review was created, replaced or
+	// deleted. The catalog's ratings consumer (RatingsConsumerGroup)
+	// recomputes the agent's rating aggregates on it.
+	TypeReviewChanged    = topics.CatalogReviewChanged
+	RatingsConsumerGroup = "catalog-ratings"
 
-	// Identity's events the catalog consumes.
-	IdentityTopic     = "agentic.identity.v1"
-	TypeUserOnboarded = "agentic.identity.user.onboarded.v1"
-	TypeUserDeleted   = "agentic.identity.user.deleted.v1"
-	ConsumerGroup     = "catalog"
+	// ConsumerGroup is the catalog's group on identity's topic
+	// (IdentityEventHandler).
+	ConsumerGroup = "catalog"
 )
 
 func agentEvent(a Agent, typ string, payload proto.Message) events.Event {
 	return events.Event{Topic: Topic, Key: a.ID, Subject: a.ID, Type: typ, Payload: payload}
+}
+
+// ReviewChangedEvent is the outbox event of a review's creation, change or
+// deletion (rating 0 when deleted), keyed by the agent like its other events.
+func ReviewChangedEvent(agentID, reviewID string, rating int, deleted bool, at time.Time) events.Event {
+	return events.Event{Topic: Topic, Key: agentID, Subject: agentID, Type: TypeReviewChanged,
+		Payload: &eventsv1.ReviewChanged{AgentId: agentID, ReviewId: reviewID, Rating: int32(rating), Deleted: deleted,
+			OccurredAt: ts(at)}}
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }

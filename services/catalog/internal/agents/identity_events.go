@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // IdentityEventHandler applies identity's events (topic agentic.identity.v1,
@@ -29,7 +30,7 @@ func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Han
 		now = time.Now
 	}
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-		if ev.Type == TypeUserDeleted {
+		if ev.Type == topics.IdentityUserDeleted {
 			var msg eventsv1.UserDeleted
 			if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(ev.Payload, &msg); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
@@ -44,7 +45,7 @@ func IdentityEventHandler(store *PostgresStore, now func() time.Time) events.Han
 			_, err := store.DeleteUser(ctx, tx, msg.GetUid(), msg.GetEmail(), at)
 			return err
 		}
-		if ev.Type != TypeUserOnboarded {
+		if ev.Type != topics.IdentityUserOnboarded {
 			return nil
 		}
 		var msg eventsv1.UserOnboarded

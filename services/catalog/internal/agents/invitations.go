@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Invitation e-mails (issue 29 item 7): inviting an address, and resending
@@ -21,7 +22,7 @@ import (
 
 // TypeInvitationEmailRequested is the event asking the mail service to
 // e-mail an invitee.
-const TypeInvitationEmailRequested = "agentic.catalog.subscriber.invitation_email_requested.v1"
+const TypeInvitationEmailRequested = topics.CatalogSubscriberInvitationEmailRequested
 
 // DefaultInviterName names an owner the catalog knows no name of.
 const DefaultInviterName = "An Agentic user"

@@ -481,6 +481,14 @@ func (s *service) ListListed(ctx context.Context, q ListQuery) (ListPage, error)
 	if err != nil {
 		return ListPage{}, err
 	}
+	cache := s.cfg.Listings
+	var gen uint64
+	if cache != nil {
+		if page, ok := cache.page(f); ok {
+			return page, nil
+		}
+		gen, _ = cache.generation()
+	}
 	rows, err := s.store.ListListed(ctx, f)
 	if err != nil {
 		return ListPage{}, err
@@ -489,6 +497,9 @@ func (s *service) ListListed(ctx context.Context, q ListQuery) (ListPage, error)
 	if len(rows) > f.Limit {
 		page.Items = rows[:f.Limit]
 		page.NextCursor = cursorAfter(page.Items[f.Limit-1], f.Sort).Encode()
+	}
+	if cache != nil {
+		cache.putPage(gen, f, page)
 	}
 	return page, nil
 }
@@ -504,9 +515,20 @@ func (s *service) GetListed(ctx context.Context, slug string) (Listing, error) {
 	if !s.cfg.Marketplace || !ValidSlug(slug) {
 		return Listing{}, ErrNotFound
 	}
+	cache := s.cfg.Listings
+	var gen uint64
+	if cache != nil {
+		if l, ok := cache.profile(slug); ok {
+			return l, nil
+		}
+		gen, _ = cache.generation()
+	}
 	l, err := s.store.GetListed(ctx, slug)
 	if err != nil {
 		return Listing{}, err
+	}
+	if cache != nil {
+		defer func() { cache.putProfile(gen, slug, l) }()
 	}
 	// documentsCount: the documents service's current count, cached for a
 	// minute; the count taken at publish while it cannot answer.

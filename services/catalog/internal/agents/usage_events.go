@@ -10,17 +10,14 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // The conversations service's usage events the catalog consumes. They have a
 // consumer group of their own so a burst of chat traffic never delays the
 // activation of invites (identity events), and each stream's lag is visible
 // on its own.
-const (
-	UsageTopic              = "agentic.usage.v1"
-	TypeInteractionRecorded = "agentic.usage.interaction.recorded.v1"
-	UsageConsumerGroup      = "catalog-usage"
-)
+const UsageConsumerGroup = "catalog-usage"
 
 // UsageEventHandler applies usage events (topic agentic.usage.v1, consumer
 // group "catalog-usage") inside the consumer's transaction: every
@@ -38,7 +35,7 @@ func UsageEventHandler(store *PostgresStore, now func() time.Time) events.Handle
 		now = time.Now
 	}
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-		if ev.Type != TypeInteractionRecorded {
+		if ev.Type != topics.UsageInteractionRecorded {
 			return nil
 		}
 		var msg eventsv1.InteractionRecorded

@@ -19,7 +19,8 @@ import (
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
-	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // publishEvent writes one CloudEvents (binary mode) record the way the
@@ -63,19 +64,19 @@ func publishEvent(t *testing.T, brokers []string, topic, key, eventID, typ strin
 
 func publishInteraction(t *testing.T, brokers []string, eventID string, m *eventsv1.InteractionRecorded) {
 	t.Helper()
-	publishEvent(t, brokers, agents.UsageTopic, m.GetAgentId(), eventID, agents.TypeInteractionRecorded, m)
+	publishEvent(t, brokers, topics.Usage, m.GetAgentId(), eventID, topics.UsageInteractionRecorded, m)
 }
 
 // sharedWith lists GET /api/agents/shared for token, by agent id, in order.
 func sharedWith(t *testing.T, base, token string) ([]string, map[string]map[string]any) {
 	t.Helper()
 	r := do(t, "GET", base+"/api/agents/shared", token, "")
-	if r.status != 200 || r.body == nil {
-		t.Fatalf("shared for %s: %d %s", token, r.status, r.raw)
+	if r.Status != 200 || r.Body == nil {
+		t.Fatalf("shared for %s: %d %s", token, r.Status, r.Raw)
 	}
 	var ids []string
 	byID := map[string]map[string]any{}
-	for _, x := range r.list() {
+	for _, x := range r.List() {
 		m := x.(map[string]any)
 		ids = append(ids, m["id"].(string))
 		byID[m["id"].(string)] = m
@@ -92,23 +93,23 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 
 	// Alice is known from identity's event (so her name can be shown); bob is not.
 	publishOnboarded(t, app.brokers, "evt-alice", &eventsv1.UserOnboarded{Uid: "alice", Email: "alice@example.com", DisplayName: "Alice A", OnboardedAt: timestamppb.Now()})
-	waitUntil(t, "alice known", func() bool {
+	testwait.Until(t, "alice known", func() bool {
 		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 1`)
-	})
+	}, waitOpts...)
 
 	a1 := createAgent(t, base, "token-alice", validAgent)["id"].(string)
 	a2 := createAgent(t, base, "token-alice", validAgent)["id"].(string)
 	b1 := createAgent(t, base, "token-bob", validAgent)["id"].(string)
-	if r := do(t, "PATCH", base+"/api/agents/"+a1, "token-alice", `{"instructions":"Secret sauce","tags":["algebra"]}`); r.status != 200 {
-		t.Fatalf("patch: %d %s", r.status, r.raw)
+	if r := do(t, "PATCH", base+"/api/agents/"+a1, "token-alice", `{"instructions":"Secret sauce","tags":["algebra"]}`); r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Raw)
 	}
 	invite := func(token, agent, email, wantStatus string) string {
 		t.Helper()
 		r := do(t, "POST", base+"/api/agents/"+agent+"/subscribers", token, `{"email":"`+email+`"}`)
-		if r.status != 201 || r.obj()["status"] != wantStatus {
-			t.Fatalf("invite %s to %s: %d %s", email, agent, r.status, r.raw)
+		if r.Status != 201 || r.Obj()["status"] != wantStatus {
+			t.Fatalf("invite %s to %s: %d %s", email, agent, r.Status, r.Raw)
 		}
-		return r.obj()["id"].(string)
+		return r.Obj()["id"].(string)
 	}
 	// Identity knows erin, yet every invitation starts invited (activating at
 	// invite time would reveal that the address has an account).
@@ -116,8 +117,8 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	invite("token-alice", a1, "frank@example.org", "invited")
 	invite("token-alice", a1, "gina@example.org", "invited")
 	removed := invite("token-alice", a2, "erin@example.org", "invited")
-	if r := do(t, "DELETE", base+"/api/agents/"+a2+"/subscribers/"+removed, "token-alice", ""); r.status != 204 {
-		t.Fatalf("remove: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", base+"/api/agents/"+a2+"/subscribers/"+removed, "token-alice", ""); r.Status != 204 {
+		t.Fatalf("remove: %d %s", r.Status, r.Raw)
 	}
 	time.Sleep(5 * time.Millisecond) // b1's subscription is strictly newer
 	invite("token-bob", b1, "erin@example.org", "invited")
@@ -177,8 +178,8 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	}
 
 	// --- gRPC FindAgentByEmail (the mail service's inbound routing) ---
-	a1Email := do(t, "GET", base+"/api/agents/"+a1, "token-alice", "").obj()["email"].(string)
-	b1Email := do(t, "GET", base+"/api/agents/"+b1, "token-bob", "").obj()["email"].(string)
+	a1Email := do(t, "GET", base+"/api/agents/"+a1, "token-alice", "").Obj()["email"].(string)
+	b1Email := do(t, "GET", base+"/api/agents/"+b1, "token-bob", "").Obj()["email"].(string)
 	for _, c := range []struct{ email, want string }{
 		{a1Email, a1},
 		{strings.ToUpper(a1Email), a1}, // addresses are case-insensitive
@@ -205,11 +206,11 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	}
 
 	// --- GET /api/agents/shared ---
-	if r := do(t, "GET", base+"/api/agents/shared", "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
-		t.Fatalf("no token: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents/shared", "", ""); r.Status != 401 || r.Obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents/shared", "bad", ""); r.status != 401 || r.obj()["error"] != "invalid_token" {
-		t.Fatalf("bad token: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents/shared", "bad", ""); r.Status != 401 || r.Obj()["error"] != "invalid_token" {
+		t.Fatalf("bad token: %d %s", r.Status, r.Raw)
 	}
 	ids, byID := sharedWith(t, base, "token-erin")
 	if strings.Join(ids, ",") != b1+","+a1 {
@@ -217,7 +218,7 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	}
 	got := byID[a1]
 	// Same shape as GET /api/agents items, plus ownerName/sharedAt/interactions.
-	own := do(t, "GET", base+"/api/agents/"+a1, "token-alice", "").obj()
+	own := do(t, "GET", base+"/api/agents/"+a1, "token-alice", "").Obj()
 	var ownKeys, sharedKeys []string
 	for k := range own {
 		ownKeys = append(ownKeys, k)
@@ -259,25 +260,25 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	}
 	// The owners' uids appear nowhere in the answer, even with a default cap
 	// set (the owner's setting is withheld too).
-	if r := do(t, "PATCH", base+"/api/agents/"+a1, "token-alice", `{"subscriberMonthlyCapCents":1234}`); r.status != 200 {
-		t.Fatalf("set cap: %d %s", r.status, r.raw)
+	if r := do(t, "PATCH", base+"/api/agents/"+a1, "token-alice", `{"subscriberMonthlyCapCents":1234}`); r.Status != 200 {
+		t.Fatalf("set cap: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents/shared", "token-erin", ""); r.status != 200 ||
-		strings.Contains(r.raw, `"alice"`) || strings.Contains(r.raw, `"bob"`) || strings.Contains(r.raw, "1234") {
-		t.Errorf("shared answer leaks an owner's uid or cap: %s", r.raw)
+	if r := do(t, "GET", base+"/api/agents/shared", "token-erin", ""); r.Status != 200 ||
+		strings.Contains(r.Raw, `"alice"`) || strings.Contains(r.Raw, `"bob"`) || strings.Contains(r.Raw, "1234") {
+		t.Errorf("shared answer leaks an owner's uid or cap: %s", r.Raw)
 	}
 	// Invited only (frank), owner (alice, bob), stranger: nothing.
 	for _, tok := range []string{"token-frank", "token-alice", "token-bob", "token-zoe"} {
-		if r := do(t, "GET", base+"/api/agents/shared", tok, ""); r.status != 200 || r.raw != "[]\n" {
-			t.Errorf("%s: %d %q", tok, r.status, r.raw)
+		if r := do(t, "GET", base+"/api/agents/shared", tok, ""); r.Status != 200 || r.Raw != "[]\n" {
+			t.Errorf("%s: %d %q", tok, r.Status, r.Raw)
 		}
 	}
 	// Frank signs up (unverified): still nothing; once his address is
 	// verified, his next visit shares it with him.
 	publishOnboarded(t, app.brokers, "evt-frank", &eventsv1.UserOnboarded{Uid: "frank", Email: "frank@example.org", Username: "frankie"})
-	waitUntil(t, "frank known", func() bool {
+	testwait.Until(t, "frank known", func() bool {
 		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 2`)
-	})
+	}, waitOpts...)
 	if ids, _ := sharedWith(t, base, "token-frank~frank@example.org"); len(ids) != 0 {
 		t.Fatalf("unverified frank sees %v", ids)
 	}
@@ -286,8 +287,8 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	}
 	// The route is not the {id} route: other methods are 405, not 404.
 	for _, m := range []string{"PATCH", "POST", "DELETE", "PUT"} {
-		if r := do(t, m, base+"/api/agents/shared", "token-erin", `{}`); r.status != 405 || r.obj()["error"] != "method_not_allowed" {
-			t.Errorf("%s /api/agents/shared: %d %s", m, r.status, r.raw)
+		if r := do(t, m, base+"/api/agents/shared", "token-erin", `{}`); r.Status != 405 || r.Obj()["error"] != "method_not_allowed" {
+			t.Errorf("%s /api/agents/shared: %d %s", m, r.Status, r.Raw)
 		}
 	}
 	// A subscriber still cannot read or change the owner's agent.
@@ -297,8 +298,8 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 		{"GET", "/api/agents/" + a1 + "/subscribers", ""},
 		{"POST", "/api/agents/" + a1 + "/subscribers", `{"email":"x@example.org"}`},
 	} {
-		if r := do(t, rt.method, base+rt.path, "token-erin", rt.body); r.status != 404 || r.obj()["error"] != "not_found" {
-			t.Errorf("erin %s %s: %d %s", rt.method, rt.path, r.status, r.raw)
+		if r := do(t, rt.method, base+rt.path, "token-erin", rt.body); r.Status != 404 || r.Obj()["error"] != "not_found" {
+			t.Errorf("erin %s %s: %d %s", rt.method, rt.path, r.Status, r.Raw)
 		}
 	}
 
@@ -317,14 +318,14 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 	publishInteraction(t, app.brokers, "u4", rec("m4", "00000000-0000-7000-8000-00000000dead", "erin"))
 	publishInteraction(t, app.brokers, "u5", rec("m5", b1, "erin"))
 	publishInteraction(t, app.brokers, "u6", rec("m6", a1, "gina")) // invited only: the agent counts, no subscriber does
-	publishEvent(t, app.brokers, agents.UsageTopic, a1, "u7", "agentic.usage.something.else.v1", []byte(`{"x":1}`))
-	waitUntil(t, "usage events applied", func() bool {
+	publishEvent(t, app.brokers, topics.Usage, a1, "u7", "agentic.usage.something.else.v1", []byte(`{"x":1}`))
+	testwait.Until(t, "usage events applied", func() bool {
 		text := metricsText(t, base)
 		return strings.Contains(text, `events_consumed_total{group="catalog-usage",topic="agentic.usage.v1"} 8`) &&
 			strings.Contains(text, `events_duplicates_total{group="catalog-usage",topic="agentic.usage.v1"} 1`)
-	})
+	}, waitOpts...)
 	total := func(token, agent string) float64 {
-		return do(t, "GET", base+"/api/agents/"+agent, token, "").obj()["totalInteractions"].(float64)
+		return do(t, "GET", base+"/api/agents/"+agent, token, "").Obj()["totalInteractions"].(float64)
 	}
 	if got := total("token-alice", a1); got != 4 { // m1, m2, m3, m6
 		t.Errorf("a1 totalInteractions = %v, want 4", got)
@@ -351,13 +352,13 @@ func TestAccessSharedAgentsAndUsage(t *testing.T) {
 
 	// A payload without agent_id is parked (after its retries), not counted,
 	// and does not block the events behind it.
-	publishEvent(t, app.brokers, agents.UsageTopic, a1, "u8", agents.TypeInteractionRecorded, []byte(`{"interactionId":"m8","userUid":"erin"}`))
+	publishEvent(t, app.brokers, topics.Usage, a1, "u8", topics.UsageInteractionRecorded, []byte(`{"interactionId":"m8","userUid":"erin"}`))
 	publishInteraction(t, app.brokers, "u9", rec("m9", a1, "erin"))
-	waitUntil(t, "poison parked and next applied", func() bool {
+	testwait.Until(t, "poison parked and next applied", func() bool {
 		text := metricsText(t, base)
 		return strings.Contains(text, `events_parked_total{group="catalog-usage",topic="agentic.usage.v1"} 1`) &&
 			strings.Contains(text, `events_consumed_total{group="catalog-usage",topic="agentic.usage.v1"} 9`)
-	})
+	}, waitOpts...)
 	if got := total("token-alice", a1); got != 5 {
 		t.Errorf("a1 totalInteractions after poison = %v, want 5", got)
 	}

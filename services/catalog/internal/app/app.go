@@ -1,5 +1,5 @@
 // Package app wires the catalog service: configuration, database and
-// migrations, outbox relay, identity and usage event consumers, identity gRPC
+// migrations, outbox relay, identity, usage and review event consumers, identity gRPC
 // client, Redis (the per-agent invitation quota), endpoints, HTTP and gRPC
 // transports.
 package app
@@ -11,6 +11,10 @@ import (
 	"net"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"google.golang.org/grpc"
+
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/catalog/internal/documentsclient"
@@ -20,11 +24,11 @@ import (
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -83,6 +87,11 @@ type Config struct {
 	// CategoriesTTL overrides how long the marketplace's categories are
 	// reused (tests; negative: never).
 	CategoriesTTL time.Duration
+	// MarketplaceCacheTTL is how long the public marketplace's pages and
+	// profiles are served from memory while no change notification dropped
+	// them (MARKETPLACE_CACHE_TTL, default 5s; 0 turns the cache off:
+	// agents.ListingCache).
+	MarketplaceCacheTTL time.Duration
 	// WebIndexURL is where the SPA's shell is read for the agent pages
 	// (WEB_INDEX_URL; "": no agent pages or sitemap.xml, tests only);
 	// AppBaseURL the web app's public origin for their canonical links
@@ -129,86 +138,45 @@ func LoadConfig() (Config, error) {
 	c.DocumentsGRPCAddr = l.String("DOCUMENTS_GRPC_ADDR", "127.0.0.1:9103")
 	c.MarketplaceRate = l.String("RATE_LIMIT_MARKETPLACE", DefaultMarketplaceRate)
 	c.TrustedProxyHops = l.Int("TRUSTED_PROXY_HOPS", 0)
+	c.MarketplaceCacheTTL = l.Duration("MARKETPLACE_CACHE_TTL", agents.DefaultListingCacheTTL)
 	c.EstimateInputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_INPUT_PRICE", agents.DefaultEstimateInputPrice))
 	c.EstimateOutputPrice = int64(l.Int("MARKETPLACE_ESTIMATE_OUTPUT_PRICE", agents.DefaultEstimateOutputPrice))
-	if err := checkMarketplaceConfig(c); err != nil {
-		l.Check(err)
-	}
+	l.Check(checkMarketplaceConfig(c))
 	c.WebIndexURL = l.String("WEB_INDEX_URL", DefaultWebIndexURL)
 	c.AppBaseURL = l.String("APP_BASE_URL", DefaultAppBaseURL)
-	if err := checkPagesConfig(c); err != nil {
-		l.Check(err)
-	}
+	l.Check(checkPagesConfig(c))
 	c.ReviewRate = l.String("RATE_LIMIT_REVIEWS", DefaultReviewRate)
 	c.ReportRate = l.String("RATE_LIMIT_REPORTS", DefaultReportRate)
 	if c.MaxAgentsPerUser < 1 {
 		l.Check(fmt.Errorf("MAX_AGENTS_PER_USER: %d, want a whole number >= 1", c.MaxAgentsPerUser))
 	}
-	if _, err := invitationRule(c.InvitationRate); err != nil {
-		l.Check(err)
-	}
+	_, err := invitationRule(c.InvitationRate)
+	l.Check(err)
 	c.InvitationResendRate = l.String("RATE_LIMIT_INVITATION_RESENDS", DefaultResendRate)
-	if _, err := resendRule(c.InvitationResendRate); err != nil {
-		l.Check(err)
-	}
-	if _, err := reviewRules(c.ReviewRate, c.ReportRate); err != nil {
-		l.Check(err)
-	}
+	_, err = resendRule(c.InvitationResendRate)
+	l.Check(err)
+	_, err = reviewRules(c.ReviewRate, c.ReportRate)
+	l.Check(err)
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
-	}
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: agents.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-
-	// Database: create (local only), connect with retry, migrate.
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: agents.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
-	})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
-		return err
-	}
-
-	relay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
-		PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer relay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
+	defer s.Close()
+	logger, pool, reg, verifier := s.Logger, s.Pool, s.Registry, s.Verifier
 
 	// Redis: the per-agent invitation quota (quotas.go). Not a readiness
 	// check: only inviting needs it (and refuses with 503 without it).
@@ -236,26 +204,27 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	} else if n > 0 {
 		logger.Info("typical answer estimates re-priced", "agents", n)
 	}
-	consumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.ConsumerGroup, Topics: []string{agents.IdentityTopic},
-		Handler: agents.IdentityEventHandler(store, nil), MaxWait: cfg.ConsumerMaxWait,
-		Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("identity-events", events.ConsumerConfig{
+		GroupID: agents.ConsumerGroup, Topics: []string{topics.Identity}, Handler: agents.IdentityEventHandler(store, nil),
+	}); err != nil {
 		return err
 	}
-	usageConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: agents.UsageConsumerGroup, Topics: []string{agents.UsageTopic},
-		Handler: agents.UsageEventHandler(store, nil), MaxWait: cfg.ConsumerMaxWait,
-		Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("usage-events", events.ConsumerConfig{
+		GroupID: agents.UsageConsumerGroup, Topics: []string{topics.Usage}, Handler: agents.UsageEventHandler(store, nil),
+	}); err != nil {
+		return err
+	}
+	// The marketplace's ratings read model, from the catalog's own review
+	// events (reviews.RatingsEventHandler).
+	if err := s.Consume("review-events", events.ConsumerConfig{
+		GroupID: agents.RatingsConsumerGroup, Topics: []string{agents.Topic}, Handler: reviews.RatingsEventHandler(),
+	}); err != nil {
 		return err
 	}
 
 	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, MaxAgentsPerUser: cfg.MaxAgentsPerUser, Logger: logger}
 	if cfg.IdentityGRPCAddr != "" {
-		idc, err := identityclient.New(cfg.IdentityGRPCAddr, grpcSec)
+		idc, err := identityclient.New(cfg.IdentityGRPCAddr, s.GRPC)
 		if err != nil {
 			return err
 		}
@@ -265,8 +234,19 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// The marketplace (marketplace.go): the switch, and the documents
 	// service for the publishing rule and the profiles' counts.
 	svcCfg.Marketplace, svcCfg.CategoriesTTL = cfg.MarketplaceEnabled, cfg.CategoriesTTL
+	if cfg.MarketplaceEnabled && cfg.MarketplaceCacheTTL > 0 {
+		// Served from memory only while its LISTEN holds (its own
+		// connection, not one of the pool's).
+		svcCfg.Listings = agents.NewListingCache(cfg.MarketplaceCacheTTL, reg)
+		connect := func(ctx context.Context) (*pgx.Conn, error) {
+			return pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+		}
+		s.AddWorker("listing-cache", func(ctx context.Context) error {
+			return svcCfg.Listings.Listen(ctx, connect, logger)
+		})
+	}
 	if cfg.DocumentsGRPCAddr != "" {
-		dc, err := documentsclient.New(cfg.DocumentsGRPCAddr, grpcSec)
+		dc, err := documentsclient.New(cfg.DocumentsGRPCAddr, s.GRPC)
 		if err != nil {
 			return err
 		}
@@ -282,12 +262,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// The marketplace's reviews, replies and reports (internal/reviews).
 	endpoints.AddReviews(&set, reviews.NewService(reviews.NewPostgresStore(pool)), logger, reg)
 
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
-	)
 	limiter := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
-	transport.RegisterHTTP(mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)),
+	transport.RegisterHTTP(s.Mux, set, verifier, logger, transport.WithInviteGate(inviteGate(limiter, invitations, svc)),
 		transport.WithResendGate(resendGate(limiter, resends, svc)),
 		transport.WithMarketplace(cfg.MarketplaceEnabled),
 		transport.WithMarketplaceGate(marketplaceGate(limiter, marketplaceRate, cfg.TrustedProxyHops)),
@@ -301,27 +277,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if !cfg.MarketplaceEnabled {
 		reviewQuotas = nil
 	}
-	httpHandler := limiter.Guard(mux, reviewQuotas, ratelimit.TokenUser(verifier))
+	httpHandler := limiter.Guard(s.Mux, reviewQuotas, ratelimit.TokenUser(verifier))
 
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
-	catalogv1.RegisterCatalogServiceServer(grpcSrv, transport.NewGRPCServer(set))
-
-	return server.Run(ctx, server.RunConfig{
-		Logger:       logger,
-		HTTPAddr:     cfg.HTTPAddr,
-		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(httpHandler, ServiceName, logger, reg),
-		GRPCAddr:     cfg.GRPCAddr,
-		GRPCListener: cfg.GRPCListener,
-		GRPCServer:   grpcSrv,
-		GRPCHealth:   health,
-		Workers: []server.Worker{
-			{Name: "outbox-relay", Run: relay.Run},
-			{Name: "events-purger", Run: purger.Run},
-			{Name: "identity-events", Run: consumer.Run},
-			{Name: "usage-events", Run: usageConsumer.Run},
-		},
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
+	return s.Serve(ctx, httpHandler, GRPCPolicy(), func(g *grpc.Server) {
+		catalogv1.RegisterCatalogServiceServer(g, transport.NewGRPCServer(set))
 	})
 }

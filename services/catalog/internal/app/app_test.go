@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"regexp"
@@ -28,30 +27,14 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/apitest"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
-
-// testVerifier accepts "token-<uid>" with the unverified e-mail
-// <uid>@example.com, and "token-<uid>~<email>[~verified]" with that e-mail,
-// verified when so marked (Firebase email_verified).
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	rest, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	parts := strings.Split(rest, "~")
-	c := auth.Claims{UID: parts[0], Email: parts[0] + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}
-	for _, p := range parts[1:] {
-		if p == "verified" {
-			c.EmailVerified = true
-		} else {
-			c.Email = p
-		}
-	}
-	return c, nil
-})
 
 // fakeIdentity is identity's gRPC API with a fixed set of users.
 type fakeIdentity struct {
@@ -109,93 +92,29 @@ func startWith(t testing.TB, identityAddr string, configure func(*Config)) runni
 	t.Helper()
 	dbURL := dbtest.NewURL(t, "catalog")
 	brokers := eventstest.StartKafka(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan [2]net.Addr, 1)
-	done := make(chan error, 1)
 	cfg := Config{
 		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-		ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+		ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
 		AgentEmailDomain: "agents.test", IdentityGRPCAddr: identityAddr,
 		RedisURL:          DefaultRedisURL,
 		RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
-		Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
 	}
 	if configure != nil {
 		configure(&cfg)
 	}
-	go func() {
-		done <- Run(ctx, cfg, nil)
-	}()
-	var addrs [2]net.Addr
-	select {
-	case addrs = <-ready:
-	case err := <-done:
-		t.Fatalf("app exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("app did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("app did not shut down")
-		}
+	app := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
+		cfg.Ready = ready
+		return Run(ctx, cfg, nil)
 	})
-	return running{http: "http://" + addrs[0].String(), grpc: addrs[1].String(), brokers: brokers}
+	return running{http: app.HTTP, grpc: app.GRPC, brokers: brokers}
 }
 
-type resp struct {
-	status int
-	body   any
-	raw    string
-}
-
-func (r resp) obj() map[string]any {
-	m, _ := r.body.(map[string]any)
-	return m
-}
-
-func (r resp) list() []any {
-	l, _ := r.body.([]any)
-	return l
-}
+type resp = apitest.Response
 
 func do(t *testing.T, method, url, token, body string) resp {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, url, rd)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, raw: string(raw)}
-	if res.StatusCode == http.StatusNoContent {
-		if len(raw) != 0 {
-			t.Fatalf("%s %s: 204 with body %q", method, url, raw)
-		}
-		return r
-	}
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Fatalf("%s %s: %d content-type %q body %q", method, url, res.StatusCode, ct, raw)
-	}
-	if err := json.Unmarshal(raw, &r.body); err != nil {
-		t.Fatalf("%s %s: body not JSON: %q", method, url, raw)
-	}
-	return r
+	return apitest.Do(t, method, url, token, body)
 }
 
 const validAgent = `{"name":"Math Tutor","description":"Helps with algebra homework","category":"Education",
@@ -204,10 +123,10 @@ const validAgent = `{"name":"Math Tutor","description":"Helps with algebra homew
 func createAgent(t *testing.T, base, token, body string) map[string]any {
 	t.Helper()
 	r := do(t, "POST", base+"/api/agents", token, body)
-	if r.status != 201 {
-		t.Fatalf("create: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
 	}
-	return r.obj()
+	return r.Obj()
 }
 
 var emailPattern = regexp.MustCompile(`^math-tutor-[a-z2-9]{6}@agents\.test$`)
@@ -216,14 +135,14 @@ func TestAgentsHTTP(t *testing.T) {
 	app := start(t, "")
 	base := app.http
 
-	if r := do(t, "GET", base+"/readyz", "", ""); r.status != 200 {
-		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/readyz", "", ""); r.Status != 200 {
+		t.Fatalf("readyz: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents", "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
-		t.Fatalf("no token: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents", "", ""); r.Status != 401 || r.Obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents", "token-alice", ""); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("empty list: %d %q", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents", "token-alice", ""); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("empty list: %d %q", r.Status, r.Raw)
 	}
 
 	// Create: owner from the token, defaults, e-mail, timestamps.
@@ -265,15 +184,15 @@ func TestAgentsHTTP(t *testing.T) {
 	}
 
 	// List: the caller's agents, newest first.
-	l := do(t, "GET", base+"/api/agents", "token-alice", "").list()
+	l := do(t, "GET", base+"/api/agents", "token-alice", "").List()
 	if len(l) != 2 || l[0].(map[string]any)["id"] != b["id"] || l[1].(map[string]any)["id"] != id {
 		t.Fatalf("list = %v", l)
 	}
-	if r := do(t, "GET", base+"/api/agents", "token-bob", ""); len(r.list()) != 0 {
-		t.Fatalf("bob sees %v", r.raw)
+	if r := do(t, "GET", base+"/api/agents", "token-bob", ""); len(r.List()) != 0 {
+		t.Fatalf("bob sees %v", r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.status != 200 || r.obj()["id"] != id || r.obj()["email"] != a["email"] {
-		t.Fatalf("get: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.Status != 200 || r.Obj()["id"] != id || r.Obj()["email"] != a["email"] {
+		t.Fatalf("get: %d %s", r.Status, r.Raw)
 	}
 
 	// Validation: every message, first message in "message", all in "fields".
@@ -298,18 +217,18 @@ func TestAgentsHTTP(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := do(t, "POST", base+"/api/agents", "token-alice", c.body)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != c.msg || fields[c.field] != c.msg {
-			t.Errorf("%s: %d %s", c.msg, r.status, truncate(r.raw))
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != c.msg || fields[c.field] != c.msg {
+			t.Errorf("%s: %d %s", c.msg, r.Status, truncate(r.Raw))
 		}
 	}
 	// Several problems: message is the first, fields has each.
 	r := do(t, "POST", base+"/api/agents", "token-alice", `{"name":"A","description":"short","isPublic":true}`)
-	fields, _ := r.obj()["fields"].(map[string]any)
-	if r.status != 400 || r.obj()["message"] != "Name must be at least 2 characters" || len(fields) != 4 ||
+	fields, _ := r.Obj()["fields"].(map[string]any)
+	if r.Status != 400 || r.Obj()["message"] != "Name must be at least 2 characters" || len(fields) != 4 ||
 		fields["description"] != "Description must be at least 10 characters" || fields["category"] != "Category is required" ||
 		fields["isPublic"] != "Public agents are coming soon" {
-		t.Fatalf("many problems: %d %s", r.status, r.raw)
+		t.Fatalf("many problems: %d %s", r.Status, r.Raw)
 	}
 
 	// Bad input is 4xx JSON, never 5xx.
@@ -339,36 +258,36 @@ func TestAgentsHTTP(t *testing.T) {
 	}
 	for _, c := range bad {
 		r := do(t, c.method, base+c.path, "token-alice", c.body)
-		if r.status != c.status || r.obj()["error"] != c.code {
-			t.Errorf("%s %s %s: %d %s", c.method, c.path, truncate(c.body), r.status, truncate(r.raw))
+		if r.Status != c.status || r.Obj()["error"] != c.code {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, truncate(c.body), r.Status, truncate(r.Raw))
 		}
 	}
 
 	// PATCH: partial updates; unknown fields ignored; null = not given.
 	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"instructions":"Use @Syllabus","unknown":1,"description":null}`)
-	p := r.obj()
-	if r.status != 200 || p["instructions"] != "Use @Syllabus" || p["description"] != "Helps with algebra homework" ||
+	p := r.Obj()
+	if r.Status != 200 || p["instructions"] != "Use @Syllabus" || p["description"] != "Helps with algebra homework" ||
 		p["status"] != "active" || p["name"] != "Math Tutor" || p["email"] != a["email"] {
-		t.Fatalf("patch instructions: %d %s", r.status, r.raw)
+		t.Fatalf("patch instructions: %d %s", r.Status, r.Raw)
 	}
 	if p["updatedAt"] == a["updatedAt"] || p["createdAt"] != a["createdAt"] {
 		t.Fatalf("timestamps after patch: %v %v", p["createdAt"], p["updatedAt"])
 	}
 	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"inactive","tags":["a"," b ","a",""],"description":"A new longer description","isPublic":false}`)
-	p = r.obj()
-	if r.status != 200 || p["status"] != "inactive" || fmt.Sprint(p["tags"]) != "[a b]" || p["description"] != "A new longer description" ||
+	p = r.Obj()
+	if r.Status != 200 || p["status"] != "inactive" || fmt.Sprint(p["tags"]) != "[a b]" || p["description"] != "A new longer description" ||
 		p["instructions"] != "Use @Syllabus" || p["isPublic"] != false {
-		t.Fatalf("patch many: %d %s", r.status, r.raw)
+		t.Fatalf("patch many: %d %s", r.Status, r.Raw)
 	}
 	// Rename, re-icon, re-colour (issue 29): checked like a create; the address stays.
 	r = do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"name":"  Algebra Coach ","iconName":"ri-brain-line","iconColor":"#10b981"}`)
-	p = r.obj()
-	if r.status != 200 || p["name"] != "Algebra Coach" || p["iconName"] != "ri-brain-line" || p["iconColor"] != "#10B981" ||
+	p = r.Obj()
+	if r.Status != 200 || p["name"] != "Algebra Coach" || p["iconName"] != "ri-brain-line" || p["iconColor"] != "#10B981" ||
 		p["email"] != a["email"] || p["status"] != "inactive" {
-		t.Fatalf("rename: %d %s", r.status, r.raw)
+		t.Fatalf("rename: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["name"] != "Algebra Coach" || r.obj()["iconColor"] != "#10B981" {
-		t.Fatalf("rename not stored: %s", r.raw)
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.Obj()["name"] != "Algebra Coach" || r.Obj()["iconColor"] != "#10B981" {
+		t.Fatalf("rename not stored: %s", r.Raw)
 	}
 	for _, c := range []struct{ body, field, msg string }{
 		{`{"name":" A "}`, "name", agents.MsgNameMin},
@@ -380,17 +299,17 @@ func TestAgentsHTTP(t *testing.T) {
 		{`{"tags":["` + long(41) + `"]}`, "tags", "Each tag must be at most 40 characters"},
 	} {
 		r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", c.body)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || fields[c.field] != c.msg {
-			t.Errorf("patch %s: %d %s", c.body, r.status, r.raw)
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || fields[c.field] != c.msg {
+			t.Errorf("patch %s: %d %s", c.body, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["status"] != "inactive" || r.obj()["name"] != "Algebra Coach" {
-		t.Fatalf("rejected patches changed the agent: %s", r.raw)
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.Obj()["status"] != "inactive" || r.Obj()["name"] != "Algebra Coach" {
+		t.Fatalf("rejected patches changed the agent: %s", r.Raw)
 	}
 	// An empty PATCH changes nothing.
-	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", ``); r.status != 200 || r.obj()["updatedAt"] != p["updatedAt"] {
-		t.Fatalf("empty patch: %d %s", r.status, r.raw)
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", ``); r.Status != 200 || r.Obj()["updatedAt"] != p["updatedAt"] {
+		t.Fatalf("empty patch: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -415,10 +334,10 @@ func TestOwnershipEveryRouteIs404(t *testing.T) {
 	a := createAgent(t, base, "token-alice", validAgent)
 	id := a["id"].(string)
 	sub := do(t, "POST", base+"/api/agents/"+id+"/subscribers", "token-alice", `{"email":"carol@example.org"}`)
-	if sub.status != 201 {
-		t.Fatalf("invite: %d %s", sub.status, sub.raw)
+	if sub.Status != 201 {
+		t.Fatalf("invite: %d %s", sub.Status, sub.Raw)
 	}
-	subID := sub.obj()["id"].(string)
+	subID := sub.Obj()["id"].(string)
 
 	for _, agentID := range []string{id, "00000000-0000-7000-8000-000000000000", "not-a-uuid"} {
 		routes := []struct{ method, path, body string }{
@@ -434,22 +353,22 @@ func TestOwnershipEveryRouteIs404(t *testing.T) {
 		}
 		for _, rt := range routes {
 			r := do(t, rt.method, base+rt.path, "token-bob", rt.body)
-			if r.status != 404 || r.obj()["error"] != "not_found" || r.obj()["message"] != "Agent not found" {
-				t.Errorf("bob %s %s: %d %s", rt.method, rt.path, r.status, r.raw)
+			if r.Status != 404 || r.Obj()["error"] != "not_found" || r.Obj()["message"] != "Agent not found" {
+				t.Errorf("bob %s %s: %d %s", rt.method, rt.path, r.Status, r.Raw)
 			}
 		}
 	}
 	// Nothing changed for alice.
-	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.obj()["instructions"] != "" {
-		t.Fatalf("agent changed: %s", r.raw)
+	if r := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); r.Obj()["instructions"] != "" {
+		t.Fatalf("agent changed: %s", r.Raw)
 	}
-	if r := do(t, "GET", base+"/api/agents/"+id+"/subscribers", "token-alice", ""); len(r.list()) != 1 {
-		t.Fatalf("subscribers changed: %s", r.raw)
+	if r := do(t, "GET", base+"/api/agents/"+id+"/subscribers", "token-alice", ""); len(r.List()) != 1 {
+		t.Fatalf("subscribers changed: %s", r.Raw)
 	}
 	// Alice: unknown subscriber is 404 with its own message.
 	for _, sid := range []string{"00000000-0000-7000-8000-000000000000", "nope"} {
-		if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+sid, "token-alice", ""); r.status != 404 || r.obj()["message"] != "Subscriber not found" {
-			t.Errorf("delete unknown subscriber: %d %s", r.status, r.raw)
+		if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+sid, "token-alice", ""); r.Status != 404 || r.Obj()["message"] != "Subscriber not found" {
+			t.Errorf("delete unknown subscriber: %d %s", r.Status, r.Raw)
 		}
 	}
 }
@@ -465,11 +384,11 @@ func TestAgentEmailsAreUnique(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := do(t, "POST", app.http+"/api/agents", fmt.Sprintf("token-u%d", i%3), validAgent)
-			if r.status != 201 {
-				errs <- r.raw
+			if r.Status != 201 {
+				errs <- r.Raw
 				return
 			}
-			emails <- r.obj()["email"].(string)
+			emails <- r.Obj()["email"].(string)
 		}()
 	}
 	wg.Wait()
@@ -500,13 +419,13 @@ func publishOnboarded(t *testing.T, brokers []string, eventID string, ev *events
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: agents.IdentityTopic, Balancer: &kafka.Murmur2Balancer{},
+	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topics.Identity, Balancer: &kafka.Murmur2Balancer{},
 		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond, RequiredAcks: kafka.RequireAll}
 	defer w.Close()
 	msg := kafka.Message{Key: []byte(ev.GetUid()), Value: payload, Headers: []kafka.Header{
 		{Key: "ce_specversion", Value: []byte("1.0")},
 		{Key: "ce_id", Value: []byte(eventID)},
-		{Key: "ce_type", Value: []byte(agents.TypeUserOnboarded)},
+		{Key: "ce_type", Value: []byte(topics.IdentityUserOnboarded)},
 		{Key: "ce_source", Value: []byte("/agentic/identity")},
 		{Key: "ce_subject", Value: []byte(ev.GetUid())},
 		{Key: "ce_time", Value: []byte(time.Now().UTC().Format(time.RFC3339Nano))},
@@ -526,25 +445,16 @@ func publishOnboarded(t *testing.T, brokers []string, eventID string, ev *events
 	}
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(30 * time.Second), testwait.Every(50 * time.Millisecond)}
 
 func subscribersOf(t *testing.T, base, id string) map[string]map[string]any {
 	t.Helper()
 	r := do(t, "GET", base+"/api/agents/"+id+"/subscribers", "token-alice", "")
-	if r.status != 200 {
-		t.Fatalf("subscribers: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("subscribers: %d %s", r.Status, r.Raw)
 	}
 	out := map[string]map[string]any{}
-	for _, s := range r.list() {
+	for _, s := range r.List() {
 		m := s.(map[string]any)
 		out[m["email"].(string)] = m
 	}
@@ -553,7 +463,7 @@ func subscribersOf(t *testing.T, base, id string) map[string]map[string]any {
 
 func subscriberCount(t *testing.T, base, id string) float64 {
 	t.Helper()
-	return do(t, "GET", base+"/api/agents/"+id, "token-alice", "").obj()["subscribers"].(float64)
+	return do(t, "GET", base+"/api/agents/"+id, "token-alice", "").Obj()["subscribers"].(float64)
 }
 
 func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
@@ -567,17 +477,17 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	id := a["id"].(string)
 	path := base + "/api/agents/" + id + "/subscribers"
 
-	if r := do(t, "GET", path, "token-alice", ""); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("empty subscribers: %d %q", r.status, r.raw)
+	if r := do(t, "GET", path, "token-alice", ""); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("empty subscribers: %d %q", r.Status, r.Raw)
 	}
 
 	// Known to identity at invite time: still only invited, and the answer is
 	// the same as for an unknown address (no name from the profile), so
 	// inviting does not reveal whether an address has an account.
 	r := do(t, "POST", path, "token-alice", `{"email":"  ERIN@example.org "}`)
-	s := r.obj()
-	if r.status != 201 || s["email"] != "erin@example.org" || s["status"] != "invited" || s["name"] != "erin@example.org" || s["interactions"] != float64(0) {
-		t.Fatalf("invite erin: %d %s", r.status, r.raw)
+	s := r.Obj()
+	if r.Status != 201 || s["email"] != "erin@example.org" || s["status"] != "invited" || s["name"] != "erin@example.org" || s["interactions"] != float64(0) {
+		t.Fatalf("invite erin: %d %s", r.Status, r.Raw)
 	}
 	if _, err := time.Parse(time.RFC3339, s["joinedDate"].(string)); err != nil {
 		t.Fatalf("joinedDate %v", s["joinedDate"])
@@ -586,13 +496,13 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 
 	// Unknown address: invited, name = address; count unchanged.
 	r = do(t, "POST", path, "token-alice", `{"email":"Frank@Example.org"}`)
-	if r.status != 201 || r.obj()["status"] != "invited" || r.obj()["name"] != "frank@example.org" || r.obj()["email"] != "frank@example.org" {
-		t.Fatalf("invite frank: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["status"] != "invited" || r.Obj()["name"] != "frank@example.org" || r.Obj()["email"] != "frank@example.org" {
+		t.Fatalf("invite frank: %d %s", r.Status, r.Raw)
 	}
-	if got := fmt.Sprint(mapKeys(r.obj())); got != erinKeys {
+	if got := fmt.Sprint(mapKeys(r.Obj())); got != erinKeys {
 		t.Fatalf("answers differ for a known and an unknown address: %s vs %s", got, erinKeys)
 	}
-	frankID := r.obj()["id"].(string)
+	frankID := r.Obj()["id"].(string)
 	if subscriberCount(t, base, id) != 0 {
 		t.Fatal("invited counted")
 	}
@@ -600,26 +510,26 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	// Already on the list (any case): 409.
 	for _, e := range []string{"frank@example.org", "FRANK@example.org", "erin@example.org"} {
 		r := do(t, "POST", path, "token-alice", `{"email":"`+e+`"}`)
-		if r.status != 409 || r.obj()["error"] != "conflict" || r.obj()["message"] != "This person has already been invited." {
-			t.Errorf("re-invite %s: %d %s", e, r.status, r.raw)
+		if r.Status != 409 || r.Obj()["error"] != "conflict" || r.Obj()["message"] != "This person has already been invited." {
+			t.Errorf("re-invite %s: %d %s", e, r.Status, r.Raw)
 		}
 	}
 	// The owner's own address (token e-mail, or identity says it is the owner): 400.
 	for _, e := range []string{"alice@example.com", "ALICE@example.com", "alice.other@example.org"} {
 		r := do(t, "POST", path, "token-alice", `{"email":"`+e+`"}`)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != "You already own this agent." {
-			t.Errorf("own address %s: %d %s", e, r.status, r.raw)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != "You already own this agent." {
+			t.Errorf("own address %s: %d %s", e, r.Status, r.Raw)
 		}
 	}
 	for _, e := range []string{"", "plain", "a@b", "a b@c.de", "@x.org", "x@.org", "x@y..org", `x@y.org"`} {
 		body, _ := json.Marshal(map[string]string{"email": e})
 		r := do(t, "POST", path, "token-alice", string(body))
-		if r.status != 400 || r.obj()["message"] != "Please enter a valid email address" || r.obj()["fields"].(map[string]any)["email"] == nil {
-			t.Errorf("email %q: %d %s", e, r.status, r.raw)
+		if r.Status != 400 || r.Obj()["message"] != "Please enter a valid email address" || r.Obj()["fields"].(map[string]any)["email"] == nil {
+			t.Errorf("email %q: %d %s", e, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "POST", path, "token-alice", `{}`); r.status != 400 || r.obj()["message"] != "Please enter a valid email address" {
-		t.Errorf("no email: %d %s", r.status, r.raw)
+	if r := do(t, "POST", path, "token-alice", `{}`); r.Status != 400 || r.Obj()["message"] != "Please enter a valid email address" {
+		t.Errorf("no email: %d %s", r.Status, r.Raw)
 	}
 
 	// Frank signs up: identity's user.onboarded (delivered twice) records his
@@ -630,9 +540,9 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	publishOnboarded(t, app.brokers, "evt-frank-1", onboarded)
 	// An event for a stranger and a foreign type are harmless.
 	publishOnboarded(t, app.brokers, "evt-zed-1", &eventsv1.UserOnboarded{Uid: "zed", Email: "zed@example.org"})
-	waitUntil(t, "both events applied", func() bool {
+	testwait.Until(t, "both events applied", func() bool {
 		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 2`)
-	})
+	}, waitOpts...)
 	if st := subscribersOf(t, base, id)["frank@example.org"]["status"]; st != "invited" {
 		t.Fatalf("frank %v after onboarding, want invited", st)
 	}
@@ -641,8 +551,8 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 	// with him and the invitation stays pending, on every visit.
 	for _, tok := range []string{"token-frank~frank@example.org", "token-frank~FRANK@example.org"} {
 		for _, p := range []string{"/api/agents/shared", "/api/agents"} {
-			if r := do(t, "GET", base+p, tok, ""); r.status != 200 || r.raw != "[]\n" {
-				t.Fatalf("unverified frank GET %s: %d %s", p, r.status, r.raw)
+			if r := do(t, "GET", base+p, tok, ""); r.Status != 200 || r.Raw != "[]\n" {
+				t.Fatalf("unverified frank GET %s: %d %s", p, r.Status, r.Raw)
 			}
 		}
 	}
@@ -650,8 +560,8 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 		t.Fatalf("unverified e-mail activated the invitation: %v", st)
 	}
 	// Someone else whose token claims frank's address, unverified: nothing either.
-	if r := do(t, "GET", base+"/api/agents/shared", "token-mallory~frank@example.org", ""); r.raw != "[]\n" {
-		t.Fatalf("mallory: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents/shared", "token-mallory~frank@example.org", ""); r.Raw != "[]\n" {
+		t.Fatalf("mallory: %d %s", r.Status, r.Raw)
 	}
 
 	// Once verified, his next visit activates it (once), with the name
@@ -670,8 +580,8 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 		t.Fatalf("count after activation = %v", subscriberCount(t, base, id))
 	}
 	// Erin verifies and visits My agents: active too.
-	if r := do(t, "GET", base+"/api/agents", "token-erin~erin@example.org~verified", ""); r.status != 200 {
-		t.Fatalf("erin: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/agents", "token-erin~erin@example.org~verified", ""); r.Status != 200 {
+		t.Fatalf("erin: %d %s", r.Status, r.Raw)
 	}
 	if erin := subscribersOf(t, base, id)["erin@example.org"]; erin["status"] != "active" || subscriberCount(t, base, id) != 2 {
 		t.Fatalf("erin = %v", erin)
@@ -679,31 +589,31 @@ func TestSubscribersInviteActivateRemoveAndEvents(t *testing.T) {
 
 	// Zed is known from the event: inviting him is still only an invitation.
 	r = do(t, "POST", path, "token-alice", `{"email":"zed@example.org"}`)
-	if r.status != 201 || r.obj()["status"] != "invited" || r.obj()["name"] != "zed@example.org" {
-		t.Fatalf("invite zed: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["status"] != "invited" || r.Obj()["name"] != "zed@example.org" {
+		t.Fatalf("invite zed: %d %s", r.Status, r.Raw)
 	}
-	zedID := r.obj()["id"].(string)
+	zedID := r.Obj()["id"].(string)
 	if subscriberCount(t, base, id) != 2 {
 		t.Fatal("count after zed")
 	}
 
 	// Remove: 204, count follows; again → 404.
-	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.status != 404 {
-		t.Fatalf("delete again: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", path+"/"+zedID, "token-alice", ""); r.Status != 404 {
+		t.Fatalf("delete again: %d %s", r.Status, r.Raw)
 	}
 	if subscriberCount(t, base, id) != 2 || len(subscribersOf(t, base, id)) != 2 {
 		t.Fatal("count after delete")
 	}
 	// Removing an invited subscriber leaves the count alone.
 	r = do(t, "POST", path, "token-alice", `{"email":"gina@example.org"}`)
-	if r.status != 201 || r.obj()["status"] != "invited" {
-		t.Fatalf("invite gina: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["status"] != "invited" {
+		t.Fatalf("invite gina: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "DELETE", path+"/"+r.obj()["id"].(string), "token-alice", ""); r.status != 204 || subscriberCount(t, base, id) != 2 {
-		t.Fatalf("delete gina: %d", r.status)
+	if r := do(t, "DELETE", path+"/"+r.Obj()["id"].(string), "token-alice", ""); r.Status != 204 || subscriberCount(t, base, id) != 2 {
+		t.Fatalf("delete gina: %d", r.Status)
 	}
 
 	// A status change and an update.
@@ -837,8 +747,8 @@ func TestInviteWhenIdentityIsDown(t *testing.T) {
 	a := createAgent(t, app.http, "token-alice", validAgent)
 	started := time.Now()
 	r := do(t, "POST", app.http+"/api/agents/"+a["id"].(string)+"/subscribers", "token-alice", `{"email":"erin@example.org"}`)
-	if r.status != 201 || r.obj()["status"] != "invited" {
-		t.Fatalf("invite: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["status"] != "invited" {
+		t.Fatalf("invite: %d %s", r.Status, r.Raw)
 	}
 	if d := time.Since(started); d > 5*time.Second {
 		t.Fatalf("invite took %v", d)
@@ -862,11 +772,11 @@ func TestMetricsExposed(t *testing.T) {
 	app := start(t, "")
 	createAgent(t, app.http, "token-alice", validAgent)
 	publishOnboarded(t, app.brokers, "evt-1", &eventsv1.UserOnboarded{Uid: "u1", Email: "u1@example.org"})
-	waitUntil(t, "event consumed and agent event published", func() bool {
+	testwait.Until(t, "event consumed and agent event published", func() bool {
 		text := metricsText(t, app.http)
 		return strings.Contains(text, `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 1`) &&
 			strings.Contains(text, `outbox_events_published_total{topic="agentic.catalog.v1"} 1`)
-	})
+	}, waitOpts...)
 	text := metricsText(t, app.http)
 	for _, want := range []string{
 		`catalog_requests_total{method="CreateAgent",outcome="success"} 1`,

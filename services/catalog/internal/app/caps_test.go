@@ -2,10 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,13 +38,13 @@ func catalogClient(t *testing.T, addr string) catalogv1.CatalogServiceClient {
 func inviteActive(t *testing.T, base, agent, uid, email string) string {
 	t.Helper()
 	r := do(t, "POST", base+"/api/agents/"+agent+"/subscribers", "token-alice", `{"email":"`+email+`"}`)
-	if r.status != 201 {
-		t.Fatalf("invite %s: %d %s", email, r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("invite %s: %d %s", email, r.Status, r.Raw)
 	}
 	if ids, _ := sharedWith(t, base, "token-"+uid+"~"+email+"~verified"); len(ids) == 0 {
 		t.Fatalf("%s not activated", uid)
 	}
-	return r.obj()["id"].(string)
+	return r.Obj()["id"].(string)
 }
 
 // Item 6: the default cap on the agent, the per-subscriber cap (default,
@@ -65,10 +62,10 @@ func TestSubscriberCaps(t *testing.T) {
 	}
 	erinID := inviteActive(t, base, id, "erin", "erin@example.org")
 	r := do(t, "POST", base+"/api/agents/"+id+"/subscribers", "token-alice", `{"email":"frank@example.org"}`)
-	if r.status != 201 || r.obj()["capMode"] != "default" || r.obj()["effectiveCapCents"] != nil {
-		t.Fatalf("invite frank: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["capMode"] != "default" || r.Obj()["effectiveCapCents"] != nil {
+		t.Fatalf("invite frank: %d %s", r.Status, r.Raw)
 	}
-	frankID := r.obj()["id"].(string)
+	frankID := r.Obj()["id"].(string)
 
 	capMicros := func(uid string) int64 {
 		t.Helper()
@@ -94,18 +91,18 @@ func TestSubscriberCaps(t *testing.T) {
 	patchAgent := func(body string) map[string]any {
 		t.Helper()
 		r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", body)
-		if r.status != 200 {
-			t.Fatalf("PATCH agent %s: %d %s", body, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("PATCH agent %s: %d %s", body, r.Status, r.Raw)
 		}
-		return r.obj()
+		return r.Obj()
 	}
 	patchSub := func(subID, body string) map[string]any {
 		t.Helper()
 		r := do(t, "PATCH", base+"/api/agents/"+id+"/subscribers/"+subID, "token-alice", body)
-		if r.status != 200 {
-			t.Fatalf("PATCH subscriber %s: %d %s", body, r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("PATCH subscriber %s: %d %s", body, r.Status, r.Raw)
 		}
-		return r.obj()
+		return r.Obj()
 	}
 
 	// No cap anywhere: CheckAccess says 0 (no cap).
@@ -166,15 +163,15 @@ func TestSubscriberCaps(t *testing.T) {
 	before := patchAgent(`{}`)
 	for _, v := range []string{"0", "-1", "10000001", "1.5", "1e999", "9223372036854775808"} {
 		r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"subscriberMonthlyCapCents":`+v+`}`)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != msgCap || fields["subscriberMonthlyCapCents"] != msgCap {
-			t.Errorf("cap %s: %d %s", v, r.status, r.raw)
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != msgCap || fields["subscriberMonthlyCapCents"] != msgCap {
+			t.Errorf("cap %s: %d %s", v, r.Status, r.Raw)
 		}
 	}
 	for _, v := range []string{`"500"`, `true`, `[500]`, `{}`} {
 		r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"subscriberMonthlyCapCents":`+v+`}`)
-		if r.status != 400 || r.obj()["error"] != "invalid_json" {
-			t.Errorf("cap %s: %d %s", v, r.status, r.raw)
+		if r.Status != 400 || r.Obj()["error"] != "invalid_json" {
+			t.Errorf("cap %s: %d %s", v, r.Status, r.Raw)
 		}
 	}
 	if after := patchAgent(`{}`); after["subscriberMonthlyCapCents"] != before["subscriberMonthlyCapCents"] {
@@ -195,14 +192,14 @@ func TestSubscriberCaps(t *testing.T) {
 		{`{"capMode":"custom","monthlyCapCents":2.5}`, "monthlyCapCents", msgCap},
 	} {
 		r := do(t, "PATCH", subPath, "token-alice", c.body)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != c.msg || fields[c.field] != c.msg {
-			t.Errorf("subscriber %s: %d %s", c.body, r.status, r.raw)
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != c.msg || fields[c.field] != c.msg {
+			t.Errorf("subscriber %s: %d %s", c.body, r.Status, r.Raw)
 		}
 	}
 	for _, body := range []string{`{"capMode":5}`, `{"capMode":"custom","monthlyCapCents":"200"}`, ``, `[]`} {
-		if r := do(t, "PATCH", subPath, "token-alice", body); r.status != 400 || r.obj()["error"] != "invalid_json" {
-			t.Errorf("subscriber %q: %d %s", body, r.status, r.raw)
+		if r := do(t, "PATCH", subPath, "token-alice", body); r.Status != 400 || r.Obj()["error"] != "invalid_json" {
+			t.Errorf("subscriber %q: %d %s", body, r.Status, r.Raw)
 		}
 	}
 	wantSub("after refused PATCHes", erin(), "default", nil, float64(1000)) // the last accepted default: 1e3
@@ -221,12 +218,12 @@ func TestSubscriberCaps(t *testing.T) {
 		{"token-bob", b, erinID, `{"capMode":"none"}`, "Subscriber not found"}, // erin is on alice's agent, not bob's
 	} {
 		r := do(t, "PATCH", base+"/api/agents/"+c.agent+"/subscribers/"+c.sub, c.token, c.body)
-		if r.status != 404 || r.obj()["error"] != "not_found" || r.obj()["message"] != c.msg {
-			t.Errorf("%s PATCH %s/%s %s: %d %s", c.token, c.agent, c.sub, c.body, r.status, r.raw)
+		if r.Status != 404 || r.Obj()["error"] != "not_found" || r.Obj()["message"] != c.msg {
+			t.Errorf("%s PATCH %s/%s %s: %d %s", c.token, c.agent, c.sub, c.body, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-bob", `{"subscriberMonthlyCapCents":5}`); r.status != 404 {
-		t.Errorf("bob sets alice's cap: %d %s", r.status, r.raw)
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-bob", `{"subscriberMonthlyCapCents":5}`); r.Status != 404 {
+		t.Errorf("bob sets alice's cap: %d %s", r.Status, r.Raw)
 	}
 	wantSub("after foreign PATCHes", erin(), "default", nil, float64(1000))
 }
@@ -278,8 +275,8 @@ func TestAccessChangesSince(t *testing.T) {
 	expect("creation, invitations and activations", since(nil, time.Minute), change{id, "erin"}, change{id, "frank"})
 
 	// Removing an active subscriber: that uid.
-	if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+erinID, "token-alice", ""); r.status != 204 {
-		t.Fatalf("remove: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+erinID, "token-alice", ""); r.Status != 204 {
+		t.Fatalf("remove: %d %s", r.Status, r.Raw)
 	}
 	r1 := since(r0.GetNow(), 0)
 	expect("removal", r1, change{id, "erin"})
@@ -289,22 +286,22 @@ func TestAccessChangesSince(t *testing.T) {
 
 	// Removing an invited subscriber: nobody had access.
 	r := do(t, "POST", base+"/api/agents/"+id+"/subscribers", "token-alice", `{"email":"gina@example.org"}`)
-	if r.status != 201 {
-		t.Fatalf("invite gina: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("invite gina: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+r.obj()["id"].(string), "token-alice", ""); r.status != 204 {
-		t.Fatalf("remove gina: %d", r.status)
+	if r := do(t, "DELETE", base+"/api/agents/"+id+"/subscribers/"+r.Obj()["id"].(string), "token-alice", ""); r.Status != 204 {
+		t.Fatalf("remove gina: %d", r.Status)
 	}
 	// A PATCH that changes nothing records nothing.
-	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"active"}`); r.status != 200 {
-		t.Fatalf("no-op patch: %d", r.status)
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"active"}`); r.Status != 200 {
+		t.Fatalf("no-op patch: %d", r.Status)
 	}
 	r3 := since(r2.GetNow(), 0)
 	expect("invited removal and no-op PATCH", r3)
 
 	// Deactivation: every user of the agent (empty uid).
-	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"inactive"}`); r.status != 200 {
-		t.Fatalf("deactivate: %d", r.status)
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"status":"inactive"}`); r.Status != 200 {
+		t.Fatalf("deactivate: %d", r.Status)
 	}
 	r4 := since(r3.GetNow(), 0)
 	expect("deactivation", r4, change{id, ""})
@@ -324,8 +321,8 @@ func TestAccessChangesSince(t *testing.T) {
 	// A subscriber's cap change: that uid; the default cap: everyone.
 	subs := subscribersOf(t, base, id)
 	frankID := subs["frank@example.org"]["id"].(string)
-	if r := do(t, "PATCH", base+"/api/agents/"+id+"/subscribers/"+frankID, "token-alice", `{"capMode":"custom","monthlyCapCents":100}`); r.status != 200 {
-		t.Fatalf("frank's cap: %d %s", r.status, r.raw)
+	if r := do(t, "PATCH", base+"/api/agents/"+id+"/subscribers/"+frankID, "token-alice", `{"capMode":"custom","monthlyCapCents":100}`); r.Status != 200 {
+		t.Fatalf("frank's cap: %d %s", r.Status, r.Raw)
 	}
 	r5 := since(r4.GetNow(), 0)
 	expect("subscriber cap", r5, change{id, "frank"})
@@ -333,8 +330,8 @@ func TestAccessChangesSince(t *testing.T) {
 	do(t, "PATCH", base+"/api/agents/"+id+"/subscribers/"+frankID, "token-alice", `{"capMode":"custom","monthlyCapCents":100}`)
 	r6 := since(r5.GetNow(), 0)
 	expect("same subscriber cap", r6)
-	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"subscriberMonthlyCapCents":250}`); r.status != 200 {
-		t.Fatalf("default cap: %d", r.status)
+	if r := do(t, "PATCH", base+"/api/agents/"+id, "token-alice", `{"subscriberMonthlyCapCents":250}`); r.Status != 200 {
+		t.Fatalf("default cap: %d", r.Status)
 	}
 	r7 := since(r6.GetNow(), 0)
 	expect("default cap", r7, change{id, ""})
@@ -363,7 +360,7 @@ func TestAgentsPerUserLimit(t *testing.T) {
 			r := do(t, "POST", base+"/api/agents", "token-alice", validAgent)
 			mu.Lock()
 			defer mu.Unlock()
-			if r.status == 201 {
+			if r.Status == 201 {
 				created++
 			} else {
 				refusals = append(refusals, r)
@@ -375,11 +372,11 @@ func TestAgentsPerUserLimit(t *testing.T) {
 		t.Fatalf("%d created, %d refused; want 2 and %d", created, len(refusals), n-2)
 	}
 	for _, r := range refusals {
-		if r.status != 400 || r.obj()["error"] != "limit_reached" || r.obj()["message"] != "You can have at most 3 agents." {
-			t.Errorf("refusal: %d %s", r.status, r.raw)
+		if r.Status != 400 || r.Obj()["error"] != "limit_reached" || r.Obj()["message"] != "You can have at most 3 agents." {
+			t.Errorf("refusal: %d %s", r.Status, r.Raw)
 		}
 	}
-	if l := do(t, "GET", base+"/api/agents", "token-alice", "").list(); len(l) != 3 {
+	if l := do(t, "GET", base+"/api/agents", "token-alice", "").List(); len(l) != 3 {
 		t.Fatalf("alice has %d agents", len(l))
 	}
 	// Per user: bob is not affected.
@@ -416,23 +413,6 @@ func TestQuotaSettings(t *testing.T) {
 	}
 }
 
-// doHeaders is do with the response headers.
-func doHeaders(t *testing.T, method, url, token, body string) (resp, http.Header) {
-	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &r.body)
-	return r, res.Header
-}
-
 // Item 7: invitations per agent per day (RATE_LIMIT_INVITATIONS): the third
 // invitation of an agent within the window is refused with 429, Retry-After
 // and the limit in the message; another agent of the same owner is not
@@ -448,26 +428,26 @@ func TestInvitationsPerAgentPerDay(t *testing.T) {
 	}
 	// Bob tries alice's agent a many times: 404, and none of it counts.
 	for i := 0; i < 5; i++ {
-		if r := invite("token-bob", a, fmt.Sprintf("spam%d@example.org", i)); r.status != 404 {
-			t.Fatalf("bob: %d %s", r.status, r.raw)
+		if r := invite("token-bob", a, fmt.Sprintf("spam%d@example.org", i)); r.Status != 404 {
+			t.Fatalf("bob: %d %s", r.Status, r.Raw)
 		}
 	}
 	for i := 0; i < 2; i++ {
-		if r := invite("token-alice", a, fmt.Sprintf("a%d@example.org", i)); r.status != 201 {
-			t.Fatalf("invite %d to a: %d %s", i, r.status, r.raw)
+		if r := invite("token-alice", a, fmt.Sprintf("a%d@example.org", i)); r.Status != 201 {
+			t.Fatalf("invite %d to a: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	third, h := doHeaders(t, "POST", base+"/api/agents/"+a+"/subscribers", "token-alice", `{"email":"a2@example.org"}`)
-	retry, err := strconv.Atoi(h.Get("Retry-After"))
-	if third.status != 429 || third.obj()["error"] != "rate_limited" || err != nil || retry < 1 || retry > 24*3600 {
-		t.Fatalf("third invitation: %d Retry-After %q %s", third.status, h.Get("Retry-After"), third.raw)
+	third := do(t, "POST", base+"/api/agents/"+a+"/subscribers", "token-alice", `{"email":"a2@example.org"}`)
+	retry, err := strconv.Atoi(third.Header.Get("Retry-After"))
+	if third.Status != 429 || third.Obj()["error"] != "rate_limited" || err != nil || retry < 1 || retry > 24*3600 {
+		t.Fatalf("third invitation: %d Retry-After %q %s", third.Status, third.Header.Get("Retry-After"), third.Raw)
 	}
 	want := ratelimit.LimitMessage(ratelimit.Rule{Limit: 2, Window: 24 * time.Hour}, retry)
-	if msg := third.obj()["message"]; msg != want || !strings.Contains(want, "at most 2 per day") {
+	if msg := third.Obj()["message"]; msg != want || !strings.Contains(want, "at most 2 per day") {
 		t.Errorf("message %q, want %q", msg, want)
 	}
-	if r := invite("token-alice", a, "a3@example.org"); r.status != 429 {
-		t.Fatalf("fourth invitation: %d %s", r.status, r.raw)
+	if r := invite("token-alice", a, "a3@example.org"); r.Status != 429 {
+		t.Fatalf("fourth invitation: %d %s", r.Status, r.Raw)
 	}
 	// Nothing was added by the refused requests.
 	if subs := subscribersOf(t, base, a); len(subs) != 2 {
@@ -475,12 +455,12 @@ func TestInvitationsPerAgentPerDay(t *testing.T) {
 	}
 	// Per agent: alice's other agent still has its own two.
 	for i := 0; i < 2; i++ {
-		if r := invite("token-alice", b, fmt.Sprintf("b%d@example.org", i)); r.status != 201 {
-			t.Fatalf("invite %d to b: %d %s", i, r.status, r.raw)
+		if r := invite("token-alice", b, fmt.Sprintf("b%d@example.org", i)); r.Status != 201 {
+			t.Fatalf("invite %d to b: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	if r := invite("token-alice", b, "b2@example.org"); r.status != 429 {
-		t.Fatalf("third invitation to b: %d %s", r.status, r.raw)
+	if r := invite("token-alice", b, "b2@example.org"); r.Status != 429 {
+		t.Fatalf("third invitation to b: %d %s", r.Status, r.Raw)
 	}
 	if !strings.Contains(metricsText(t, base), `agentic_ratelimit_rejected_total{class="invitations",service="catalog"} 3`) {
 		t.Error("refusals not counted in agentic_ratelimit_rejected_total")

@@ -16,8 +16,8 @@ func TestCheckAccessConsumerOfAListedAgent(t *testing.T) {
 	ctx := context.Background()
 
 	listed := l.publishNew(t, "alice", validAgent)["id"].(string)
-	if r := l.patch(t, "token-alice", listed, `{"markupPercent":50,"greetingCostCents":3,"greeting":"Hello there!","memoryTokens":2000,"showSources":false}`); r.status != 200 {
-		t.Fatalf("listing fields: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", listed, `{"markupPercent":50,"greetingCostCents":3,"greeting":"Hello there!","memoryTokens":2000,"showSources":false}`); r.Status != 200 {
+		t.Fatalf("listing fields: %d %s", r.Status, r.Raw)
 	}
 	private := createAgent(t, l.http, "token-alice", validAgent)["id"].(string)
 	inviteActive(t, l.http, listed, "erin", "erin@example.org")
@@ -67,20 +67,20 @@ func TestCheckAccessConsumerOfAListedAgent(t *testing.T) {
 		return res
 	}
 	before := since().GetNow()
-	if r := l.patch(t, "token-alice", listed, `{"status":"inactive"}`); r.status != 200 {
-		t.Fatalf("deactivate: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", listed, `{"status":"inactive"}`); r.Status != 200 {
+		t.Fatalf("deactivate: %d %s", r.Status, r.Raw)
 	}
 	check("stranger of a deactivated listed agent", listed, "zed", "", "")
 	check("owner of a deactivated agent", listed, "alice", "owner", "alice")
-	if r := l.patch(t, "token-alice", listed, `{"status":"active"}`); r.status != 200 {
-		t.Fatalf("activate: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", listed, `{"status":"active"}`); r.Status != 200 {
+		t.Fatalf("activate: %d %s", r.Status, r.Raw)
 	}
 	check("stranger again", listed, "zed", "consumer", "zed")
-	if r := l.patch(t, "token-alice", listed, `{"markupPercent":60}`); r.status != 200 {
-		t.Fatalf("markup: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", listed, `{"markupPercent":60}`); r.Status != 200 {
+		t.Fatalf("markup: %d %s", r.Status, r.Raw)
 	}
-	if r := l.patch(t, "token-alice", listed, `{"isPublic":false}`); r.status != 200 {
-		t.Fatalf("unpublish: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", listed, `{"isPublic":false}`); r.Status != 200 {
+		t.Fatalf("unpublish: %d %s", r.Status, r.Raw)
 	}
 	check("stranger of an unpublished agent", listed, "zed", "", "")
 	check("subscriber of an unpublished agent", listed, "erin", "subscriber", "alice")

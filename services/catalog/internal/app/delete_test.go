@@ -14,6 +14,8 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // publishIdentity writes one of identity's events (ce_type typ) like
@@ -24,7 +26,7 @@ func publishIdentity(t *testing.T, brokers []string, eventID, typ, key string, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: agents.IdentityTopic, Balancer: &kafka.Murmur2Balancer{},
+	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topics.Identity, Balancer: &kafka.Murmur2Balancer{},
 		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond, RequiredAcks: kafka.RequireAll}
 	defer w.Close()
 	msg := kafka.Message{Key: []byte(key), Value: payload, Headers: []kafka.Header{
@@ -70,11 +72,11 @@ func TestDeleteAgent(t *testing.T) {
 	keep := createAgent(t, l.http, "token-alice", validAgent)["id"].(string)
 	inviteActive(t, l.http, id, "erin", "erin@example.org")
 	l.exec(t, `INSERT INTO agent_users (agent_id, uid, answers, first_answer_at, last_answer_at) VALUES ($1, 'zed', 1, now(), now())`, id)
-	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-zed", `{"rating":4,"text":"Fine"}`); r.status != 200 && r.status != 201 {
-		t.Fatalf("review: %d %s", r.status, r.raw)
+	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-zed", `{"rating":4,"text":"Fine"}`); r.Status != 200 && r.Status != 201 {
+		t.Fatalf("review: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "POST", l.http+"/api/marketplace/agents/"+slug+"/report", "token-zed", `{"reason":"spam"}`); r.status >= 300 {
-		t.Fatalf("report: %d %s", r.status, r.raw)
+	if r := do(t, "POST", l.http+"/api/marketplace/agents/"+slug+"/report", "token-zed", `{"reason":"spam"}`); r.Status >= 300 {
+		t.Fatalf("report: %d %s", r.Status, r.Raw)
 	}
 	before, err := cl.AccessChangesSince(ctx, &catalogv1.AccessChangesSinceRequest{})
 	if err != nil {
@@ -85,33 +87,33 @@ func TestDeleteAgent(t *testing.T) {
 	for _, c := range []struct{ token, id string }{
 		{"token-erin", id}, {"token-zed", id}, {"token-alice", "01900000-0000-7000-8000-000000000000"}, {"token-alice", "nope"},
 	} {
-		if r := do(t, "DELETE", l.http+"/api/agents/"+c.id, c.token, ""); r.status != 404 || r.obj()["error"] != "not_found" {
-			t.Fatalf("DELETE %s as %s: %d %s", c.id, c.token, r.status, r.raw)
+		if r := do(t, "DELETE", l.http+"/api/agents/"+c.id, c.token, ""); r.Status != 404 || r.Obj()["error"] != "not_found" {
+			t.Fatalf("DELETE %s as %s: %d %s", c.id, c.token, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "", ""); r.status != 401 {
-		t.Fatalf("unauthenticated: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "", ""); r.Status != 401 {
+		t.Fatalf("unauthenticated: %d %s", r.Status, r.Raw)
 	}
 	// The owner: 204, then 404 (already gone).
-	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "token-alice", ""); r.status != 204 {
-		t.Fatalf("owner: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "token-alice", ""); r.Status != 204 {
+		t.Fatalf("owner: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "token-alice", ""); r.status != 404 {
-		t.Fatalf("again: %d %s", r.status, r.raw)
+	if r := do(t, "DELETE", l.http+"/api/agents/"+id, "token-alice", ""); r.Status != 404 {
+		t.Fatalf("again: %d %s", r.Status, r.Raw)
 	}
 
 	// Gone everywhere.
-	if r := do(t, "GET", l.http+"/api/agents/"+id, "token-alice", ""); r.status != 404 {
-		t.Errorf("GET: %d", r.status)
+	if r := do(t, "GET", l.http+"/api/agents/"+id, "token-alice", ""); r.Status != 404 {
+		t.Errorf("GET: %d", r.Status)
 	}
-	if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); len(r.list()) != 1 || r.list()[0].(map[string]any)["id"] != keep {
-		t.Errorf("owner's list: %s", r.raw)
+	if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); len(r.List()) != 1 || r.List()[0].(map[string]any)["id"] != keep {
+		t.Errorf("owner's list: %s", r.Raw)
 	}
-	if r := do(t, "GET", l.http+"/api/agents/shared", "token-erin", ""); r.status != 200 || len(r.list()) != 0 {
-		t.Errorf("Shared with me: %s", r.raw)
+	if r := do(t, "GET", l.http+"/api/agents/shared", "token-erin", ""); r.Status != 200 || len(r.List()) != 0 {
+		t.Errorf("Shared with me: %s", r.Raw)
 	}
-	if r := do(t, "GET", l.http+"/api/marketplace/agents/"+slug, "token-zed", ""); r.status != 404 {
-		t.Errorf("marketplace profile: %d", r.status)
+	if r := do(t, "GET", l.http+"/api/marketplace/agents/"+slug, "token-zed", ""); r.Status != 404 {
+		t.Errorf("marketplace profile: %d", r.Status)
 	}
 	if items := listItems(t, do(t, "GET", l.http+"/api/marketplace/agents", "", "")); len(items) != 0 {
 		t.Errorf("marketplace list: %v", items)
@@ -144,6 +146,16 @@ func TestDeleteAgent(t *testing.T) {
 	if n := l.count(t, `SELECT count(*) FROM agent_emails WHERE email = $1`, email); n != 1 {
 		t.Errorf("address no longer reserved")
 	}
+	// Its slug too: a new agent of the same name is listed under another
+	// one, so links to the deleted agent never lead to it.
+	again := l.publishNew(t, "alice", validAgent)
+	if again["slug"] == slug || again["slug"] != slug+"-2" {
+		t.Errorf("a new agent of the same name got slug %v (the deleted one had %s)", again["slug"], slug)
+	}
+	if r := do(t, "GET", l.http+"/api/marketplace/agents/"+slug, "", ""); r.Status != 404 {
+		t.Errorf("the deleted agent's profile link: %d", r.Status)
+	}
+	l.exec(t, `UPDATE agents SET is_public = false WHERE id = $1`, again["id"])
 	// Every user's cached access is stale.
 	res, err := cl.AccessChangesSince(ctx, &catalogv1.AccessChangesSinceRequest{Since: before.GetNow()})
 	if err != nil {
@@ -192,45 +204,49 @@ func TestUserDeletedDeletesTheirAgentsAndSubscriptions(t *testing.T) {
 	inviteActive(t, l.http, otherID, "bob", "bob@example.org")
 	// A pending invitation of bob's address to a second agent of alice.
 	pending := createAgent(t, l.http, "token-alice", validAgent)["id"].(string)
-	if r := do(t, "POST", l.http+"/api/agents/"+pending+"/subscribers", "token-alice", `{"email":"bob@example.org"}`); r.status != 201 {
-		t.Fatalf("invite: %d %s", r.status, r.raw)
+	if r := do(t, "POST", l.http+"/api/agents/"+pending+"/subscribers", "token-alice", `{"email":"bob@example.org"}`); r.Status != 201 {
+		t.Fatalf("invite: %d %s", r.Status, r.Raw)
 	}
 	l.exec(t, `INSERT INTO agent_users (agent_id, uid, answers, first_answer_at, last_answer_at) VALUES ($1, 'bob', 1, now(), now())`, otherID)
-	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-bob", `{"rating":2,"text":"Meh"}`); r.status >= 300 {
-		t.Fatalf("review: %d %s", r.status, r.raw)
+	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-bob", `{"rating":2,"text":"Meh"}`); r.Status >= 300 {
+		t.Fatalf("review: %d %s", r.Status, r.Raw)
 	}
 	// A review by someone else stays, with the rating corrected.
 	l.exec(t, `INSERT INTO agent_users (agent_id, uid, answers, first_answer_at, last_answer_at) VALUES ($1, 'zed', 1, now(), now())`, otherID)
-	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-zed", `{"rating":5,"text":"Great"}`); r.status >= 300 {
-		t.Fatalf("review: %d %s", r.status, r.raw)
+	if r := do(t, "PUT", l.http+"/api/marketplace/agents/"+slug+"/review", "token-zed", `{"rating":5,"text":"Great"}`); r.Status >= 300 {
+		t.Fatalf("review: %d %s", r.Status, r.Raw)
 	}
 
 	del := &eventsv1.UserDeleted{Uid: "bob", Email: "Bob@Example.org", OccurredAt: timestamppb.Now()}
-	publishIdentity(t, l.brokers, "evt-bob-deleted", agents.TypeUserDeleted, "bob", del)
-	publishIdentity(t, l.brokers, "evt-bob-deleted", agents.TypeUserDeleted, "bob", del) // re-delivery
-	waitUntil(t, "bob's agents deleted", func() bool {
+	publishIdentity(t, l.brokers, "evt-bob-deleted", topics.IdentityUserDeleted, "bob", del)
+	publishIdentity(t, l.brokers, "evt-bob-deleted", topics.IdentityUserDeleted, "bob", del) // re-delivery
+	testwait.Until(t, "bob's agents deleted", func() bool {
 		return l.count(t, `SELECT count(*) FROM agents WHERE owner_uid = 'bob'`) == 0
-	})
-	waitUntil(t, "bob's subscriptions deleted", func() bool {
+	}, waitOpts...)
+	testwait.Until(t, "bob's subscriptions deleted", func() bool {
 		return l.count(t, `SELECT count(*) FROM subscribers WHERE uid = 'bob' OR email = 'bob@example.org'`) == 0
-	})
+	}, waitOpts...)
 	if n := l.count(t, `SELECT count(*) FROM reviews WHERE author_uid = 'bob'`); n != 0 {
 		t.Errorf("%d reviews of bob left", n)
 	}
+	// The rating read model follows the deleted review's review.changed event.
 	var ratingCount, ratingSum, subs int
-	if err := l.pool.QueryRow(ctx, `SELECT rating_count, rating_sum, subscribers FROM agents WHERE id = $1`, otherID).
-		Scan(&ratingCount, &ratingSum, &subs); err != nil {
-		t.Fatal(err)
-	}
-	if ratingCount != 1 || ratingSum != 5 || subs != 0 {
-		t.Errorf("alice's agent: rating %d/%d, %d subscribers", ratingSum, ratingCount, subs)
+	testwait.Until(t, "alice's agent's rating without bob's review", func() bool {
+		if err := l.pool.QueryRow(ctx, `SELECT rating_count, rating_sum, subscribers FROM agents WHERE id = $1`, otherID).
+			Scan(&ratingCount, &ratingSum, &subs); err != nil {
+			t.Fatal(err)
+		}
+		return ratingCount == 1 && ratingSum == 5
+	}, waitOpts...)
+	if subs != 0 {
+		t.Errorf("alice's agent: %d subscribers", subs)
 	}
 	if res, err := cl.CheckAccess(ctx, &catalogv1.CheckAccessRequest{AgentId: otherID, Uid: "bob"}); err != nil || res.GetRole() == "subscriber" {
 		t.Errorf("bob still a subscriber: %v %v", res, err)
 	}
 	// Alice's agents are untouched.
-	if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); len(r.list()) != 2 {
-		t.Errorf("alice's agents: %s", r.raw)
+	if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); len(r.List()) != 2 {
+		t.Errorf("alice's agents: %s", r.Raw)
 	}
 
 	// One AgentDeleted per agent of bob's, SubscriberRemoved for each of

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/platform/auth"
@@ -21,14 +19,7 @@ const ResendClass = "invitation-resends"
 // resendRule is the per-subscriber resend quota. Like the invitation quota
 // it fails closed: while Redis is unreachable resending answers 503.
 func resendRule(rate string) (ratelimit.Rule, error) {
-	if strings.TrimSpace(rate) == "" {
-		rate = DefaultResendRate
-	}
-	limit, window, err := ratelimit.ParseRate(rate)
-	if err != nil {
-		return ratelimit.Rule{}, fmt.Errorf("RATE_LIMIT_INVITATION_RESENDS: %w", err)
-	}
-	return ratelimit.Rule{Class: ResendClass, Limit: limit, Window: window, Mode: ratelimit.FailClosed, Env: "RATE_LIMIT_INVITATION_RESENDS"}, nil
+	return ratelimit.RuleOf("RATE_LIMIT_INVITATION_RESENDS", rate, DefaultResendRate, ResendClass, ratelimit.FailClosed)
 }
 
 // resendGate counts each resend request on the caller's own agent against

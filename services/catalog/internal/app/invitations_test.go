@@ -12,6 +12,7 @@ import (
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // TestInvitationEmails (issue 29 item 7): inviting an address and resending
@@ -28,9 +29,9 @@ func TestInvitationEmails(t *testing.T) {
 	// Alice's name comes from identity's user.onboarded.
 	publishOnboarded(t, app.brokers, "evt-alice-1", &eventsv1.UserOnboarded{Uid: "alice", Email: "alice@example.com",
 		DisplayName: "Alice Owner", Username: "alice", OnboardedAt: timestamppb.Now()})
-	waitUntil(t, "alice recorded", func() bool {
+	testwait.Until(t, "alice recorded", func() bool {
 		return strings.Contains(metricsText(t, base), `events_consumed_total{group="catalog",topic="agentic.identity.v1"} 1`)
-	})
+	}, waitOpts...)
 
 	a := createAgent(t, base, "token-alice", validAgent)
 	id := a["id"].(string)
@@ -38,10 +39,10 @@ func TestInvitationEmails(t *testing.T) {
 	invite := func(email string) string {
 		t.Helper()
 		r := do(t, "POST", subs, "token-alice", `{"email":"`+email+`"}`)
-		if r.status != 201 || r.obj()["status"] != "invited" {
-			t.Fatalf("invite %s: %d %s", email, r.status, r.raw)
+		if r.Status != 201 || r.Obj()["status"] != "invited" {
+			t.Fatalf("invite %s: %d %s", email, r.Status, r.Raw)
 		}
-		return r.obj()["id"].(string)
+		return r.Obj()["id"].(string)
 	}
 	resend := func(token, agentID, subID string) resp {
 		t.Helper()
@@ -59,25 +60,25 @@ func TestInvitationEmails(t *testing.T) {
 		{"token-alice", id, "00000000-0000-7000-8000-000000000000", "Subscriber not found"},
 		{"token-alice", id, "junk", "Subscriber not found"},
 	} {
-		if r := resend(c.token, c.agent, c.sub); r.status != 404 || r.obj()["error"] != "not_found" || r.obj()["message"] != c.msg {
-			t.Errorf("%s resend %s/%s: %d %s", c.token, c.agent, c.sub, r.status, r.raw)
+		if r := resend(c.token, c.agent, c.sub); r.Status != 404 || r.Obj()["error"] != "not_found" || r.Obj()["message"] != c.msg {
+			t.Errorf("%s resend %s/%s: %d %s", c.token, c.agent, c.sub, r.Status, r.Raw)
 		}
 	}
-	if r := resend("", id, carol); r.status != 401 {
-		t.Errorf("resend without a token: %d %s", r.status, r.raw)
+	if r := resend("", id, carol); r.Status != 401 {
+		t.Errorf("resend without a token: %d %s", r.Status, r.Raw)
 	}
 	// The owner: 202 with the subscriber, twice; the third within the hour
 	// is refused with the limit stated.
 	for i := 0; i < 2; i++ {
 		r := resend("token-alice", id, carol)
-		if r.status != 202 || r.obj()["id"] != carol || r.obj()["email"] != "carol@example.org" || r.obj()["status"] != "invited" {
-			t.Fatalf("resend %d: %d %s", i+1, r.status, r.raw)
+		if r.Status != 202 || r.Obj()["id"] != carol || r.Obj()["email"] != "carol@example.org" || r.Obj()["status"] != "invited" {
+			t.Fatalf("resend %d: %d %s", i+1, r.Status, r.Raw)
 		}
 	}
 	r := resend("token-alice", id, carol)
-	if r.status != 429 || r.obj()["error"] != "rate_limited" ||
-		!strings.HasPrefix(r.obj()["message"].(string), "Too many requests: at most 2 per hour. Try again in ") {
-		t.Errorf("third resend: %d %s", r.status, r.raw)
+	if r.Status != 429 || r.Obj()["error"] != "rate_limited" ||
+		!strings.HasPrefix(r.Obj()["message"].(string), "Too many requests: at most 2 per hour. Try again in ") {
+		t.Errorf("third resend: %d %s", r.Status, r.Raw)
 	}
 	// Another subscriber has a quota of their own; once they accepted, a
 	// resend is refused (400 with the reason).
@@ -85,9 +86,9 @@ func TestInvitationEmails(t *testing.T) {
 	if ids, _ := sharedWith(t, base, "token-dave~dave@example.org~verified"); len(ids) != 1 {
 		t.Fatalf("dave's shared agents: %v", ids)
 	}
-	if r := resend("token-alice", id, dave); r.status != 400 || r.obj()["error"] != "invalid_request" ||
-		r.obj()["message"] != "This person has already accepted the invitation." {
-		t.Errorf("resend to an active subscriber: %d %s", r.status, r.raw)
+	if r := resend("token-alice", id, dave); r.Status != 400 || r.Obj()["error"] != "invalid_request" ||
+		r.Obj()["message"] != "This person has already accepted the invitation." {
+		t.Errorf("resend to an active subscriber: %d %s", r.Status, r.Raw)
 	}
 
 	// Pending invitations of the caller's address: unverified erin has two
@@ -95,8 +96,8 @@ func TestInvitationEmails(t *testing.T) {
 	// none; verified, erin's are claimed and the count is 0.
 	invite("erin@example.org")
 	b := createAgent(t, base, "token-bob", strings.Replace(validAgent, "Math Tutor", "History Bot", 1))
-	if r := do(t, "POST", base+"/api/agents/"+b["id"].(string)+"/subscribers", "token-bob", `{"email":"ERIN@example.org"}`); r.status != 201 {
-		t.Fatalf("bob invites erin: %d %s", r.status, r.raw)
+	if r := do(t, "POST", base+"/api/agents/"+b["id"].(string)+"/subscribers", "token-bob", `{"email":"ERIN@example.org"}`); r.Status != 201 {
+		t.Fatalf("bob invites erin: %d %s", r.Status, r.Raw)
 	}
 	pending := func(token string) resp {
 		t.Helper()
@@ -105,18 +106,18 @@ func TestInvitationEmails(t *testing.T) {
 	for token, want := range map[string]float64{
 		"token-erin~erin@example.org": 2, "token-erin~Erin@Example.org": 2, "token-bob": 0, "token-x~": 0,
 	} {
-		if r := pending(token); r.status != 200 || r.obj()["count"] != want || len(r.obj()) != 1 {
-			t.Errorf("pending for %s: %d %s, want %v", token, r.status, r.raw, want)
+		if r := pending(token); r.Status != 200 || r.Obj()["count"] != want || len(r.Obj()) != 1 {
+			t.Errorf("pending for %s: %d %s, want %v", token, r.Status, r.Raw, want)
 		}
 	}
-	if r := pending(""); r.status != 401 {
-		t.Errorf("pending without a token: %d %s", r.status, r.raw)
+	if r := pending(""); r.Status != 401 {
+		t.Errorf("pending without a token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "POST", base+"/api/user/pending-invitations", "token-bob", ""); r.status != 405 {
-		t.Errorf("POST pending: %d %s", r.status, r.raw)
+	if r := do(t, "POST", base+"/api/user/pending-invitations", "token-bob", ""); r.Status != 405 {
+		t.Errorf("POST pending: %d %s", r.Status, r.Raw)
 	}
-	if r := pending("token-erin~erin@example.org~verified"); r.status != 200 || r.obj()["count"] != float64(0) {
-		t.Errorf("pending for verified erin: %d %s", r.status, r.raw)
+	if r := pending("token-erin~erin@example.org~verified"); r.Status != 200 || r.Obj()["count"] != float64(0) {
+		t.Errorf("pending for verified erin: %d %s", r.Status, r.Raw)
 	}
 	if st := subscribersOf(t, base, id)["erin@example.org"]["status"]; st != "active" {
 		t.Errorf("erin %v after her verified count", st)
@@ -202,8 +203,8 @@ func TestInvitationEmailNamesANewOwner(t *testing.T) {
 	app := start(t, identityAddr)
 	a := createAgent(t, app.http, "token-frank", validAgent)
 	r := do(t, "POST", app.http+"/api/agents/"+a["id"].(string)+"/subscribers", "token-frank", `{"email":"gina@example.org"}`)
-	if r.status != 201 {
-		t.Fatalf("invite: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("invite: %d %s", r.Status, r.Raw)
 	}
 	recs := eventstest.Consume(t, app.brokers, agents.Topic, 3, 30*time.Second, time.Second)
 	for _, rec := range recs {

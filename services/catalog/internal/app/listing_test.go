@@ -27,8 +27,10 @@ import (
 	documentsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1"
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
+	"github.com/agentic-app/agentic/services/platform/apitest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // fakeKnowledge is the documents service's KnowledgeService.CountDocuments
@@ -104,6 +106,9 @@ func startListing(t *testing.T, configure func(*Config)) listingApp {
 		c.DocumentsGRPCAddr = ln.Addr().String()
 		c.MarketplaceRate = "0/1m"
 		c.CategoriesTTL = -1
+		// The listing cache as deployed: every change these tests make
+		// (SQL included) must be seen through it.
+		c.MarketplaceCacheTTL = agents.DefaultListingCacheTTL
 		if configure != nil {
 			configure(c)
 		}
@@ -136,24 +141,24 @@ func (l listingApp) publishNew(t *testing.T, owner, body string) map[string]any 
 	id := createAgent(t, l.http, "token-"+owner, body)["id"].(string)
 	l.docs.set(id, 1, 1)
 	r := l.patch(t, "token-"+owner, id, `{"isPublic":true}`)
-	if r.status != 200 || r.obj()["slug"] == nil {
-		t.Fatalf("publish %s: %d %s", id, r.status, r.raw)
+	if r.Status != 200 || r.Obj()["slug"] == nil {
+		t.Fatalf("publish %s: %d %s", id, r.Status, r.Raw)
 	}
-	return r.obj()
+	return r.Obj()
 }
 
 func wantField(t *testing.T, what string, r resp, field, msg string) {
 	t.Helper()
-	fields, _ := r.obj()["fields"].(map[string]any)
-	if r.status != 400 || r.obj()["error"] != "validation_failed" || fields[field] != msg {
-		t.Errorf("%s: %d %s, want 400 validation_failed %s=%q", what, r.status, truncate(r.raw), field, msg)
+	fields, _ := r.Obj()["fields"].(map[string]any)
+	if r.Status != 400 || r.Obj()["error"] != "validation_failed" || fields[field] != msg {
+		t.Errorf("%s: %d %s, want 400 validation_failed %s=%q", what, r.Status, truncate(r.Raw), field, msg)
 	}
 }
 
 func wantCode(t *testing.T, what string, r resp, status int, code string) {
 	t.Helper()
-	if r.status != status || r.obj()["error"] != code || r.obj()["message"] == "" {
-		t.Errorf("%s: %d %s, want %d %s", what, r.status, truncate(r.raw), status, code)
+	if r.Status != status || r.Obj()["error"] != code || r.Obj()["message"] == "" {
+		t.Errorf("%s: %d %s, want %d %s", what, r.Status, truncate(r.Raw), status, code)
 	}
 }
 
@@ -183,8 +188,8 @@ func TestPublishingRules(t *testing.T) {
 
 	// Not active: refused before the documents are counted.
 	l.docs.set(id, 2, 1)
-	if r := l.patch(t, "token-alice", id, `{"status":"inactive"}`); r.status != 200 {
-		t.Fatalf("deactivate: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"status":"inactive"}`); r.Status != 200 {
+		t.Fatalf("deactivate: %d %s", r.Status, r.Raw)
 	}
 	calls := l.docs.callCount()
 	wantField(t, "inactive", l.patch(t, "token-alice", id, `{"isPublic":true}`), "isPublic", agents.MsgPublishNeedsActive)
@@ -197,8 +202,8 @@ func TestPublishingRules(t *testing.T) {
 	l.docs.setDown(true)
 	wantCode(t, "documents down", l.patch(t, "token-alice", id, `{"isPublic":true,"status":"active"}`), 503, "knowledge_unavailable")
 	l.docs.setDown(false)
-	if g := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); g.obj()["status"] != "inactive" || g.obj()["isPublic"] != false {
-		t.Fatalf("refused publish changed the agent: %s", g.raw)
+	if g := do(t, "GET", base+"/api/agents/"+id, "token-alice", ""); g.Obj()["status"] != "inactive" || g.Obj()["isPublic"] != false {
+		t.Fatalf("refused publish changed the agent: %s", g.Raw)
 	}
 
 	// Bounds: each field's message; a wrong type is invalid_json.
@@ -221,29 +226,29 @@ func TestPublishingRules(t *testing.T) {
 	// Activated and published in one PATCH, with the listing fields.
 	r = l.patch(t, "token-alice", id, `{"status":"active","isPublic":true,"markupPercent":50,"greetingCostCents":25,
 		"greeting":"  Hi! Ask me about algebra.  ","memoryTokens":2000,"showSources":false}`)
-	p := r.obj()
-	if r.status != 200 || p["isPublic"] != true || p["slug"] != "math-tutor" || p["markupPercent"] != float64(50) ||
+	p := r.Obj()
+	if r.Status != 200 || p["isPublic"] != true || p["slug"] != "math-tutor" || p["markupPercent"] != float64(50) ||
 		p["greetingCostCents"] != float64(25) || p["greeting"] != "Hi! Ask me about algebra." || p["memoryTokens"] != float64(2000) ||
 		p["showSources"] != false || p["status"] != "active" {
-		t.Fatalf("publish: %d %s", r.status, r.raw)
+		t.Fatalf("publish: %d %s", r.Status, r.Raw)
 	}
 	if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(p["publishedAt"])); err != nil || time.Since(at) > time.Minute {
 		t.Fatalf("publishedAt %v", p["publishedAt"])
 	}
 	// Publishing a listed agent again changes nothing and asks nobody.
 	calls = l.docs.callCount()
-	if r := l.patch(t, "token-alice", id, `{"isPublic":true}`); r.status != 200 || r.obj()["updatedAt"] != p["updatedAt"] || l.docs.callCount() != calls {
-		t.Fatalf("publish again: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"isPublic":true}`); r.Status != 200 || r.Obj()["updatedAt"] != p["updatedAt"] || l.docs.callCount() != calls {
+		t.Fatalf("publish again: %d %s", r.Status, r.Raw)
 	}
 	profile := base + "/api/marketplace/agents/math-tutor"
-	if r := do(t, "GET", profile, "", ""); r.status != 200 || r.obj()["id"] != id || r.obj()["available"] != true {
-		t.Fatalf("profile: %d %s", r.status, r.raw)
+	if r := do(t, "GET", profile, "", ""); r.Status != 200 || r.Obj()["id"] != id || r.Obj()["available"] != true {
+		t.Fatalf("profile: %d %s", r.Status, r.Raw)
 	}
 
 	// Deactivated: still listed, unavailable.
 	l.patch(t, "token-alice", id, `{"status":"inactive"}`)
-	if r := do(t, "GET", profile, "", ""); r.status != 200 || r.obj()["available"] != false {
-		t.Fatalf("inactive profile: %d %s", r.status, r.raw)
+	if r := do(t, "GET", profile, "", ""); r.Status != 200 || r.Obj()["available"] != false {
+		t.Fatalf("inactive profile: %d %s", r.Status, r.Raw)
 	}
 	if items := listItems(t, do(t, "GET", base+"/api/marketplace/agents", "", "")); len(items) != 1 || items[0]["available"] != false {
 		t.Fatalf("inactive in the list: %v", items)
@@ -251,8 +256,8 @@ func TestPublishingRules(t *testing.T) {
 
 	// Unpublished: off every list and profile at once; the slug is kept.
 	r = l.patch(t, "token-alice", id, `{"isPublic":false}`)
-	if r.status != 200 || r.obj()["isPublic"] != false || r.obj()["slug"] != "math-tutor" || r.obj()["publishedAt"] != nil {
-		t.Fatalf("unpublish: %d %s", r.status, r.raw)
+	if r.Status != 200 || r.Obj()["isPublic"] != false || r.Obj()["slug"] != "math-tutor" || r.Obj()["publishedAt"] != nil {
+		t.Fatalf("unpublish: %d %s", r.Status, r.Raw)
 	}
 	wantCode(t, "unpublished profile", do(t, "GET", profile, "", ""), 404, "not_found")
 	if items := listItems(t, do(t, "GET", base+"/api/marketplace/agents", "", "")); len(items) != 0 {
@@ -261,12 +266,12 @@ func TestPublishingRules(t *testing.T) {
 	if items := listItems(t, do(t, "GET", base+"/api/marketplace/agents?q=math", "", "")); len(items) != 0 {
 		t.Fatalf("unpublished in a search: %v", items)
 	}
-	if r := do(t, "GET", base+"/api/marketplace/categories", "", ""); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("categories after unpublish: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/marketplace/categories", "", ""); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("categories after unpublish: %d %s", r.Status, r.Raw)
 	}
 	// Published again: the same slug.
-	if r := l.patch(t, "token-alice", id, `{"isPublic":true,"status":"active"}`); r.status != 200 || r.obj()["slug"] != "math-tutor" {
-		t.Fatalf("republish: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"isPublic":true,"status":"active"}`); r.Status != 200 || r.Obj()["slug"] != "math-tutor" {
+		t.Fatalf("republish: %d %s", r.Status, r.Raw)
 	}
 	// Another agent of the same name gets the next slug; another user's
 	// agent is 404 whatever the body.
@@ -283,14 +288,14 @@ func TestPublishEvents(t *testing.T) {
 	a := createAgent(t, l.http, "token-alice", validAgent)
 	id := a["id"].(string)
 	l.docs.set(id, 1, 1)
-	if r := l.patch(t, "token-alice", id, `{"isPublic":true,"markupPercent":35,"greetingCostCents":50}`); r.status != 200 {
-		t.Fatalf("publish: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"isPublic":true,"markupPercent":35,"greetingCostCents":50}`); r.Status != 200 {
+		t.Fatalf("publish: %d %s", r.Status, r.Raw)
 	}
-	if r := l.patch(t, "token-alice", id, `{"greeting":"Hello","memoryTokens":100,"showSources":false}`); r.status != 200 {
-		t.Fatalf("listing fields: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"greeting":"Hello","memoryTokens":100,"showSources":false}`); r.Status != 200 {
+		t.Fatalf("listing fields: %d %s", r.Status, r.Raw)
 	}
-	if r := l.patch(t, "token-alice", id, `{"isPublic":false}`); r.status != 200 {
-		t.Fatalf("unpublish: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"isPublic":false}`); r.Status != 200 {
+		t.Fatalf("unpublish: %d %s", r.Status, r.Raw)
 	}
 	want := []string{agents.TypeAgentCreated, agents.TypeAgentUpdated, agents.TypeAgentPublished, agents.TypeAgentUpdated, agents.TypeAgentUnpublished}
 	recs := eventstest.Consume(t, l.brokers, agents.Topic, len(want), 30*time.Second, time.Second)
@@ -322,11 +327,11 @@ func TestPublishEvents(t *testing.T) {
 
 func listItems(t *testing.T, r resp) []map[string]any {
 	t.Helper()
-	if r.status != 200 {
-		t.Fatalf("list: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("list: %d %s", r.Status, r.Raw)
 	}
 	var out []map[string]any
-	for _, v := range r.obj()["items"].([]any) {
+	for _, v := range r.Obj()["items"].([]any) {
 		out = append(out, v.(map[string]any))
 	}
 	return out
@@ -357,10 +362,10 @@ func listAll(t *testing.T, base, query string, limit int) []string {
 			seen[s] = true
 			slugs = append(slugs, s)
 		}
-		next, _ := r.obj()["nextCursor"].(string)
+		next, _ := r.Obj()["nextCursor"].(string)
 		if next == "" {
-			if r.obj()["nextCursor"] != nil {
-				t.Fatalf("nextCursor %v", r.obj()["nextCursor"])
+			if r.Obj()["nextCursor"] != nil {
+				t.Fatalf("nextCursor %v", r.Obj()["nextCursor"])
 			}
 			return slugs
 		}
@@ -386,8 +391,8 @@ func agentBody(name, description, category string, tags ...string) string {
 func TestMarketplaceDiscovery(t *testing.T) {
 	l := startListing(t, nil)
 	base := l.http
-	if r := do(t, "GET", base+"/api/marketplace/status", "", ""); r.status != 200 || r.obj()["enabled"] != true {
-		t.Fatalf("status while on: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/marketplace/status", "", ""); r.Status != 200 || r.Obj()["enabled"] != true {
+		t.Fatalf("status while on: %d %s", r.Status, r.Raw)
 	}
 	owners := []string{"uid-alice-41x", "uid-bob-77y", "uid-carol-93z"}
 	ids := map[string]string{} // slug → id
@@ -491,7 +496,7 @@ func TestMarketplaceDiscovery(t *testing.T) {
 	for _, q := range []string{"limit=0", "limit=51", "limit=-1", "limit=abc", "limit=1.5", "limit="} {
 		wantCode(t, q, do(t, "GET", base+"/api/marketplace/agents?"+q, "", ""), 400, "invalid_limit")
 	}
-	popularCursor := do(t, "GET", base+"/api/marketplace/agents?limit=1", "", "").obj()["nextCursor"].(string)
+	popularCursor := do(t, "GET", base+"/api/marketplace/agents?limit=1", "", "").Obj()["nextCursor"].(string)
 	for _, q := range []string{"sort=cheapest", "sort=relevance", "cursor=nope", "sort=newest&cursor=" + url.QueryEscape(popularCursor),
 		"q=" + strings.Repeat("a", 201), "category=" + strings.Repeat("c", 51), "tag=" + strings.Repeat("t", 41)} {
 		wantCode(t, q[:min(len(q), 30)], do(t, "GET", base+"/api/marketplace/agents?"+q, "", ""), 400, "invalid_query")
@@ -512,25 +517,25 @@ func TestMarketplaceDiscovery(t *testing.T) {
 	}
 	l.docs.set(ids[math], 4, 3)
 	pr := do(t, "GET", base+"/api/marketplace/agents/"+math, "", "")
-	p := pr.obj()
+	p := pr.Obj()
 	profileKeys := append(slices.Clone(itemKeys), "createdAt", "documentsCount", "greeting")
 	slices.Sort(profileKeys)
 	if got := mapKeys(p); !slices.Equal(got, profileKeys) {
 		t.Fatalf("profile keys %v", got)
 	}
 	rating := p["rating"].(map[string]any)
-	if pr.status != 200 || p["id"] != ids[math] || p["name"] != "Math Tutor" || p["creatorName"] != "Alice A" || rating["average"] != 4.3 ||
+	if pr.Status != 200 || p["id"] != ids[math] || p["name"] != "Math Tutor" || p["creatorName"] != "Alice A" || rating["average"] != 4.3 ||
 		rating["count"] != float64(3) || p["answers"] != float64(100) || p["documentsCount"] != float64(3) || p["greeting"] != "" ||
 		p["markupPercent"] != float64(20) || p["memoryTokens"] != float64(4000) || p["typicalAnswerMicros"] != float64(900) ||
 		fmt.Sprint(p["tags"]) != "[algebra homework]" || p["available"] != true || p["createdAt"] == nil {
-		t.Fatalf("profile: %d %s", pr.status, pr.raw)
+		t.Fatalf("profile: %d %s", pr.Status, pr.Raw)
 	}
-	if py := do(t, "GET", base+"/api/marketplace/agents/"+python, "", "").obj(); py["creatorName"] != agents.UnknownCreator ||
+	if py := do(t, "GET", base+"/api/marketplace/agents/"+python, "", "").Obj(); py["creatorName"] != agents.UnknownCreator ||
 		py["rating"].(map[string]any)["average"] != float64(0) || py["typicalAnswerMicros"] != float64(499) {
 		t.Errorf("unknown creator, no rating, estimated answer: %v", py)
 	}
-	everything := do(t, "GET", base+"/api/marketplace/agents?limit=50", "", "").raw + pr.raw +
-		do(t, "GET", base+"/api/marketplace/agents?q=algebra", "", "").raw + do(t, "GET", base+"/api/marketplace/categories", "", "").raw
+	everything := do(t, "GET", base+"/api/marketplace/agents?limit=50", "", "").Raw + pr.Raw +
+		do(t, "GET", base+"/api/marketplace/agents?q=algebra", "", "").Raw + do(t, "GET", base+"/api/marketplace/categories", "", "").Raw
 	for _, secret := range append(owners, "SECRET-INSTRUCTIONS", "@example", "@agents.test", "subscriber-x", "alice.private", private["id"].(string),
 		ids[gone], "Math Tutor Private", "Gone Agent", "instructions", "email", "userId", "subscribers") {
 		if strings.Contains(everything, secret) {
@@ -539,7 +544,7 @@ func TestMarketplaceDiscovery(t *testing.T) {
 	}
 	// The documents service down: the profile shows the count at publish.
 	l.docs.setDown(true)
-	if p := do(t, "GET", base+"/api/marketplace/agents/"+physics, "", "").obj(); p["documentsCount"] != float64(1) {
+	if p := do(t, "GET", base+"/api/marketplace/agents/"+physics, "", "").Obj(); p["documentsCount"] != float64(1) {
 		t.Errorf("documents down: %v", p["documentsCount"])
 	}
 	l.docs.setDown(false)
@@ -550,9 +555,9 @@ func TestMarketplaceDiscovery(t *testing.T) {
 	}
 	// Categories: listed agents only, most first.
 	r := do(t, "GET", base+"/api/marketplace/categories", "", "")
-	if r.status != 200 || r.raw != `[{"category":"Misc","count":25},{"category":"Education","count":2},{"category":"Compliance","count":1},`+
+	if r.Status != 200 || r.Raw != `[{"category":"Misc","count":25},{"category":"Education","count":2},{"category":"Compliance","count":1},`+
 		`{"category":"Legal","count":1},{"category":"Programming","count":1}]`+"\n" {
-		t.Fatalf("categories: %d %s", r.status, r.raw)
+		t.Fatalf("categories: %d %s", r.Status, r.Raw)
 	}
 	// Other methods: 405.
 	for _, p := range []string{"/api/marketplace/agents", "/api/marketplace/agents/" + math, "/api/marketplace/categories"} {
@@ -582,7 +587,7 @@ func TestTypicalAnswerFromUsage(t *testing.T) {
 	a := l.publishNew(t, "alice", validAgent)
 	id := a["id"].(string)
 	profile := l.http + "/api/marketplace/agents/math-tutor"
-	if p := do(t, "GET", profile, "", "").obj(); p["typicalAnswerMicros"] != float64(1476) || p["answers"] != float64(0) {
+	if p := do(t, "GET", profile, "", "").Obj(); p["typicalAnswerMicros"] != float64(1476) || p["answers"] != float64(0) {
 		t.Fatalf("estimate: %v", p)
 	}
 	for i, cost := range []int64{1000, 3000, 2000} {
@@ -592,15 +597,15 @@ func TestTypicalAnswerFromUsage(t *testing.T) {
 		})
 	}
 	// The median answer: 2,000 + 60 fee + 20% markup (400).
-	waitUntil(t, "the answers counted", func() bool {
-		p := do(t, "GET", profile, "", "").obj()
+	testwait.Until(t, "the answers counted", func() bool {
+		p := do(t, "GET", profile, "", "").Obj()
 		return p["answers"] == float64(3) && p["typicalAnswerMicros"] == float64(2460)
-	})
+	}, waitOpts...)
 	// A new markup re-prices them.
-	if r := l.patch(t, "token-alice", id, `{"markupPercent":100}`); r.status != 200 {
-		t.Fatalf("markup: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-alice", id, `{"markupPercent":100}`); r.Status != 200 {
+		t.Fatalf("markup: %d %s", r.Status, r.Raw)
 	}
-	if p := do(t, "GET", profile, "", "").obj(); p["typicalAnswerMicros"] != float64(4060) || p["markupPercent"] != float64(100) {
+	if p := do(t, "GET", profile, "", "").Obj(); p["typicalAnswerMicros"] != float64(4060) || p["markupPercent"] != float64(100) {
 		t.Fatalf("after the markup: %v", p)
 	}
 	// Consumers' answers (issue 28) count at cost + fee: their total's
@@ -612,10 +617,10 @@ func TestTypicalAnswerFromUsage(t *testing.T) {
 			CostMicros: 1000, FeeMicros: 30, MarkupMicros: 1000, GreetingMicros: 20_000, TotalMicros: 22_030,
 		})
 	}
-	waitUntil(t, "the consumers' answers counted", func() bool {
-		p := do(t, "GET", profile, "", "").obj()
+	testwait.Until(t, "the consumers' answers counted", func() bool {
+		p := do(t, "GET", profile, "", "").Obj()
 		return p["answers"] == float64(6) && p["typicalAnswerMicros"] == float64(2030)
-	})
+	}, waitOpts...)
 }
 
 // Off (MARKETPLACE_ENABLED=false): the public routes are 404 and publishing
@@ -628,15 +633,15 @@ func TestMarketplaceSwitchOff(t *testing.T) {
 		wantCode(t, p, do(t, "GET", base+p, "", ""), 404, "not_found")
 	}
 	// The status route answers in both states (the web app reads it).
-	if r := do(t, "GET", base+"/api/marketplace/status", "", ""); r.status != 200 || r.obj()["enabled"] != false {
-		t.Fatalf("status while off: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/api/marketplace/status", "", ""); r.Status != 200 || r.Obj()["enabled"] != false {
+		t.Fatalf("status while off: %d %s", r.Status, r.Raw)
 	}
 	a := createAgent(t, base, "token-alice", validAgent)
 	r := do(t, "PATCH", base+"/api/agents/"+a["id"].(string), "token-alice", `{"isPublic":true}`)
 	wantField(t, "publish while off", r, "isPublic", agents.MsgPublicComingSoon)
 	r = do(t, "PATCH", base+"/api/agents/"+a["id"].(string), "token-alice", `{"markupPercent":999,"greeting":"hi"}`)
-	if r.status != 200 || r.obj()["markupPercent"] != float64(20) || r.obj()["greeting"] != "" || r.obj()["updatedAt"] != a["updatedAt"] {
-		t.Fatalf("listing fields while off: %d %s", r.status, r.raw)
+	if r.Status != 200 || r.Obj()["markupPercent"] != float64(20) || r.Obj()["greeting"] != "" || r.Obj()["updatedAt"] != a["updatedAt"] {
+		t.Fatalf("listing fields while off: %d %s", r.Status, r.Raw)
 	}
 	r = do(t, "POST", base+"/api/agents", "token-alice", strings.Replace(validAgent, `"isPublic":false`, `"isPublic":true`, 1))
 	wantField(t, "create public while off", r, "isPublic", agents.MsgPublicComingSoon)
@@ -661,16 +666,8 @@ func doFrom(t *testing.T, u, forwardedFor string) (resp, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", u, nil)
 	req.Header.Set("X-Forwarded-For", forwardedFor)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	r := resp{status: res.StatusCode}
-	_ = json.NewDecoder(res.Body).Decode(&r.body)
-	b, _ := json.Marshal(r.body)
-	r.raw = string(b)
-	return r, res.Header
+	r := apitest.Send(t, req)
+	return r, r.Header
 }
 
 // RATE_LIMIT_MARKETPLACE per client address (here 3 a minute): the routes
@@ -682,23 +679,23 @@ func TestMarketplaceRateLimitPerAddress(t *testing.T) {
 	addr, other := randomIPv4(t), randomIPv4(t)
 	for _, p := range []string{"/api/marketplace/agents", "/api/marketplace/agents/math-tutor", "/api/marketplace/categories"} {
 		// A client-sent first entry is not trusted: the last one is the gateway's peer.
-		if r, _ := doFrom(t, l.http+p, "203.0.113.9, "+addr); r.status != 200 {
-			t.Fatalf("%s: %d %s", p, r.status, r.raw)
+		if r, _ := doFrom(t, l.http+p, "203.0.113.9, "+addr); r.Status != 200 {
+			t.Fatalf("%s: %d %s", p, r.Status, r.Raw)
 		}
 	}
 	r, h := doFrom(t, l.http+"/api/marketplace/agents?q=math", "198.51.100.1,"+addr)
 	rule, _ := marketplaceRule("3/1m")
 	secs, _ := strconv.Atoi(h.Get("Retry-After"))
-	if r.status != 429 || r.obj()["error"] != "rate_limited" || secs < 1 || r.obj()["message"] != ratelimit.LimitMessage(rule, secs) {
-		t.Fatalf("fourth request: %d %s (Retry-After %q)", r.status, r.raw, h.Get("Retry-After"))
+	if r.Status != 429 || r.Obj()["error"] != "rate_limited" || secs < 1 || r.Obj()["message"] != ratelimit.LimitMessage(rule, secs) {
+		t.Fatalf("fourth request: %d %s (Retry-After %q)", r.Status, r.Raw, h.Get("Retry-After"))
 	}
-	if r, _ := doFrom(t, l.http+"/api/marketplace/agents", other); r.status != 200 {
-		t.Fatalf("another address: %d %s", r.status, r.raw)
+	if r, _ := doFrom(t, l.http+"/api/marketplace/agents", other); r.Status != 200 {
+		t.Fatalf("another address: %d %s", r.Status, r.Raw)
 	}
 	// The owner's routes are not counted against an address.
 	for range 4 {
-		if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); r.status != 200 {
-			t.Fatalf("owner list: %d", r.status)
+		if r := do(t, "GET", l.http+"/api/agents", "token-alice", ""); r.Status != 200 {
+			t.Fatalf("owner list: %d", r.Status)
 		}
 	}
 }

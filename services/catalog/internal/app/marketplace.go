@@ -28,14 +28,7 @@ const MaxTrustedProxyHops = 5
 // routes. It fails open like the other hot reads: while Redis is
 // unreachable the lists are served (and the failure counted).
 func marketplaceRule(rate string) (ratelimit.Rule, error) {
-	if strings.TrimSpace(rate) == "" {
-		rate = DefaultMarketplaceRate
-	}
-	limit, window, err := ratelimit.ParseRate(rate)
-	if err != nil {
-		return ratelimit.Rule{}, fmt.Errorf("RATE_LIMIT_MARKETPLACE: %w", err)
-	}
-	return ratelimit.Rule{Class: MarketplaceClass, Limit: limit, Window: window, Mode: ratelimit.FailOpen, Env: "RATE_LIMIT_MARKETPLACE"}, nil
+	return ratelimit.RuleOf("RATE_LIMIT_MARKETPLACE", rate, DefaultMarketplaceRate, MarketplaceClass, ratelimit.FailOpen)
 }
 
 func checkMarketplaceConfig(c Config) error {

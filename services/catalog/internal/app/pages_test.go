@@ -44,21 +44,22 @@ func getPage(t *testing.T, url string) (int, http.Header, string) {
 // previews): a listed agent's page carries its escaped tags and canonical
 // link on APP_BASE_URL; an unpublished, never published or unknown agent
 // is the 404 page; the sitemap lists the listed agents only; the shell is
-// read from the web app again after its TTL.
+// read from the web app once within its TTL.
 func TestAgentPagesAndSitemap(t *testing.T) {
 	var hits atomic.Int64
-	var version atomic.Value
-	version.Store("v1")
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		if r.URL.Path != "/index.html" {
 			http.NotFound(w, r)
 			return
 		}
-		_, _ = io.WriteString(w, webShell(version.Load().(string)))
+		_, _ = io.WriteString(w, webShell("v1"))
 	}))
 	defer web.Close()
-	const ttl = 400 * time.Millisecond
+	// An hour: every read below falls within it however slow the machine.
+	// That a shell is read again after its TTL is TestShellIsReadAgainAfterItsTTL's
+	// job (pages package, a fake clock), not a sleep's here.
+	const ttl = time.Hour
 	l := startListing(t, func(c *Config) {
 		c.WebIndexURL = web.URL + "/index.html"
 		c.AppBaseURL = "https://agentic.test"
@@ -67,8 +68,8 @@ func TestAgentPagesAndSitemap(t *testing.T) {
 	tutor := l.publishNew(t, "alice", agentBody(`Math <script>alert("x")</script> Tutor`, `Algebra & "geometry" help`, "Education"))
 	coach := l.publishNew(t, "bob", agentBody("Essay Coach", "Feedback on essays", "Writing"))
 	gone := l.publishNew(t, "carol", agentBody("Former Agent", "Was listed once", "Other"))
-	if r := l.patch(t, "token-carol", gone["id"].(string), `{"isPublic":false}`); r.status != 200 {
-		t.Fatalf("unpublish: %d %s", r.status, r.raw)
+	if r := l.patch(t, "token-carol", gone["id"].(string), `{"isPublic":false}`); r.Status != 200 {
+		t.Fatalf("unpublish: %d %s", r.Status, r.Raw)
 	}
 	createAgent(t, l.http, "token-dave", agentBody("Private Agent", "Never listed", "Other"))
 	tutorSlug, coachSlug, goneSlug := tutor["slug"].(string), coach["slug"].(string), gone["slug"].(string)
@@ -124,17 +125,9 @@ func TestAgentPagesAndSitemap(t *testing.T) {
 		t.Errorf("sitemap lists more than the listed agents:\n%s", body)
 	}
 
-	// The shell: read once within its TTL, again after it (a new build).
+	// The shell: read once for all the pages above, within its TTL.
 	if n := hits.Load(); n != 1 {
 		t.Errorf("%d reads of the shell within its TTL", n)
-	}
-	version.Store("v2")
-	time.Sleep(ttl + 100*time.Millisecond)
-	if _, _, body := getPage(t, l.http+"/marketplace/"+tutorSlug); !strings.Contains(body, `src="/assets/index-v2.js"`) {
-		t.Errorf("after the TTL the old shell is served:\n%s", body)
-	}
-	if n := hits.Load(); n != 2 {
-		t.Errorf("%d reads of the shell, want 2", n)
 	}
 }
 

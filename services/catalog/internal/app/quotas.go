@@ -1,9 +1,7 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,14 +27,7 @@ const InvitationClass = "invitations"
 // "Rate limits and quotas"). It fails closed like the other quotas on what
 // a user creates: while Redis is unreachable inviting answers 503.
 func invitationRule(rate string) (ratelimit.Rule, error) {
-	if strings.TrimSpace(rate) == "" {
-		rate = DefaultInvitationRate
-	}
-	limit, window, err := ratelimit.ParseRate(rate)
-	if err != nil {
-		return ratelimit.Rule{}, fmt.Errorf("RATE_LIMIT_INVITATIONS: %w", err)
-	}
-	return ratelimit.Rule{Class: InvitationClass, Limit: limit, Window: window, Mode: ratelimit.FailClosed, Env: "RATE_LIMIT_INVITATIONS"}, nil
+	return ratelimit.RuleOf("RATE_LIMIT_INVITATIONS", rate, DefaultInvitationRate, InvitationClass, ratelimit.FailClosed)
 }
 
 // inviteGate counts each invitation request on the caller's own agent

@@ -14,7 +14,6 @@ import (
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
@@ -34,10 +33,6 @@ func (o ownedBy) GetAgent(_ context.Context, owner, id string) (agents.Agent, er
 	return agents.Agent{}, agents.ErrNotFound
 }
 
-var tokenIsUID = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	return auth.Claims{UID: raw, ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
-
 // gatedMux is the catalog's real route table with stub endpoints (every
 // call fails with 500) and the invitation gate in front of the invite route.
 func gatedMux(t *testing.T, rdb redis.Scripter, rule ratelimit.Rule, svc agents.Service) *http.ServeMux {
@@ -46,7 +41,7 @@ func gatedMux(t *testing.T, rdb redis.Scripter, rule ratelimit.Rule, svc agents.
 	authtest.StubEndpoints(&set)
 	mux := http.NewServeMux()
 	l := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName})
-	transport.RegisterHTTP(mux, set, tokenIsUID, nil, transport.WithInviteGate(inviteGate(l, rule, svc)))
+	transport.RegisterHTTP(mux, set, authtest.TokenIsUID, nil, transport.WithInviteGate(inviteGate(l, rule, svc)))
 	return mux
 }
 

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
@@ -30,21 +28,11 @@ const (
 // quotas on what users create: while Redis is unreachable the routes answer
 // 503. "0/24h" turns one off.
 func reviewRules(reviewRate, reportRate string) (ratelimit.Rules, error) {
-	rule := func(env, rate, def, class string) (ratelimit.Rule, error) {
-		if strings.TrimSpace(rate) == "" {
-			rate = def
-		}
-		limit, window, err := ratelimit.ParseRate(rate)
-		if err != nil {
-			return ratelimit.Rule{}, fmt.Errorf("%s: %w", env, err)
-		}
-		return ratelimit.Rule{Class: class, Limit: limit, Window: window, Mode: ratelimit.FailClosed, Env: env}, nil
-	}
-	reviews, err := rule("RATE_LIMIT_REVIEWS", reviewRate, DefaultReviewRate, ReviewClass)
+	reviews, err := ratelimit.RuleOf("RATE_LIMIT_REVIEWS", reviewRate, DefaultReviewRate, ReviewClass, ratelimit.FailClosed)
 	if err != nil {
 		return nil, err
 	}
-	reports, err := rule("RATE_LIMIT_REPORTS", reportRate, DefaultReportRate, ReportClass)
+	reports, err := ratelimit.RuleOf("RATE_LIMIT_REPORTS", reportRate, DefaultReportRate, ReportClass, ratelimit.FailClosed)
 	if err != nil {
 		return nil, err
 	}

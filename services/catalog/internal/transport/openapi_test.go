@@ -1,11 +1,10 @@
 package transport
 
 import (
-	"context"
 	"testing"
 
 	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
@@ -14,9 +13,8 @@ import (
 // with its method, and every operation the document gives this service
 // (x-service: catalog) has a handler.
 func TestRoutesMatchOpenAPIDocument(t *testing.T) {
-	refuse := auth.VerifierFunc(func(context.Context, string) (auth.Claims, error) { return auth.Claims{}, auth.ErrInvalidToken })
 	mux := server.NewMux(nil)
-	RegisterHTTP(mux, endpoints.Set{}, refuse, nil)
+	RegisterHTTP(mux, endpoints.Set{}, authtest.Refuse, nil)
 	for _, p := range openapi.Check("catalog", mux) {
 		t.Error(p)
 	}

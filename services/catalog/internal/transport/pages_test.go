@@ -16,7 +16,7 @@ import (
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
 	"github.com/agentic-app/agentic/services/catalog/internal/pages"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
@@ -97,8 +97,7 @@ func newPagesFixture(t *testing.T, enabled bool, listed ...agents.Listing) pages
 		}
 		return endpoints.SitemapResponse{Entries: out}, nil
 	}
-	refuse := auth.VerifierFunc(func(context.Context, string) (auth.Claims, error) { return auth.Claims{}, auth.ErrInvalidToken })
-	RegisterHTTP(f.mux, set, refuse, quietLog, WithMarketplace(enabled), WithPages(PagesConfig{
+	RegisterHTTP(f.mux, set, authtest.Refuse, quietLog, WithMarketplace(enabled), WithPages(PagesConfig{
 		Shell:   pages.NewShell(shell.URL+"/index.html", quietLog),
 		BaseURL: "https://agentic.test/",
 	}))
@@ -314,8 +313,7 @@ func TestPagesAreOutsideTheOpenAPIDocument(t *testing.T) {
 		t.Error(p)
 	}
 	mux := server.NewMux(nil)
-	refuse := auth.VerifierFunc(func(context.Context, string) (auth.Claims, error) { return auth.Claims{}, auth.ErrInvalidToken })
-	RegisterHTTP(mux, endpoints.Set{}, refuse, nil, WithPages(PagesConfig{}))
+	RegisterHTTP(mux, endpoints.Set{}, authtest.Refuse, nil, WithPages(PagesConfig{}))
 	for _, p := range []string{"/marketplace/math-tutor", "/sitemap.xml"} {
 		if _, pattern := mux.Handler(httptest.NewRequest(http.MethodGet, p, nil)); pattern == "GET "+PathAgentPage || pattern == "GET "+PathSitemap {
 			t.Errorf("%s registered without a shell: %q", p, pattern)

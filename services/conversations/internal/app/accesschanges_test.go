@@ -19,7 +19,7 @@ func TestRemovedSubscriberRefusedWithinASecondOnEveryReplica(t *testing.T) {
 	time.Sleep(clients.DefaultAccessPollMargin + 250*time.Millisecond)
 	chatInfo := func(base string) int {
 		t.Helper()
-		return raw(t, "GET", base+"/api/agents/"+agentA+"/chat-info", "Bearer "+tok(e.bob), "").status
+		return raw(t, "GET", base+"/api/agents/"+agentA+"/chat-info", "Bearer "+tok(e.bob), "").Status
 	}
 	for _, base := range bases {
 		if s := chatInfo(base); s != 200 {

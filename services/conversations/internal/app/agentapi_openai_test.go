@@ -243,21 +243,21 @@ func TestAgentAPIStructuredOutputAndUnsupportedParameters(t *testing.T) {
 	} {
 		body := `{"model":"` + model + `","messages":[{"role":"user","content":"hi"}],` + c.body + `}`
 		r := raw(t, "POST", e.base+"/api/v1/chat/completions", "Bearer "+secret, body)
-		if ae := apiError(t, r); r.status != 400 || ae["param"] != c.param || ae["type"] != "invalid_request_error" {
-			t.Errorf("%s: %d %s", c.name, r.status, r.raw)
+		if ae := apiError(t, r); r.Status != 400 || ae["param"] != c.param || ae["type"] != "invalid_request_error" {
+			t.Errorf("%s: %d %s", c.name, r.Status, r.Raw)
 		}
 	}
 	r := raw(t, "POST", e.base+"/api/v1/responses", "Bearer "+secret, `{"model":"`+model+`","input":"hi","background":true}`)
-	if ae := apiError(t, r); r.status != 400 || ae["param"] != "background" {
-		t.Errorf("responses background: %d %s", r.status, r.raw)
+	if ae := apiError(t, r); r.Status != 400 || ae["param"] != "background" {
+		t.Errorf("responses background: %d %s", r.Status, r.Raw)
 	}
 	if e.wallet.Calls("Reserve") != reserves {
 		t.Fatalf("refused requests reserved: %d → %d", reserves, e.wallet.Calls("Reserve"))
 	}
 	ok := raw(t, "POST", e.base+"/api/v1/chat/completions", "Bearer "+secret,
 		`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}],"temperature":0.2,"top_p":1,"seed":7,"stop":["\n\n"],"logprobs":false,"user":"u1","tool_choice":"none","parallel_tool_calls":false}`)
-	if ok.status != 200 {
-		t.Fatalf("sampling parameters: %d %s", ok.status, ok.raw)
+	if ok.Status != 200 {
+		t.Fatalf("sampling parameters: %d %s", ok.Status, ok.Raw)
 	}
 }
 
@@ -273,8 +273,8 @@ func TestAgentAPIModelLookupUnknownRoutesAndRequestIDs(t *testing.T) {
 		t.Fatalf("models.get: %v %+v", err, m)
 	}
 	for _, p := range []string{"/api/v1/models/" + model, "/api/v1/models/" + agentA, "/api/v1/models/" + url.PathEscape(model)} {
-		if r := raw(t, "GET", e.base+p, "Bearer "+secret, ""); r.status != 200 || r.obj()["id"] != model {
-			t.Fatalf("GET %s: %d %s", p, r.status, r.raw)
+		if r := raw(t, "GET", e.base+p, "Bearer "+secret, ""); r.Status != 200 || r.Obj()["id"] != model {
+			t.Fatalf("GET %s: %d %s", p, r.Status, r.Raw)
 		}
 	}
 	_, err = c.Models.Get(ctx, "gpt-4o")
@@ -299,9 +299,9 @@ func TestAgentAPIModelLookupUnknownRoutesAndRequestIDs(t *testing.T) {
 		{"POST", "/api/v1/responses/resp_x", 405, "method_not_allowed"},
 	} {
 		r := raw(t, q.method, e.base+q.path, "Bearer "+secret, "")
-		if ae := apiError(t, r); r.status != q.status || ae["code"] != q.code || len(r.header.Get("X-Request-Id")) != 32 ||
-			(q.status == 405 && r.header.Get("Allow") == "") {
-			t.Errorf("%s %s: %d %v %s", q.method, q.path, r.status, r.header, r.raw)
+		if ae := apiError(t, r); r.Status != q.status || ae["code"] != q.code || len(r.Header.Get("X-Request-Id")) != 32 ||
+			(q.status == 405 && r.Header.Get("Allow") == "") {
+			t.Errorf("%s %s: %d %v %s", q.method, q.path, r.Status, r.Header, r.Raw)
 		}
 	}
 	// Every answer — success, 401, 400 — carries a distinct request id.
@@ -311,9 +311,9 @@ func TestAgentAPIModelLookupUnknownRoutesAndRequestIDs(t *testing.T) {
 		raw(t, "GET", e.base+"/api/v1/models", "Bearer agk_"+strings.Repeat("x", 32), ""),
 		raw(t, "POST", e.base+"/api/v1/chat/completions", "Bearer "+secret, `{}`),
 	} {
-		id := r.header.Get("X-Request-Id")
+		id := r.Header.Get("X-Request-Id")
 		if len(id) != 32 || seen[id] {
-			t.Fatalf("%d: X-Request-Id %q", r.status, id)
+			t.Fatalf("%d: X-Request-Id %q", r.Status, id)
 		}
 		seen[id] = true
 	}

@@ -32,10 +32,10 @@ import (
 func (e *env) newKey(t *testing.T, uid, agent, body string) map[string]any {
 	t.Helper()
 	r := e.do(t, "POST", "/api/agents/"+agent+"/api-keys", uid, body)
-	if r.status != http.StatusCreated {
-		t.Fatalf("create key: %d %s", r.status, r.raw)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create key: %d %s", r.Status, r.Raw)
 	}
-	return r.obj()
+	return r.Obj()
 }
 
 // raw sends a request with the given Authorization header value ("" for
@@ -60,8 +60,8 @@ func raw(t *testing.T, method, url, authorization, body string, headers ...strin
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, header: res.Header, raw: string(b)}
-	_ = json.Unmarshal(b, &r.body)
+	r := resp{Status: res.StatusCode, Header: res.Header, Raw: string(b)}
+	_ = json.Unmarshal(b, &r.Body)
 	return r
 }
 
@@ -69,17 +69,17 @@ func raw(t *testing.T, method, url, authorization, body string, headers ...strin
 // when the body is not one.
 func apiError(t *testing.T, r resp) map[string]any {
 	t.Helper()
-	e, ok := r.obj()["error"].(map[string]any)
+	e, ok := r.Obj()["error"].(map[string]any)
 	if !ok {
-		t.Fatalf("%d: not an OpenAI error body: %s", r.status, r.raw)
+		t.Fatalf("%d: not an OpenAI error body: %s", r.Status, r.Raw)
 	}
 	for _, f := range []string{"message", "type", "code"} {
 		if s, _ := e[f].(string); s == "" {
-			t.Fatalf("error without %s: %s", f, r.raw)
+			t.Fatalf("error without %s: %s", f, r.Raw)
 		}
 	}
 	if _, ok := e["param"]; !ok {
-		t.Fatalf("error without param: %s", r.raw)
+		t.Fatalf("error without param: %s", r.Raw)
 	}
 	return e
 }
@@ -126,10 +126,10 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	ctx := context.Background()
 
 	r := e.do(t, "POST", "/api/agents/"+agentA+"/api-keys", e.alice, `{"name":"  Website bot ","monthlyLimit":5.25}`)
-	if r.status != 201 || r.header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("create: %d %v %s", r.status, r.header, r.raw)
+	if r.Status != 201 || r.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("create: %d %v %s", r.Status, r.Header, r.Raw)
 	}
-	k := r.obj()
+	k := r.Obj()
 	secret, _ := k["key"].(string)
 	if !strings.HasPrefix(secret, "agk_") || len(secret) != 4+conversations.APIKeyRandomChars ||
 		k["prefix"] != secret[:10] || k["name"] != "Website bot" || k["monthlyLimit"] != 5.25 || k["expiresAt"] != nil ||
@@ -146,14 +146,14 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	}
 
 	l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, "")
-	if l.status != 200 || len(l.list()) != 2 {
-		t.Fatalf("list: %d %s", l.status, l.raw)
+	if l.Status != 200 || len(l.List()) != 2 {
+		t.Fatalf("list: %d %s", l.Status, l.Raw)
 	}
-	if strings.Contains(l.raw, secret) || strings.Contains(l.raw, secret2) || strings.Contains(l.raw, `"key"`) {
-		t.Fatalf("list shows a secret: %s", l.raw)
+	if strings.Contains(l.Raw, secret) || strings.Contains(l.Raw, secret2) || strings.Contains(l.Raw, `"key"`) {
+		t.Fatalf("list shows a secret: %s", l.Raw)
 	}
-	if first := l.list()[0].(map[string]any); first["id"] != k2["id"] || first["prefix"] != k2["prefix"] {
-		t.Fatalf("newest first: %s", l.raw)
+	if first := l.List()[0].(map[string]any); first["id"] != k2["id"] || first["prefix"] != k2["prefix"] {
+		t.Fatalf("newest first: %s", l.Raw)
 	}
 
 	// Stored only as its SHA-256: no column holds the secret part.
@@ -186,8 +186,8 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		`{"name":"x","expiresAt":"2099-01-01T00:00:00Z","x":1} x`: "invalid_json",
 	} {
 		r := e.do(t, "POST", "/api/agents/"+agentA+"/api-keys", e.alice, body)
-		if r.status != 400 || r.obj()["error"] != code {
-			t.Errorf("%s: %d %s, want 400 %s", body, r.status, r.raw, code)
+		if r.Status != 400 || r.Obj()["error"] != code {
+			t.Errorf("%s: %d %s, want 400 %s", body, r.Status, r.Raw, code)
 		}
 	}
 	// Owner only: another owner's agent, a subscriber, an unknown agent are 404.
@@ -206,12 +206,12 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		if c.method == "POST" {
 			body = `{"name":"x"}`
 		}
-		if r := e.do(t, c.method, c.path, c.uid, body); r.status != 404 || r.obj()["error"] != "not_found" {
-			t.Errorf("%s %s as %s: %d %s", c.method, c.path, c.uid, r.status, r.raw)
+		if r := e.do(t, c.method, c.path, c.uid, body); r.Status != 404 || r.Obj()["error"] != "not_found" {
+			t.Errorf("%s %s as %s: %d %s", c.method, c.path, c.uid, r.Status, r.Raw)
 		}
 	}
-	if r := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", "", ""); r.status != 401 {
-		t.Errorf("no token: %d", r.status)
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", "", ""); r.Status != 401 {
+		t.Errorf("no token: %d", r.Status)
 	}
 
 	// The key works on the agent API...
@@ -223,8 +223,8 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	// ...and on no other route: the Firebase check refuses it.
 	for _, path := range []string{"/api/agents/" + agentA + "/api-keys", "/api/agents/" + agentA + "/conversations", "/api/agents/" + agentA + "/chat-info"} {
 		r := raw(t, "GET", e.base+path, "Bearer "+secret, "")
-		if r.status != 401 || r.obj()["error"] != "invalid_token" {
-			t.Errorf("key on %s: %d %s", path, r.status, r.raw)
+		if r.Status != 401 || r.Obj()["error"] != "invalid_token" {
+			t.Errorf("key on %s: %d %s", path, r.Status, r.Raw)
 		}
 	}
 	// A Firebase ID token is not an API key.
@@ -233,34 +233,34 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		{"POST", "/api/v1/chat/completions", completionBody(agentA, false, user(question))},
 	} {
 		r := raw(t, c.method, e.base+c.path, "Bearer "+tok(e.alice), c.body)
-		if er := apiError(t, r); r.status != 401 || er["code"] != "invalid_api_key" || er["type"] != "authentication_error" ||
+		if er := apiError(t, r); r.Status != 401 || er["code"] != "invalid_api_key" || er["type"] != "authentication_error" ||
 			!strings.Contains(er["message"].(string), "sign-in tokens are not accepted") {
-			t.Errorf("firebase token on %s: %d %s", c.path, r.status, r.raw)
+			t.Errorf("firebase token on %s: %d %s", c.path, r.Status, r.Raw)
 		}
-		if r.header.Get("WWW-Authenticate") == "" {
+		if r.Header.Get("WWW-Authenticate") == "" {
 			t.Errorf("401 without WWW-Authenticate")
 		}
 	}
 	for _, bad := range []string{"", "Bearer agk_short", "Bearer " + secret[:len(secret)-1] + "0", "Basic " + secret} {
 		r := raw(t, "GET", e.base+"/api/v1/models", bad, "")
-		if er := apiError(t, r); r.status != 401 || er["code"] != "invalid_api_key" {
-			t.Errorf("%q: %d %s", bad, r.status, r.raw)
+		if er := apiError(t, r); r.Status != 401 || er["code"] != "invalid_api_key" {
+			t.Errorf("%q: %d %s", bad, r.Status, r.Raw)
 		}
 	}
 
 	// Revoke: 204, then the key is gone at once (this replica forgets it).
-	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.status != 204 {
-		t.Fatalf("revoke: %d %s", r.status, r.raw)
+	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.Status != 204 {
+		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.status != 404 {
-		t.Fatalf("revoke again: %d %s", r.status, r.raw)
+	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.Status != 404 {
+		t.Fatalf("revoke again: %d %s", r.Status, r.Raw)
 	}
 	r = raw(t, "GET", e.base+"/api/v1/models", "Bearer "+secret, "")
-	if er := apiError(t, r); r.status != 401 || er["code"] != "invalid_api_key" {
-		t.Fatalf("revoked key: %d %s", r.status, r.raw)
+	if er := apiError(t, r); r.Status != 401 || er["code"] != "invalid_api_key" {
+		t.Fatalf("revoked key: %d %s", r.Status, r.Raw)
 	}
-	if l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, ""); len(l.list()) != 1 || l.list()[0].(map[string]any)["id"] != k2["id"] {
-		t.Fatalf("list after revoke: %s", l.raw)
+	if l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, ""); len(l.List()) != 1 || l.List()[0].(map[string]any)["id"] != k2["id"] {
+		t.Fatalf("list after revoke: %s", l.Raw)
 	}
 
 	// Neither key appeared in any log line (the request log included).
@@ -401,12 +401,12 @@ func TestAgentAPIWithOpenAIGo(t *testing.T) {
 
 	// The key's spend and last use; the API's conversation is not a chat.
 	l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, "")
-	kj := l.list()[0].(map[string]any)
+	kj := l.List()[0].(map[string]any)
 	if math.Abs(kj["monthSpend"].(float64)-float64(total+total2)/1e6) > 1e-12 || kj["lastUsedAt"] == nil {
 		t.Fatalf("key after use %v", kj)
 	}
-	if cs := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.alice, ""); cs.status != 200 || len(cs.list()) != 0 {
-		t.Fatalf("api conversation listed in the chat: %s", cs.raw)
+	if cs := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.alice, ""); cs.Status != 200 || len(cs.List()) != 0 {
+		t.Fatalf("api conversation listed in the chat: %s", cs.Raw)
 	}
 
 	// Another agent's model (or any other model) is 404, and nothing is reserved.
@@ -500,9 +500,9 @@ func TestAgentAPIStreamFormatAndIdempotency(t *testing.T) {
 	// (the answer is metered all the same).
 	captures := e.wallet.Calls("Capture")
 	plain := raw(t, "POST", url, "Bearer "+secret, completionBody(agentA, true, user(question)))
-	if plain.status != 200 || strings.Contains(plain.raw, `"total_tokens"`) || !strings.HasSuffix(plain.raw, "data: [DONE]\n\n") ||
-		!strings.Contains(streamText(t, plain.raw), "quadratic formula") || e.wallet.Calls("Capture") != captures+1 {
-		t.Fatalf("stream without include_usage: %d %q (captures %d → %d)", plain.status, plain.raw, captures, e.wallet.Calls("Capture"))
+	if plain.Status != 200 || strings.Contains(plain.Raw, `"total_tokens"`) || !strings.HasSuffix(plain.Raw, "data: [DONE]\n\n") ||
+		!strings.Contains(streamText(t, plain.Raw), "quadratic formula") || e.wallet.Calls("Capture") != captures+1 {
+		t.Fatalf("stream without include_usage: %d %q (captures %d → %d)", plain.Status, plain.Raw, captures, e.wallet.Calls("Capture"))
 	}
 
 	// Idempotency-Key: the retry returns the first answer; one reserve, one capture.
@@ -510,25 +510,25 @@ func TestAgentAPIStreamFormatAndIdempotency(t *testing.T) {
 	body := completionBody(agentA, false, user("When are office hours?"))
 	a := raw(t, "POST", url, "Bearer "+secret, body, "Idempotency-Key", "retry-1")
 	b := raw(t, "POST", url, "Bearer "+secret, body, "Idempotency-Key", "retry-1")
-	if a.status != 200 || b.status != 200 || a.obj()["id"] != b.obj()["id"] || e.wallet.Calls("Reserve") != reserves+1 {
-		t.Fatalf("idempotent retry: %s / %s (reserves %d → %d)", a.raw, b.raw, reserves, e.wallet.Calls("Reserve"))
+	if a.Status != 200 || b.Status != 200 || a.Obj()["id"] != b.Obj()["id"] || e.wallet.Calls("Reserve") != reserves+1 {
+		t.Fatalf("idempotent retry: %s / %s (reserves %d → %d)", a.Raw, b.Raw, reserves, e.wallet.Calls("Reserve"))
 	}
 	// The same key with another request is refused (as Stripe does), before
 	// anything is reserved; another key of the same name is its own.
 	other := raw(t, "POST", url, "Bearer "+secret, completionBody(agentA, false, user("When is the exam?")), "Idempotency-Key", "retry-1")
-	if ae := apiError(t, other); other.status != 422 || ae["code"] != "idempotency_key_mismatch" || ae["param"] != "Idempotency-Key" ||
+	if ae := apiError(t, other); other.Status != 422 || ae["code"] != "idempotency_key_mismatch" || ae["param"] != "Idempotency-Key" ||
 		ae["type"] != "invalid_request_error" || e.wallet.Calls("Reserve") != reserves+1 {
-		t.Fatalf("reused key with another body: %d %s", other.status, other.raw)
+		t.Fatalf("reused key with another body: %d %s", other.Status, other.Raw)
 	}
-	if a.obj()["usage"].(map[string]any)["cost"] != b.obj()["usage"].(map[string]any)["cost"] {
-		t.Fatalf("replay usage differs: %s / %s", a.raw, b.raw)
+	if a.Obj()["usage"].(map[string]any)["cost"] != b.Obj()["usage"].(map[string]any)["cost"] {
+		t.Fatalf("replay usage differs: %s / %s", a.Raw, b.Raw)
 	}
 	// A streamed replay carries the whole stored answer.
 	s := raw(t, "POST", url, "Bearer "+secret, completionBody(agentA, true, user("When are office hours?")), "Idempotency-Key", "retry-1")
-	content := a.obj()["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
-	if s.status != 200 || streamText(t, s.raw) != content || !strings.HasSuffix(s.raw, "data: [DONE]\n\n") ||
+	content := a.Obj()["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
+	if s.Status != 200 || streamText(t, s.Raw) != content || !strings.HasSuffix(s.Raw, "data: [DONE]\n\n") ||
 		e.wallet.Calls("Reserve") != reserves+1 {
-		t.Fatalf("streamed replay: %d %q, want %q", s.status, s.raw, content)
+		t.Fatalf("streamed replay: %d %q, want %q", s.Status, s.Raw, content)
 	}
 }
 
@@ -592,8 +592,8 @@ func TestAgentAPIValidation(t *testing.T) {
 			r := raw(t, "POST", url, "Bearer "+secret, c.body)
 			er := apiError(t, r)
 			param, _ := er["param"].(string)
-			if r.status != c.status || param != c.param || er["code"] != c.code {
-				t.Fatalf("%d %s, want %d param %q code %s", r.status, r.raw, c.status, c.param, c.code)
+			if r.Status != c.status || param != c.param || er["code"] != c.code {
+				t.Fatalf("%d %s, want %d param %q code %s", r.Status, r.Raw, c.status, c.param, c.code)
 			}
 			if c.status == 400 && er["type"] != "invalid_request_error" {
 				t.Fatalf("type %v", er["type"])
@@ -608,15 +608,15 @@ func TestAgentAPIValidation(t *testing.T) {
 	r := raw(t, "POST", url, "Bearer "+secret, js(map[string]any{"model": agentA, "max_tokens": 5, "messages": []any{
 		m("user", []any{map[string]any{"type": "text", "text": "How do I solve"}, map[string]any{"type": "text", "text": "quadratic equations?"}}),
 	}}))
-	if r.status != 200 {
-		t.Fatalf("text parts: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("text parts: %d %s", r.Status, r.Raw)
 	}
-	choice := r.obj()["choices"].([]any)[0].(map[string]any)
-	usage := r.obj()["usage"].(map[string]any)
+	choice := r.Obj()["choices"].([]any)[0].(map[string]any)
+	usage := r.Obj()["usage"].(map[string]any)
 	if choice["finish_reason"] != "length" || num(usage["completion_tokens"]) > 5 || num(usage["completion_tokens"]) < 1 {
-		t.Fatalf("max_tokens 5: %s", r.raw)
+		t.Fatalf("max_tokens 5: %s", r.Raw)
 	}
-	ch := e.charge(t, strings.TrimPrefix(r.obj()["id"].(string), "chatcmpl-"))
+	ch := e.charge(t, strings.TrimPrefix(r.Obj()["id"].(string), "chatcmpl-"))
 	price := pricing.Default[pricing.SimModel]
 	if want := pricing.WorstCase(price, conversations.ReserveInputTokens(int(num(usage["prompt_tokens"]))), 5); ch.ReserveMicros != want {
 		t.Fatalf("reserved %d, want %d (worst case of 5 output tokens)", ch.ReserveMicros, want)
@@ -633,23 +633,23 @@ func TestAPIKeyRevocationAcrossReplicasAndExpiry(t *testing.T) {
 	keyID, secret := k["id"].(string), k["key"].(string)
 
 	// The other replica learns (and caches) the key.
-	if r := raw(t, "GET", other+"/api/v1/models", "Bearer "+secret, ""); r.status != 200 {
-		t.Fatalf("models on the other replica: %d %s", r.status, r.raw)
+	if r := raw(t, "GET", other+"/api/v1/models", "Bearer "+secret, ""); r.Status != 200 {
+		t.Fatalf("models on the other replica: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.status != 204 {
-		t.Fatalf("revoke: %d", r.status)
+	if r := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+keyID, e.alice, ""); r.Status != 204 {
+		t.Fatalf("revoke: %d", r.Status)
 	}
 	revoked := time.Now()
 	reserves := e.wallet.Calls("Reserve")
 	// An answer is refused at once: its charge re-reads the key.
 	r := raw(t, "POST", other+"/api/v1/chat/completions", "Bearer "+secret, completionBody(agentA, false, user(question)))
-	if er := apiError(t, r); r.status != 401 || er["code"] != "invalid_api_key" || e.wallet.Calls("Reserve") != reserves {
-		t.Fatalf("answer with a revoked key on the other replica: %d %s", r.status, r.raw)
+	if er := apiError(t, r); r.Status != 401 || er["code"] != "invalid_api_key" || e.wallet.Calls("Reserve") != reserves {
+		t.Fatalf("answer with a revoked key on the other replica: %d %s", r.Status, r.Raw)
 	}
 	// Every request is refused once the other replica's cache entry ends (≤ 1 s).
 	for {
 		r := raw(t, "GET", other+"/api/v1/models", "Bearer "+secret, "")
-		if r.status == 401 {
+		if r.Status == 401 {
 			break
 		}
 		if time.Since(revoked) > 1100*time.Millisecond {
@@ -661,14 +661,14 @@ func TestAPIKeyRevocationAcrossReplicasAndExpiry(t *testing.T) {
 	// Expiry: valid for an hour, refused once the (service) clock passes it.
 	k2 := e.newKey(t, e.alice, agentA, fmt.Sprintf(`{"name":"short","expiresAt":%q}`, e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)))
 	secret2 := k2["key"].(string)
-	if r := raw(t, "POST", e.base+"/api/v1/chat/completions", "Bearer "+secret2, completionBody(agentA, false, user(question))); r.status != 200 {
-		t.Fatalf("before expiry: %d %s", r.status, r.raw)
+	if r := raw(t, "POST", e.base+"/api/v1/chat/completions", "Bearer "+secret2, completionBody(agentA, false, user(question))); r.Status != 200 {
+		t.Fatalf("before expiry: %d %s", r.Status, r.Raw)
 	}
 	e.clock.advance(2 * time.Hour)
 	for _, base := range []string{e.base, other} {
 		r := raw(t, "POST", base+"/api/v1/chat/completions", "Bearer "+secret2, completionBody(agentA, false, user(question)))
-		if er := apiError(t, r); r.status != 401 || er["code"] != "expired_api_key" {
-			t.Fatalf("expired key: %d %s", r.status, r.raw)
+		if er := apiError(t, r); r.Status != 401 || er["code"] != "expired_api_key" {
+			t.Fatalf("expired key: %d %s", r.Status, r.Raw)
 		}
 	}
 }
@@ -683,8 +683,8 @@ func TestAPIKeyCachedBeyondOneSecondWhileWatched(t *testing.T) {
 	secret := k["key"].(string)
 	models := func() {
 		t.Helper()
-		if r := raw(t, "GET", e.base+"/api/v1/models", "Bearer "+secret, ""); r.status != 200 {
-			t.Fatalf("models: %d %s", r.status, r.raw)
+		if r := raw(t, "GET", e.base+"/api/v1/models", "Bearer "+secret, ""); r.Status != 200 {
+			t.Fatalf("models: %d %s", r.Status, r.Raw)
 		}
 	}
 	models()
@@ -749,22 +749,22 @@ func TestAPIKeyMonthlyLimitAndFunds(t *testing.T) {
 	var ok []resp
 	refused := 0
 	for _, r := range results {
-		switch r.status {
+		switch r.Status {
 		case 200:
 			ok = append(ok, r)
 		case 402:
 			if er := apiError(t, r); er["code"] != "key_limit_reached" || er["type"] != "insufficient_quota" {
-				t.Fatalf("402 %s", r.raw)
+				t.Fatalf("402 %s", r.Raw)
 			}
 			refused++
 		default:
-			t.Fatalf("%d %s", r.status, r.raw)
+			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	}
 	if len(ok) == 0 {
 		t.Fatal("no request fitted the limit")
 	}
-	worst := e.charge(t, strings.TrimPrefix(ok[0].obj()["id"].(string), "chatcmpl-")).ReserveMicros
+	worst := e.charge(t, strings.TrimPrefix(ok[0].Obj()["id"].(string), "chatcmpl-")).ReserveMicros
 	if want := int(limitMicros / worst); len(ok) != want || refused != 5-want {
 		t.Fatalf("%d answered, %d refused; want %d answered (worst case %d µ$, limit %d µ$)", len(ok), refused, want, worst, limitMicros)
 	}
@@ -772,23 +772,23 @@ func TestAPIKeyMonthlyLimitAndFunds(t *testing.T) {
 	// One after the other, until the limit refuses: never more than the limit is spent.
 	for i := 0; ; i++ {
 		r := raw(t, "POST", url, "Bearer "+secret, body)
-		if r.status == 402 {
+		if r.Status == 402 {
 			// What is left is less than this request's worst case: the
 			// message says so, and what to do.
 			if msg, _ := apiError(t, r)["message"].(string); !strings.Contains(msg, "lower max_tokens or raise the key's limit") {
-				t.Fatalf("key limit message: %s", r.raw)
+				t.Fatalf("key limit message: %s", r.Raw)
 			}
 			break
 		}
-		if r.status != 200 || i > 20 {
-			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
+		if r.Status != 200 || i > 20 {
+			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	n, spent := e.transfersOfKey(keyID)
 	if spent > limitMicros || spent+worst <= limitMicros || n < len(ok) {
 		t.Fatalf("spent %d µ$ in %d answers, limit %d, worst case %d", spent, n, limitMicros, worst)
 	}
-	kj := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, "").list()[0].(map[string]any)
+	kj := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, "").List()[0].(map[string]any)
 	if math.Abs(kj["monthSpend"].(float64)-float64(spent)/1e6) > 1e-12 {
 		t.Fatalf("monthSpend %v, want %d µ$", kj["monthSpend"], spent)
 	}
@@ -806,19 +806,17 @@ func TestAPIKeyMonthlyLimitAndFunds(t *testing.T) {
 	}
 }
 
-// waitOutWindowEdge avoids starting a rate-limit test in the last seconds
-// of a fixed window (they are aligned to the minute), where a new window
-// would start counting afresh mid-test.
-func waitOutWindowEdge() {
-	if s := time.Now().Second(); s >= 50 {
-		time.Sleep(time.Duration(61-s) * time.Second)
-	}
+// oneWindow is a clock for the rate limits that stays in the middle of one
+// window (they are aligned to the minute): a new window never starts
+// counting afresh mid-test, whenever in the minute the test runs.
+func oneWindow() func() time.Time {
+	mid := time.Now().Truncate(time.Minute).Add(30 * time.Second)
+	return func() time.Time { return mid }
 }
 
 // Per-key and per-owner rate limits: 429 with Retry-After.
 func TestAgentAPIRateLimits(t *testing.T) {
-	e := start(t, options{apiKeyLimit: 2, apiOwnerLimit: 3})
-	waitOutWindowEdge()
+	e := start(t, options{apiKeyLimit: 2, apiOwnerLimit: 3, rateLimitNow: oneWindow()})
 	k1 := apiClient(e.base, e.newKey(t, e.alice, agentA, `{"name":"one"}`)["key"].(string))
 	k2 := apiClient(e.base, e.newKey(t, e.alice, agentA, `{"name":"two"}`)["key"].(string))
 	params := openai.ChatCompletionNewParams{Model: agentA, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)}}

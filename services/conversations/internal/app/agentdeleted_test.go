@@ -13,12 +13,14 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // publishCatalog writes a catalog event as its outbox relay would.
 func publishCatalog(t *testing.T, brokers []string, id, typ, agent string, ev *eventsv1.AgentDeleted) {
 	t.Helper()
-	publishEvent(t, brokers, conversations.CatalogTopic, "/agentic/catalog", id, typ, agent, ev)
+	publishEvent(t, brokers, topics.Catalog, "/agentic/catalog", id, typ, agent, ev)
 }
 
 // publishEvent writes an event as an outbox relay would.
@@ -53,12 +55,12 @@ func TestAgentDeletedDeletesConversationsAndKeys(t *testing.T) {
 	key := e.newKey(t, e.alice, agentA, `{"name":"gone"}`)["key"].(string)
 	other := e.newKey(t, e.dave, agentB, `{"name":"kept"}`)["key"].(string)
 	models := e.base + "/api/v1/models"
-	if r := raw(t, "GET", models, "Bearer "+key, ""); r.status != http.StatusOK { // now cached
-		t.Fatalf("before: %d %s", r.status, r.raw)
+	if r := raw(t, "GET", models, "Bearer "+key, ""); r.Status != http.StatusOK { // now cached
+		t.Fatalf("before: %d %s", r.Status, r.Raw)
 	}
 	aliceConv := e.newConversation(t, e.alice, agentA)
-	if r := e.sendJSON(t, e.alice, aliceConv, "Hello?", "c1"); r.status != http.StatusOK {
-		t.Fatalf("message: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, aliceConv, "Hello?", "c1"); r.Status != http.StatusOK {
+		t.Fatalf("message: %d %s", r.Status, r.Raw)
 	}
 	bobConv := e.newConversation(t, e.bob, agentA)
 	daveConv := e.newConversation(t, e.dave, agentB)
@@ -81,18 +83,18 @@ func TestAgentDeletedDeletesConversationsAndKeys(t *testing.T) {
 	}
 
 	ev := &eventsv1.AgentDeleted{AgentId: agentA, OwnerUid: e.alice, Name: "Math Tutor"}
-	publishCatalog(t, e.brokers, "del-1", conversations.TypeAgentDeleted, agentA, ev)
-	publishCatalog(t, e.brokers, "del-1", conversations.TypeAgentDeleted, agentA, ev) // re-delivery
-	publishCatalog(t, e.brokers, "del-2", conversations.TypeAgentDeleted, agentA, ev) // the same deletion again
-	waitFor(t, "the deleted agent's conversations to go", func() bool {
+	publishCatalog(t, e.brokers, "del-1", topics.CatalogAgentDeleted, agentA, ev)
+	publishCatalog(t, e.brokers, "del-1", topics.CatalogAgentDeleted, agentA, ev) // re-delivery
+	publishCatalog(t, e.brokers, "del-2", topics.CatalogAgentDeleted, agentA, ev) // the same deletion again
+	testwait.Until(t, "the deleted agent's conversations to go", func() bool {
 		return count(`SELECT count(*) FROM conversations WHERE agent_id = $1`, agentA) == 0
 	})
-	waitFor(t, "every event consumed", func() bool {
+	testwait.Until(t, "every event consumed", func() bool {
 		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, conversations.CatalogConsumerGroup) >= 2
 	})
 	// The cached key is refused (the watcher polls every 250 ms).
-	waitFor(t, "the deleted agent's key to be refused", func() bool {
-		return raw(t, "GET", models, "Bearer "+key, "").status == http.StatusUnauthorized
+	testwait.Until(t, "the deleted agent's key to be refused", func() bool {
+		return raw(t, "GET", models, "Bearer "+key, "").Status == http.StatusUnauthorized
 	})
 	for what, n := range map[string]int{
 		"messages": count(`SELECT count(*) FROM messages WHERE conversation_id = ANY($1::uuid[])`, []string{aliceConv, bobConv}),
@@ -105,15 +107,15 @@ func TestAgentDeletedDeletesConversationsAndKeys(t *testing.T) {
 	if n := count(`SELECT count(*) FROM deleted_api_keys WHERE agent_id = $1`, agentA); n != 1 {
 		t.Errorf("%d deleted keys logged, want 1", n)
 	}
-	if r := e.do(t, "GET", "/api/conversations/"+aliceConv, e.alice, ""); r.status != http.StatusNotFound {
-		t.Errorf("deleted conversation: %d", r.status)
+	if r := e.do(t, "GET", "/api/conversations/"+aliceConv, e.alice, ""); r.Status != http.StatusNotFound {
+		t.Errorf("deleted conversation: %d", r.Status)
 	}
 	// Another agent's conversation and key are untouched.
 	if n := count(`SELECT count(*) FROM conversations WHERE id = $1`, daveConv); n != 1 {
 		t.Error("another agent's conversation was deleted")
 	}
-	if r := raw(t, "GET", models, "Bearer "+other, ""); r.status != http.StatusOK {
-		t.Errorf("another agent's key: %d %s", r.status, r.raw)
+	if r := raw(t, "GET", models, "Bearer "+other, ""); r.Status != http.StatusOK {
+		t.Errorf("another agent's key: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -122,8 +124,8 @@ func TestAgentDeletedDeletesConversationsAndKeys(t *testing.T) {
 func TestUserDeletedDeletesTheirConversations(t *testing.T) {
 	e := start(t, options{})
 	bobConv := e.newConversation(t, e.bob, agentA)
-	if r := e.sendJSON(t, e.bob, bobConv, "Hello?", "b1"); r.status != http.StatusOK {
-		t.Fatalf("message: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, bobConv, "Hello?", "b1"); r.Status != http.StatusOK {
+		t.Fatalf("message: %d %s", r.Status, r.Raw)
 	}
 	aliceConv := e.newConversation(t, e.alice, agentA)
 	pool, err := pgxpool.New(context.Background(), e.dbURL)
@@ -140,9 +142,9 @@ func TestUserDeletedDeletesTheirConversations(t *testing.T) {
 		return n
 	}
 	ev := &eventsv1.UserDeleted{Uid: e.bob, Email: "bob@example.com"}
-	publishEvent(t, e.brokers, conversations.IdentityTopic, "/agentic/identity", "ud-1", conversations.TypeUserDeleted, e.bob, ev)
-	publishEvent(t, e.brokers, conversations.IdentityTopic, "/agentic/identity", "ud-1", conversations.TypeUserDeleted, e.bob, ev) // re-delivery
-	waitFor(t, "the deleted account's conversations to go", func() bool {
+	publishEvent(t, e.brokers, topics.Identity, "/agentic/identity", "ud-1", topics.IdentityUserDeleted, e.bob, ev)
+	publishEvent(t, e.brokers, topics.Identity, "/agentic/identity", "ud-1", topics.IdentityUserDeleted, e.bob, ev) // re-delivery
+	testwait.Until(t, "the deleted account's conversations to go", func() bool {
 		return count(`SELECT count(*) FROM conversations WHERE user_uid = $1`, e.bob) == 0
 	})
 	if n := count(`SELECT count(*) FROM messages WHERE conversation_id = $1`, bobConv); n != 0 {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"google.golang.org/grpc"
+
 	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/clients"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
@@ -23,14 +25,14 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/conversations/internal/metering"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
-	"github.com/agentic-app/agentic/services/conversations/internal/ratelimit"
 	"github.com/agentic-app/agentic/services/conversations/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -110,6 +112,9 @@ type Config struct {
 	ConsumerMaxWait time.Duration
 	// Now overrides the service clock (tests of the reconciler).
 	Now func() time.Time
+	// RateLimitNow overrides the clock of the chat and agent API limits'
+	// windows (tests: an instant that stays in one window).
+	RateLimitNow func() time.Time
 	// Service, when set, receives the built service (tests drive the
 	// reconciler and inspect charges through it).
 	Service func(*conversations.Service, conversations.Store)
@@ -160,23 +165,15 @@ func LoadConfig() (Config, error) {
 	// unless LLM_SIMULATED says otherwise (e.g. a simulator behind a proxy).
 	c.LLMSimulated = l.Bool("LLM_SIMULATED", isSimModel(c.LLMModel))
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	if err := l.Err(); err != nil {
-		return c, err
-	}
-	prices, err := pricing.Load(config.String("LLM_PRICES", ""))
-	if err != nil {
-		return c, err
-	}
+	prices, err := pricing.Load(l.String("LLM_PRICES", ""))
+	l.Check(err)
 	c.Prices = prices
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
+	if c.MaxAPIKeysPerAgent == 0 { // Run's zero value means the default; the variable may not be 0
+		l.Check(errors.New("MAX_API_KEYS_PER_AGENT must be positive"))
 	}
-	if c.MaxAPIKeysPerAgent <= 0 { // Run's zero value means the default; the variable may not be 0
-		return c, errors.New("MAX_API_KEYS_PER_AGENT must be positive")
-	}
-	return c, c.validate()
+	l.Check(c.validate()) // Run checks these again: tests build their Config by hand
+	return c, l.Err()
 }
 
 func isSimModel(model string) bool {
@@ -231,33 +228,22 @@ func (c *Config) validate() error {
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("conversations: %w", err)
 	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
-	if err != nil {
-		return err
-	}
-
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: conversations.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
-	})
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: conversations.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer s.Close()
+	logger, pool, reg, verifier := s.Logger, s.Pool, s.Registry, s.Verifier
 	// The API key revocation watcher polls on a connection of its own
 	// (docs/agent-api.md): queued behind answers, its polls would lapse and
 	// the key cache fall back to its one-second bound under load.
@@ -269,25 +255,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	defer watchPool.Close()
 
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
-		return err
-	}
-
-	relay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
-		PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer relay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
-
 	store := conversations.NewPostgresStore(pool)
 	var answerStore conversations.Store = store
 	if cfg.WrapStore != nil {
@@ -295,45 +262,38 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	// The document directory (names of @Document references) follows the
 	// documents service's events.
-	directory, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: conversations.DirectoryConsumerGroup,
-		Topics: []string{conversations.DocumentsTopic}, Handler: conversations.DirectoryHandler(),
-		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("document-events", events.ConsumerConfig{
+		GroupID: conversations.DirectoryConsumerGroup, Topics: []string{topics.Documents}, Handler: conversations.DirectoryHandler(),
+	}); err != nil {
 		return err
 	}
-	defer directory.Close()
 	// A deleted agent's conversations and API keys go with it (the catalog's
 	// agent.deleted), a deleted account's conversations with it (identity's
 	// user.deleted).
-	catalogEvents, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: conversations.CatalogConsumerGroup,
-		Topics: []string{conversations.CatalogTopic, conversations.IdentityTopic}, Handler: conversations.CatalogEventHandler(),
-		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("catalog-events", events.ConsumerConfig{
+		GroupID: conversations.CatalogConsumerGroup, Topics: []string{topics.Catalog, topics.Identity},
+		Handler: conversations.CatalogEventHandler(),
+	}); err != nil {
 		return err
 	}
-	defer catalogEvents.Close()
 
-	rdb, err := ratelimit.NewClient(cfg.RedisURL)
+	rdb, err := newRedis(cfg.RedisURL)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
 
-	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, grpcSec)
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, grpcSec)
+	walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
 	defer walletConn.Close()
-	documentsConn, err := server.DialGRPC(cfg.DocumentsGRPCAddr, grpcSec)
+	documentsConn, err := server.DialGRPC(cfg.DocumentsGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
@@ -350,27 +310,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// the cache in step with the catalog (a removed subscriber stops within
 	// a second on every replica).
 	catalog := clients.NewCatalog(catalogConn, clients.CatalogConfig{CacheTTL: cfg.AccessCacheTTL, Logger: logger})
+	limits := newServiceLimits(rdb, cfg, logger, reg) // quotas.go
 	svc := conversations.NewService(conversations.Deps{
 		Store:     answerStore,
 		Access:    catalog,
 		Agents:    catalog, // the Library's agents (GetAgent)
 		Knowledge: clients.NewKnowledge(documentsConn, 0),
 		Directory: store,
-		Limiter: ratelimit.New(rdb, ratelimit.Config{
-			Name: "chat", Limit: cfg.ChatRateLimit, Window: cfg.ChatRateWindow, Logger: logger, Registerer: reg,
-		}),
-		Meter:    meter,
-		Provider: provider,
-		Keys:     store,
-		Accounts: verifier, // a disabled owner's keys stop within 5 s
+		Limiter:   limits.chat,
+		Meter:     meter,
+		Provider:  provider,
+		Keys:      store,
+		Accounts:  verifier, // a disabled owner's keys stop within 5 s
 		// The watcher's own connection (see watchPool).
 		Revocations: conversations.NewPostgresStore(watchPool),
-		APILimiter: ratelimit.APILimits{
-			Key: ratelimit.New(rdb, ratelimit.Config{Name: "api-key", Limit: cfg.APIKeyRateLimit, Window: cfg.APIRateWindow,
-				Logger: logger, Registerer: reg}),
-			Owner: ratelimit.New(rdb, ratelimit.Config{Name: "api-owner", Limit: cfg.APIOwnerRateLimit, Window: cfg.APIRateWindow,
-				Logger: logger, Registerer: reg}),
-		},
+		APILimiter:  limits.api,
 	}, conversations.Config{
 		Model: cfg.LLMModel, Simulated: cfg.LLMSimulated, Prices: cfg.Prices,
 		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens,
@@ -388,43 +342,23 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	// Peers and Redis are not readiness checks: without them messages are
 	// refused (or, for Redis, not rate limited) while reading still works.
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
-	transport.RegisterAgentAPI(mux, set, verifier, logger, reg)
+	transport.RegisterHTTP(s.Mux, set, verifier, logger)
+	transport.RegisterAgentAPI(s.Mux, set, verifier, logger, reg)
 	// Per-user quotas in Redis (quotas.go).
-	api, err := withQuotas(mux, rdb, verifier, logger, reg)
+	rules, err := quotaRules()
 	if err != nil {
 		return err
 	}
+	api := ratelimit.GuardMux(s.Mux, rdb, rules, verifier, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
+
+	s.AddWorker("charge-reconciler", func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) })
+	// Keeps the API key cache in step with revocations (docs/agent-api.md).
+	s.AddWorker("api-key-revocations", svc.RunKeyRevocationWatcher)
+	// Keeps the access cache in step with the catalog's access changes.
+	s.AddWorker("access-changes", catalog.Run)
 
 	// gRPC: ConversationsService (the other channels' answers) and health.
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
-	conversationsv1.RegisterConversationsServiceServer(grpcSrv, transport.NewGRPCServer(set))
-
-	return server.Run(ctx, server.RunConfig{
-		Logger:       logger,
-		HTTPAddr:     cfg.HTTPAddr,
-		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(api, ServiceName, logger, reg),
-		GRPCAddr:     cfg.GRPCAddr,
-		GRPCListener: cfg.GRPCListener,
-		GRPCServer:   grpcSrv,
-		GRPCHealth:   health,
-		Workers: []server.Worker{
-			{Name: "outbox-relay", Run: relay.Run},
-			{Name: "events-purger", Run: purger.Run},
-			{Name: "document-events", Run: directory.Run},
-			{Name: "catalog-events", Run: catalogEvents.Run},
-			{Name: "charge-reconciler", Run: func(ctx context.Context) error { return svc.RunReconciler(ctx, cfg.ReconcileInterval) }},
-			// Keeps the API key cache in step with revocations (docs/agent-api.md).
-			{Name: "api-key-revocations", Run: svc.RunKeyRevocationWatcher},
-			// Keeps the access cache in step with the catalog's access changes.
-			{Name: "access-changes", Run: catalog.Run},
-		},
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
+	return s.Serve(ctx, api, GRPCPolicy(), func(g *grpc.Server) {
+		conversationsv1.RegisterConversationsServiceServer(g, transport.NewGRPCServer(set))
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -33,25 +32,20 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/llm"
 	"github.com/agentic-app/agentic/services/conversations/internal/llmsim"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/platform/apitest"
 	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
-
-// testVerifier accepts "token-<uid>".
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
 
 func verifierOr(v auth.Verifier) auth.Verifier {
 	if v != nil {
 		return v
 	}
-	return testVerifier
+	return authtest.Tokens
 }
 
 const (
@@ -145,8 +139,10 @@ type options struct {
 	logger *slog.Logger
 	// wrapStore wraps the answering path's store (fault injection).
 	wrapStore func(conversations.Store) conversations.Store
-	// verifier replaces testVerifier.
+	// verifier replaces authtest.Tokens.
 	verifier auth.Verifier
+	// rateLimitNow is the chat and agent API limits' clock (nil: time.Now).
+	rateLimitNow func() time.Time
 }
 
 func randomSuffix() string {
@@ -211,11 +207,8 @@ func (e *env) replica(t *testing.T) string {
 func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.Store)) (base, grpcAddr string) {
 	t.Helper()
 	o := e.opts
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan [2]net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{
+	r := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
+		return Run(ctx, Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: e.dbURL, KafkaBrokers: e.brokers, FirebaseProjectID: "demo-agentic",
 			ShutdownTimeout: 5 * time.Second, RedisURL: "redis://127.0.0.1:6379/0",
@@ -227,86 +220,29 @@ func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.S
 			APIKeyRateLimit: o.apiKeyLimit, APIOwnerRateLimit: o.apiOwnerLimit, APIRateWindow: time.Minute,
 			APIKeyCacheTTL: o.keyCacheTTL, MaxAPIKeysPerAgent: o.maxAPIKeys,
 			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
-			Verifier: verifierOr(o.verifier), RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now,
+			Verifier: verifierOr(o.verifier), RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now, RateLimitNow: o.rateLimitNow,
 			Service:         got,
 			WrapStore:       o.wrapStore,
 			ConsumerMaxWait: 100 * time.Millisecond,
-			Ready:           func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
+			Ready:           ready,
 		}, o.logger)
-	}()
-	select {
-	case addr := <-ready:
-		base, grpcAddr = "http://"+addr[0].String(), addr[1].String()
-	case err := <-done:
-		t.Fatalf("app exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("app did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("app did not shut down")
-		}
 	})
-	return base, grpcAddr
+	return r.HTTP, r.GRPC
 }
 
-type resp struct {
-	status int
-	header http.Header
-	body   any
-	raw    string
-}
-
-func (r resp) obj() map[string]any {
-	m, _ := r.body.(map[string]any)
-	return m
-}
-
-func (r resp) list() []any {
-	l, _ := r.body.([]any)
-	return l
-}
+type resp = apitest.Response
 
 func tok(uid string) string { return "token-" + uid }
 
 func (e *env) do(t *testing.T, method, path, uid, body string) resp {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, e.base+path, rd)
+	token := ""
 	if uid != "" {
-		req.Header.Set("Authorization", "Bearer "+tok(uid))
+		token = tok(uid)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, header: res.Header, raw: string(raw)}
-	if res.StatusCode == http.StatusNoContent {
-		if len(raw) != 0 {
-			t.Fatalf("%s %s: 204 with body %q", method, path, raw)
-		}
-		return r
-	}
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Fatalf("%s %s: %d content-type %q body %q", method, path, res.StatusCode, ct, raw)
-	}
-	if err := json.Unmarshal(raw, &r.body); err != nil {
-		t.Fatalf("%s %s: body not JSON: %q", method, path, raw)
-	}
-	if res.StatusCode >= 500 && res.StatusCode != http.StatusBadGateway && res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	r := apitest.Do(t, method, e.base+path, token, body)
+	if r.Status >= 500 && r.Status != http.StatusBadGateway && r.Status != http.StatusServiceUnavailable {
+		t.Errorf("%s %s: %d %s", method, path, r.Status, r.Raw)
 	}
 	return r
 }
@@ -319,10 +255,10 @@ func msgBody(content, clientID string) string {
 func (e *env) newConversation(t *testing.T, uid, agent string) string {
 	t.Helper()
 	r := e.do(t, "POST", "/api/agents/"+agent+"/conversations", uid, "")
-	if r.status != 201 {
-		t.Fatalf("create conversation: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("create conversation: %d %s", r.Status, r.Raw)
 	}
-	return r.obj()["id"].(string)
+	return r.Obj()["id"].(string)
 }
 
 func (e *env) sendJSON(t *testing.T, uid, conv, content, clientID string) resp {
@@ -374,10 +310,10 @@ func readSSE(t *testing.T, r io.Reader) []sseEvent {
 }
 
 type streamed struct {
-	status int
-	header http.Header
+	Status int
+	Header http.Header
 	events []sseEvent
-	raw    string // non-stream body
+	Raw    string // non-stream body
 }
 
 func (s streamed) names() []string {
@@ -425,12 +361,12 @@ func (e *env) sendSSE(t *testing.T, uid, conv, content, clientID string) streame
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	s := streamed{status: res.StatusCode, header: res.Header}
+	s := streamed{Status: res.StatusCode, Header: res.Header}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		s.events = readSSE(t, res.Body)
 	} else {
 		raw, _ := io.ReadAll(res.Body)
-		s.raw = string(raw)
+		s.Raw = string(raw)
 	}
 	return s
 }
@@ -457,18 +393,6 @@ func serverTimings(h http.Header) timings {
 		}
 	}
 	return tm
-}
-
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func num(v any) int64 {
@@ -526,11 +450,11 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 	conv := e.newConversation(t, e.alice, agentA)
 
 	s := e.sendSSE(t, e.alice, conv, question, "c1")
-	if s.status != 200 {
-		t.Fatalf("stream: %d %s", s.status, s.raw)
+	if s.Status != 200 {
+		t.Fatalf("stream: %d %s", s.Status, s.Raw)
 	}
 	for k, want := range map[string]string{"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"} {
-		if got := s.header.Get(k); got != want {
+		if got := s.Header.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
@@ -539,9 +463,9 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 	}
 	// The time to first token, split for this answer: the model's part, the
 	// platform's before it, and that part by stage, in order.
-	timing := serverTimings(s.header)
+	timing := serverTimings(s.Header)
 	if got := strings.Join(timing.names, ","); got != "model,platform,lookup,limit,context,begin,reserve" {
-		t.Fatalf("Server-Timing metrics %q (%v)", got, s.header.Values("Server-Timing"))
+		t.Fatalf("Server-Timing metrics %q (%v)", got, s.Header.Values("Server-Timing"))
 	}
 	stagesSum := 0.0
 	for _, n := range timing.names[2:] {
@@ -607,9 +531,9 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 
 	// Persisted: both messages, the answer with usage and citations.
 	g := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "")
-	msgs := g.obj()["messages"].([]any)
-	if g.status != 200 || len(msgs) != 2 {
-		t.Fatalf("conversation %d %s", g.status, g.raw)
+	msgs := g.Obj()["messages"].([]any)
+	if g.Status != 200 || len(msgs) != 2 {
+		t.Fatalf("conversation %d %s", g.Status, g.Raw)
 	}
 	u, a := msgs[0].(map[string]any), msgs[1].(map[string]any)
 	if u["role"] != "user" || u["content"] != question || u["clientMessageId"] != "c1" || u["usage"] != nil || u["status"] != "complete" {
@@ -622,8 +546,8 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 	if _, _, tot := checkUsage(t, a["usage"].(map[string]any)); tot != total {
 		t.Errorf("stored total %d, streamed %d", tot, total)
 	}
-	if g.obj()["lastMessageAt"] == nil {
-		t.Errorf("lastMessageAt not set: %v", g.obj())
+	if g.Obj()["lastMessageAt"] == nil {
+		t.Errorf("lastMessageAt not set: %v", g.Obj())
 	}
 	if c := e.charge(t, asstID); c.State != conversations.ChargeCaptured || c.Outcome != "captured" || c.TransferID != tr[0].ID {
 		t.Errorf("charge %+v", c)
@@ -658,12 +582,12 @@ func TestStreamingAnswerIsMeteredAndRecorded(t *testing.T) {
 
 	// JSON mode: the finished turn in one response; history goes into the prompt.
 	j := e.sendJSON(t, e.alice, conv, "When is the midterm exam and what does it cover?", "c2")
-	if j.status != 200 {
-		t.Fatalf("json: %d %s", j.status, j.raw)
+	if j.Status != 200 {
+		t.Fatalf("json: %d %s", j.Status, j.Raw)
 	}
-	um, am := j.obj()["userMessage"].(map[string]any), j.obj()["assistantMessage"].(map[string]any)
+	um, am := j.Obj()["userMessage"].(map[string]any), j.Obj()["assistantMessage"].(map[string]any)
 	if um["clientMessageId"] != "c2" || am["status"] != "complete" || !strings.Contains(am["content"].(string), "midterm") {
-		t.Fatalf("json turn %s", j.raw)
+		t.Fatalf("json turn %s", j.Raw)
 	}
 	checkUsage(t, am["usage"].(map[string]any))
 	if _, _, tot2 := checkUsage(t, am["usage"].(map[string]any)); tot2 <= 0 {
@@ -701,27 +625,27 @@ func TestDuplicateClientMessageIDAnswersAndChargesOnce(t *testing.T) {
 	conv := e.newConversation(t, e.alice, agentA)
 
 	first := e.sendJSON(t, e.alice, conv, question, "same")
-	if first.status != 200 {
-		t.Fatalf("first: %d %s", first.status, first.raw)
+	if first.Status != 200 {
+		t.Fatalf("first: %d %s", first.Status, first.Raw)
 	}
 	again := e.sendJSON(t, e.alice, conv, question, "same")
-	if again.status != 200 || again.raw != first.raw {
-		t.Fatalf("replay differs:\n%s\n%s", first.raw, again.raw)
+	if again.Status != 200 || again.Raw != first.Raw {
+		t.Fatalf("replay differs:\n%s\n%s", first.Raw, again.Raw)
 	}
 	// Replayed as a stream: the whole stored answer, same ids.
 	s := e.sendSSE(t, e.alice, conv, question, "same")
-	asst := first.obj()["assistantMessage"].(map[string]any)
-	if s.status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,done" ||
+	asst := first.Obj()["assistantMessage"].(map[string]any)
+	if s.Status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,done" ||
 		s.text() != asst["content"] || s.event(t, "start")["assistantMessageId"] != asst["id"] ||
 		s.event(t, "done")["messageId"] != asst["id"] {
 		t.Fatalf("stream replay %v %q", s.names(), s.text())
 	}
-	if tm := serverTimings(s.header); len(tm.names) != 0 {
+	if tm := serverTimings(s.Header); len(tm.names) != 0 {
 		t.Fatalf("a replay calls no model, yet its Server-Timing is %v", tm.ms)
 	}
 	// A different text with the same id is still the first message.
-	if r := e.sendJSON(t, e.alice, conv, "something else", "same"); r.status != 200 || r.raw != first.raw {
-		t.Fatalf("other text, same id: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, "something else", "same"); r.Status != 200 || r.Raw != first.Raw {
+		t.Fatalf("other text, same id: %d %s", r.Status, r.Raw)
 	}
 	if n := e.sim.Stats().Requests; n != 1 {
 		t.Fatalf("model called %d times", n)
@@ -747,23 +671,23 @@ func TestDuplicateClientMessageIDAnswersAndChargesOnce(t *testing.T) {
 	var id any
 	for _, r := range results {
 		switch {
-		case r.status == 200:
+		case r.Status == 200:
 			ok++
-			a := r.obj()["assistantMessage"].(map[string]any)["id"]
+			a := r.Obj()["assistantMessage"].(map[string]any)["id"]
 			if id != nil && a != id {
 				t.Fatalf("two answers: %v %v", id, a)
 			}
 			id = a
-		case r.status == 409 && r.obj()["error"] == "in_progress" && r.header.Get("Retry-After") != "":
+		case r.Status == 409 && r.Obj()["error"] == "in_progress" && r.Header.Get("Retry-After") != "":
 			busy++
 		default:
-			t.Fatalf("race: %d %s", r.status, r.raw)
+			t.Fatalf("race: %d %s", r.Status, r.Raw)
 		}
 	}
 	if ok < 1 || ok+busy != 4 || e.sim.Stats().Requests != 2 || len(e.wallet.Transfers()) != 2 {
 		t.Fatalf("ok %d busy %d model calls %d transfers %d", ok, busy, e.sim.Stats().Requests, len(e.wallet.Transfers()))
 	}
-	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 4 {
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any); len(msgs) != 4 {
 		t.Fatalf("%d messages after two turns", len(msgs))
 	}
 }
@@ -774,19 +698,19 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 	conv := e.newConversation(t, e.alice, agentA)
 
 	r := e.sendJSON(t, e.alice, conv, question, "m1")
-	if r.status != 402 || r.obj()["error"] != "insufficient_funds" ||
-		r.obj()["message"] != "Insufficient funds: add funds to your wallet to keep talking to this agent." {
-		t.Fatalf("owner: %d %s", r.status, r.raw)
+	if r.Status != 402 || r.Obj()["error"] != "insufficient_funds" ||
+		r.Obj()["message"] != "Insufficient funds: add funds to your wallet to keep talking to this agent." {
+		t.Fatalf("owner: %d %s", r.Status, r.Raw)
 	}
 	// A stream request is refused the same way, before any stream.
 	s := e.sendSSE(t, e.alice, conv, question, "m2")
-	if s.status != 402 || !strings.Contains(s.raw, "insufficient_funds") || len(s.events) != 0 {
-		t.Fatalf("stream: %d %q %v", s.status, s.raw, s.names())
+	if s.Status != 402 || !strings.Contains(s.Raw, "insufficient_funds") || len(s.events) != 0 {
+		t.Fatalf("stream: %d %q %v", s.Status, s.Raw, s.names())
 	}
 	// A subscriber of the agent (the owner pays) is told it is unavailable.
 	bconv := e.newConversation(t, e.bob, agentA)
-	if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.status != 402 || r.obj()["message"] != "This agent is unavailable right now." {
-		t.Fatalf("subscriber: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.Status != 402 || r.Obj()["message"] != "This agent is unavailable right now." {
+		t.Fatalf("subscriber: %d %s", r.Status, r.Raw)
 	}
 	if n := e.sim.Stats().Requests; n != 0 {
 		t.Fatalf("the model was called %d times", n)
@@ -801,7 +725,7 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 		t.Fatalf("subscriber charged: %d", bal)
 	}
 	// Nothing of the refused turns is kept...
-	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 0 {
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any); len(msgs) != 0 {
 		t.Fatalf("refused turn kept: %v", msgs)
 	}
 	// The wallet's other money rules are 402 too, each with its message for
@@ -813,11 +737,11 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 		"agent_paused":          "This agent is paused until its monthly fee is paid: add funds to your wallet.",
 	} {
 		e.wallet.Refuse(e.alice, reason)
-		if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 402 || r.obj()["error"] != "insufficient_funds" || r.obj()["message"] != msg {
-			t.Errorf("%s (owner): %d %s", reason, r.status, r.raw)
+		if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.Status != 402 || r.Obj()["error"] != "insufficient_funds" || r.Obj()["message"] != msg {
+			t.Errorf("%s (owner): %d %s", reason, r.Status, r.Raw)
 		}
-		if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.status != 402 || r.obj()["message"] != "This agent is unavailable right now." {
-			t.Errorf("%s (subscriber): %d %s", reason, r.status, r.raw)
+		if r := e.sendJSON(t, e.bob, bconv, question, "b1"); r.Status != 402 || r.Obj()["message"] != "This agent is unavailable right now." {
+			t.Errorf("%s (subscriber): %d %s", reason, r.Status, r.Raw)
 		}
 	}
 	e.wallet.Refuse(e.alice, "")
@@ -827,8 +751,8 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 
 	// ...so after adding funds the same clientMessageId is answered.
 	e.wallet.SetBalance(e.alice, 5*dollar)
-	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 200 {
-		t.Fatalf("after funding: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.Status != 200 {
+		t.Fatalf("after funding: %d %s", r.Status, r.Raw)
 	}
 	if len(e.wallet.Transfers()) != 1 {
 		t.Fatalf("transfers %v", e.wallet.Transfers())
@@ -836,26 +760,26 @@ func TestInsufficientFundsRefusesBeforeTheModel(t *testing.T) {
 }
 
 func TestRateLimitPerUser(t *testing.T) {
-	e := start(t, options{rateLimit: 2})
+	e := start(t, options{rateLimit: 2, rateLimitNow: oneWindow()})
 	conv := e.newConversation(t, e.alice, agentA)
 	for i := range 2 {
-		if r := e.sendJSON(t, e.alice, conv, question, fmt.Sprint("r", i)); r.status != 200 {
-			t.Fatalf("message %d: %d %s", i, r.status, r.raw)
+		if r := e.sendJSON(t, e.alice, conv, question, fmt.Sprint("r", i)); r.Status != 200 {
+			t.Fatalf("message %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	r := e.sendJSON(t, e.alice, conv, question, "r2")
-	ra, _ := strconv.Atoi(r.header.Get("Retry-After"))
-	if r.status != 429 || r.obj()["error"] != "rate_limited" || ra < 1 || ra > 60 {
-		t.Fatalf("third: %d %s Retry-After %q", r.status, r.raw, r.header.Get("Retry-After"))
+	ra, _ := strconv.Atoi(r.Header.Get("Retry-After"))
+	if r.Status != 429 || r.Obj()["error"] != "rate_limited" || ra < 1 || ra > 60 {
+		t.Fatalf("third: %d %s Retry-After %q", r.Status, r.Raw, r.Header.Get("Retry-After"))
 	}
 	// A replay is not a new message: not limited.
-	if r := e.sendJSON(t, e.alice, conv, question, "r0"); r.status != 200 {
-		t.Fatalf("replay limited: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "r0"); r.Status != 200 {
+		t.Fatalf("replay limited: %d %s", r.Status, r.Raw)
 	}
 	// The limit is per user.
 	bconv := e.newConversation(t, e.bob, agentA)
-	if r := e.sendJSON(t, e.bob, bconv, question, "x"); r.status != 200 {
-		t.Fatalf("other user: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, bconv, question, "x"); r.Status != 200 {
+		t.Fatalf("other user: %d %s", r.Status, r.Raw)
 	}
 	if n := e.sim.Stats().Requests; n != 3 {
 		t.Fatalf("model calls %d", n)
@@ -869,9 +793,9 @@ func TestProviderFailures(t *testing.T) {
 	// 429 then 500 before the first token: retried, then answered once.
 	e.sim.QueueFaults(429, 1, 0)
 	e.sim.QueueFaults(500, 1, 0)
-	if r := e.sendJSON(t, e.alice, conv, question, "retry"); r.status != 200 ||
-		r.obj()["assistantMessage"].(map[string]any)["status"] != "complete" {
-		t.Fatalf("after retries: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "retry"); r.Status != 200 ||
+		r.Obj()["assistantMessage"].(map[string]any)["status"] != "complete" {
+		t.Fatalf("after retries: %d %s", r.Status, r.Raw)
 	}
 	if st := e.sim.Stats(); st.Failed != 2 || st.Completed != 1 {
 		t.Fatalf("sim stats %+v", st)
@@ -884,9 +808,9 @@ func TestProviderFailures(t *testing.T) {
 	bal, _ := e.wallet.Balance(e.alice)
 	e.sim.QueueFaults(500, 50, 0)
 	s := e.sendSSE(t, e.alice, conv, question, "down")
-	if s.status != 502 || !strings.Contains(s.raw, `"model_unavailable"`) ||
-		!strings.Contains(s.raw, "The model is unavailable right now. Nothing was charged.") {
-		t.Fatalf("persistent failure: %d %q %v", s.status, s.raw, s.names())
+	if s.Status != 502 || !strings.Contains(s.Raw, `"model_unavailable"`) ||
+		!strings.Contains(s.Raw, "The model is unavailable right now. Nothing was charged.") {
+		t.Fatalf("persistent failure: %d %q %v", s.Status, s.Raw, s.names())
 	}
 	holds := e.wallet.Holds()
 	if len(holds) != 2 || holds[1].Status != "released" {
@@ -895,12 +819,12 @@ func TestProviderFailures(t *testing.T) {
 	if b, held := e.wallet.Balance(e.alice); b != bal || held != 0 || len(e.wallet.Transfers()) != 1 {
 		t.Fatalf("balance %d→%d held %d", bal, b, held)
 	}
-	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 2 {
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any); len(msgs) != 2 {
 		t.Fatalf("messages after failure: %d", len(msgs))
 	}
 	clearSim(t, e)
-	if r := e.sendJSON(t, e.alice, conv, question, "down"); r.status != 200 {
-		t.Fatalf("same id after the model is back: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "down"); r.Status != 200 {
+		t.Fatalf("same id after the model is back: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -922,8 +846,8 @@ func TestPartialAnswersAreChargedForWhatWasGenerated(t *testing.T) {
 	e.front.set(llmsim.HeaderCutAfter, "5")
 	s := e.sendSSE(t, e.alice, conv, question, "cut")
 	e.front.set(llmsim.HeaderCutAfter, "")
-	if s.status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,error" {
-		t.Fatalf("cut: %d %v %s", s.status, s.names(), s.raw)
+	if s.Status != 200 || strings.Join(s.names(), ",") != "start,delta,citations,usage,error" {
+		t.Fatalf("cut: %d %v %s", s.Status, s.names(), s.Raw)
 	}
 	if er := s.event(t, "error"); er["error"] != "answer_interrupted" {
 		t.Fatalf("error event %v", er)
@@ -937,7 +861,7 @@ func TestPartialAnswersAreChargedForWhatWasGenerated(t *testing.T) {
 	if len(tr) != 1 || tr[0].Amount != total {
 		t.Fatalf("transfers %+v, want one of %d", tr, total)
 	}
-	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)
 	if a := msgs[1].(map[string]any); a["id"] != asstID || a["status"] != "partial" || a["content"] != s.text() {
 		t.Fatalf("partial message %v", a)
 	}
@@ -968,8 +892,8 @@ func TestPartialAnswersAreChargedForWhatWasGenerated(t *testing.T) {
 	res.Body.Close()
 	e.front.set(llmsim.HeaderLatencyPerToken, "")
 	var stopped map[string]any
-	waitFor(t, "the stopped answer to be recorded", func() bool {
-		msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	testwait.Until(t, "the stopped answer to be recorded", func() bool {
+		msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)
 		if len(msgs) == 4 {
 			stopped = msgs[3].(map[string]any)
 		}
@@ -980,7 +904,7 @@ func TestPartialAnswersAreChargedForWhatWasGenerated(t *testing.T) {
 		t.Fatalf("stopped %v transfers %+v", stopped, e.wallet.Transfers())
 	}
 	full := e.sendJSON(t, e.alice, e.newConversation(t, e.alice, agentA), question, "full")
-	_, fullOut, _ := checkUsage(t, full.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	_, fullOut, _ := checkUsage(t, full.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
 	if stopOut >= fullOut {
 		t.Fatalf("stopped answer charged %d output tokens, a full one has %d", stopOut, fullOut)
 	}
@@ -997,10 +921,10 @@ func TestAccess(t *testing.T) {
 	// Subscriber: allowed, the owner pays.
 	bconv := e.newConversation(t, e.bob, agentA)
 	r := e.sendJSON(t, e.bob, bconv, question, "b1")
-	if r.status != 200 {
-		t.Fatalf("subscriber: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("subscriber: %d %s", r.Status, r.Raw)
 	}
-	_, _, total := checkUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	_, _, total := checkUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
 	if a, _ := e.wallet.Balance(e.alice); a != 10*dollar-total {
 		t.Fatalf("owner balance %d", a)
 	}
@@ -1011,12 +935,12 @@ func TestAccess(t *testing.T) {
 	if len(ev) != 1 || ev[0].GetUserUid() != e.bob || ev[0].GetPayerUid() != e.alice || ev[0].GetOwnerUid() != e.alice {
 		t.Fatalf("event %v", ev)
 	}
-	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.bob, ""); ci.status != 200 ||
-		ci.obj()["role"] != "subscriber" || ci.obj()["model"] != pricing.SimModel || ci.obj()["simulated"] != true {
-		t.Fatalf("chat-info subscriber: %d %s", ci.status, ci.raw)
+	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.bob, ""); ci.Status != 200 ||
+		ci.Obj()["role"] != "subscriber" || ci.Obj()["model"] != pricing.SimModel || ci.Obj()["simulated"] != true {
+		t.Fatalf("chat-info subscriber: %d %s", ci.Status, ci.Raw)
 	}
-	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.alice, ""); ci.obj()["role"] != "owner" {
-		t.Fatalf("chat-info owner: %s", ci.raw)
+	if ci := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.alice, ""); ci.Obj()["role"] != "owner" {
+		t.Fatalf("chat-info owner: %s", ci.Raw)
 	}
 
 	// Pending subscriber, stranger, unknown agent, bad id: 404.
@@ -1025,12 +949,12 @@ func TestAccess(t *testing.T) {
 		for _, p := range []string{"/conversations", "/chat-info"} {
 			method := "GET"
 			if p == "/conversations" {
-				if r := e.do(t, "POST", "/api/agents/"+c.agent+p, c.uid, ""); r.status != 404 || r.obj()["error"] != "not_found" {
-					t.Errorf("POST %s as %s: %d %s", c.agent, c.uid, r.status, r.raw)
+				if r := e.do(t, "POST", "/api/agents/"+c.agent+p, c.uid, ""); r.Status != 404 || r.Obj()["error"] != "not_found" {
+					t.Errorf("POST %s as %s: %d %s", c.agent, c.uid, r.Status, r.Raw)
 				}
 			}
-			if r := e.do(t, method, "/api/agents/"+c.agent+p, c.uid, ""); r.status != 404 || r.obj()["error"] != "not_found" {
-				t.Errorf("%s %s%s as %s: %d %s", method, c.agent, p, c.uid, r.status, r.raw)
+			if r := e.do(t, method, "/api/agents/"+c.agent+p, c.uid, ""); r.Status != 404 || r.Obj()["error"] != "not_found" {
+				t.Errorf("%s %s%s as %s: %d %s", method, c.agent, p, c.uid, r.Status, r.Raw)
 			}
 		}
 	}
@@ -1045,34 +969,34 @@ func TestAccess(t *testing.T) {
 		{"POST", "/api/conversations/" + aconv + "/messages", msgBody(question, "x")},
 		{"POST", "/api/conversations/" + aconv + "/messages", msgBody("", "x")},
 	} {
-		if r := e.do(t, c.method, c.path, e.bob, c.body); r.status != 404 || r.obj()["error"] != "not_found" {
-			t.Errorf("%s %s by another user: %d %s", c.method, c.path, r.status, r.raw)
+		if r := e.do(t, c.method, c.path, e.bob, c.body); r.Status != 404 || r.Obj()["error"] != "not_found" {
+			t.Errorf("%s %s by another user: %d %s", c.method, c.path, r.Status, r.Raw)
 		}
 	}
 
 	// Revoked: no more messages (404), but one's own history stays readable.
 	e.catalog.SetSubscriber(agentA, e.bob, "inactive")
-	if r := e.sendJSON(t, e.bob, bconv, question, "b2"); r.status != 404 {
-		t.Fatalf("revoked subscriber: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, bconv, question, "b2"); r.Status != 404 {
+		t.Fatalf("revoked subscriber: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.bob, ""); r.status != 404 {
-		t.Fatalf("revoked list: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.bob, ""); r.Status != 404 {
+		t.Fatalf("revoked list: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "GET", "/api/conversations/"+bconv, e.bob, ""); r.status != 200 || len(r.obj()["messages"].([]any)) != 2 {
-		t.Fatalf("revoked history: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/conversations/"+bconv, e.bob, ""); r.Status != 200 || len(r.Obj()["messages"].([]any)) != 2 {
+		t.Fatalf("revoked history: %d %s", r.Status, r.Raw)
 	}
 
 	// Dependencies down: 503 with Retry-After, nothing charged.
 	transfers := len(e.wallet.Transfers())
 	aconv2 := e.newConversation(t, e.alice, agentA)
 	e.knowledge.SetDown(true)
-	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.status != 503 || r.obj()["error"] != "knowledge_unavailable" || r.header.Get("Retry-After") == "" {
-		t.Fatalf("knowledge down: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.Status != 503 || r.Obj()["error"] != "knowledge_unavailable" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("knowledge down: %d %s", r.Status, r.Raw)
 	}
 	e.knowledge.SetDown(false)
 	e.catalog.SetDown(true)
-	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.status != 503 || r.obj()["error"] != "catalog_unavailable" {
-		t.Fatalf("catalog down: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, aconv2, question, "k"); r.Status != 503 || r.Obj()["error"] != "catalog_unavailable" {
+		t.Fatalf("catalog down: %d %s", r.Status, r.Raw)
 	}
 	e.catalog.SetDown(false)
 	if len(e.wallet.Transfers()) != transfers || e.wallet.Calls("Reserve") != 1 {
@@ -1082,50 +1006,50 @@ func TestAccess(t *testing.T) {
 
 func TestConversationsCRUDAndValidation(t *testing.T) {
 	e := start(t, options{})
-	if r := e.do(t, "GET", "/readyz", "", ""); r.status != 200 {
-		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/readyz", "", ""); r.Status != 200 {
+		t.Fatalf("readyz: %d %s", r.Status, r.Raw)
 	}
 	base := "/api/agents/" + agentA + "/conversations"
-	if r := e.do(t, "GET", base, "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
-		t.Fatalf("no token: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", base, "", ""); r.Status != 401 || r.Obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "GET", base, e.alice, ""); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("empty list: %d %q", r.status, r.raw)
+	if r := e.do(t, "GET", base, e.alice, ""); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("empty list: %d %q", r.Status, r.Raw)
 	}
 
 	c1 := e.do(t, "POST", base, e.alice, "")
-	if c1.status != 201 || c1.obj()["title"] != "New conversation" || c1.obj()["agentId"] != agentA ||
-		c1.obj()["channel"] != "chat" || c1.obj()["lastMessageAt"] != nil {
-		t.Fatalf("create default: %d %s", c1.status, c1.raw)
+	if c1.Status != 201 || c1.Obj()["title"] != "New conversation" || c1.Obj()["agentId"] != agentA ||
+		c1.Obj()["channel"] != "chat" || c1.Obj()["lastMessageAt"] != nil {
+		t.Fatalf("create default: %d %s", c1.Status, c1.Raw)
 	}
 	for _, k := range []string{"createdAt", "updatedAt"} {
-		if _, err := time.Parse(time.RFC3339Nano, fmt.Sprint(c1.obj()[k])); err != nil {
-			t.Errorf("%s = %v", k, c1.obj()[k])
+		if _, err := time.Parse(time.RFC3339Nano, fmt.Sprint(c1.Obj()[k])); err != nil {
+			t.Errorf("%s = %v", k, c1.Obj()[k])
 		}
 	}
 	c2 := e.do(t, "POST", base, e.alice, `{"title":"  Exam prep  "}`)
-	if c2.status != 201 || c2.obj()["title"] != "Exam prep" {
-		t.Fatalf("create titled: %d %s", c2.status, c2.raw)
+	if c2.Status != 201 || c2.Obj()["title"] != "Exam prep" {
+		t.Fatalf("create titled: %d %s", c2.Status, c2.Raw)
 	}
 	c3 := e.do(t, "POST", "/api/agents/"+strings.ToUpper(agentA)+"/conversations", e.alice, `{"title":null}`)
-	if c3.status != 201 || c3.obj()["agentId"] != agentA {
-		t.Fatalf("upper-case agent id: %d %s", c3.status, c3.raw)
+	if c3.Status != 201 || c3.Obj()["agentId"] != agentA {
+		t.Fatalf("upper-case agent id: %d %s", c3.Status, c3.Raw)
 	}
 	for _, body := range []string{`{"title":"` + strings.Repeat("x", 201) + `"}`, `{"title":"a\u0007b"}`} {
-		if r := e.do(t, "POST", base, e.alice, body); r.status != 400 || r.obj()["error"] != "invalid_title" {
-			t.Errorf("create %s: %d %s", body, r.status, r.raw)
+		if r := e.do(t, "POST", base, e.alice, body); r.Status != 400 || r.Obj()["error"] != "invalid_title" {
+			t.Errorf("create %s: %d %s", body, r.Status, r.Raw)
 		}
 	}
-	if r := e.do(t, "POST", base, e.alice, `{"title":5}`); r.status != 400 || r.obj()["error"] != "invalid_json" {
-		t.Errorf("title number: %d %s", r.status, r.raw)
+	if r := e.do(t, "POST", base, e.alice, `{"title":5}`); r.Status != 400 || r.Obj()["error"] != "invalid_json" {
+		t.Errorf("title number: %d %s", r.Status, r.Raw)
 	}
-	id1, id2, id3 := c1.obj()["id"].(string), c2.obj()["id"].(string), c3.obj()["id"].(string)
+	id1, id2, id3 := c1.Obj()["id"].(string), c2.Obj()["id"].(string), c3.Obj()["id"].(string)
 
 	// Newest activity first: a message moves c1 to the top.
-	if r := e.sendJSON(t, e.alice, id1, question, "x"); r.status != 200 {
-		t.Fatalf("message: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, id1, question, "x"); r.Status != 200 {
+		t.Fatalf("message: %d %s", r.Status, r.Raw)
 	}
-	l := e.do(t, "GET", base, e.alice, "").list()
+	l := e.do(t, "GET", base, e.alice, "").List()
 	var order []string
 	for _, c := range l {
 		order = append(order, c.(map[string]any)["id"].(string))
@@ -1133,22 +1057,22 @@ func TestConversationsCRUDAndValidation(t *testing.T) {
 	if fmt.Sprint(order) != fmt.Sprint([]string{id1, id3, id2}) {
 		t.Fatalf("order %v, want %v", order, []string{id1, id3, id2})
 	}
-	if r := e.do(t, "GET", base, e.bob, ""); r.status != 200 || len(r.list()) != 0 {
-		t.Fatalf("another user's list: %s", r.raw)
+	if r := e.do(t, "GET", base, e.bob, ""); r.Status != 200 || len(r.List()) != 0 {
+		t.Fatalf("another user's list: %s", r.Raw)
 	}
 
 	// Rename.
 	r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, `{"title":"Renamed"}`)
-	if r.status != 200 || r.obj()["title"] != "Renamed" || r.obj()["updatedAt"] == c2.obj()["updatedAt"] {
-		t.Fatalf("rename: %d %s", r.status, r.raw)
+	if r.Status != 200 || r.Obj()["title"] != "Renamed" || r.Obj()["updatedAt"] == c2.Obj()["updatedAt"] {
+		t.Fatalf("rename: %d %s", r.Status, r.Raw)
 	}
 	for _, body := range []string{`{"title":""}`, `{"title":"   "}`, `{}`, `{"title":"` + strings.Repeat("é", 201) + `"}`} {
-		if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, body); r.status != 400 || r.obj()["error"] != "invalid_title" {
-			t.Errorf("rename %s: %d %s", body, r.status, r.raw)
+		if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, body); r.Status != 400 || r.Obj()["error"] != "invalid_title" {
+			t.Errorf("rename %s: %d %s", body, r.Status, r.Raw)
 		}
 	}
-	if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, `{"title":`); r.status != 400 || r.obj()["error"] != "invalid_json" {
-		t.Errorf("rename malformed: %d %s", r.status, r.raw)
+	if r := e.do(t, "PATCH", "/api/conversations/"+id2, e.alice, `{"title":`); r.Status != 400 || r.Obj()["error"] != "invalid_json" {
+		t.Errorf("rename malformed: %d %s", r.Status, r.Raw)
 	}
 
 	// Message validation.
@@ -1164,33 +1088,33 @@ func TestConversationsCRUDAndValidation(t *testing.T) {
 		{`not json`, "invalid_json"},
 		{``, "invalid_json"},
 	} {
-		if r := e.do(t, "POST", msgs, e.alice, c.body); r.status != 400 || r.obj()["error"] != c.code {
-			t.Errorf("message %.40q: %d %s", c.body, r.status, r.raw)
+		if r := e.do(t, "POST", msgs, e.alice, c.body); r.Status != 400 || r.Obj()["error"] != c.code {
+			t.Errorf("message %.40q: %d %s", c.body, r.Status, r.Raw)
 		}
 	}
-	if r := e.do(t, "GET", msgs, e.alice, ""); r.status != 405 {
-		t.Errorf("GET messages: %d", r.status)
+	if r := e.do(t, "GET", msgs, e.alice, ""); r.Status != 405 {
+		t.Errorf("GET messages: %d", r.Status)
 	}
 	if e.sim.Stats().Requests != 1 || e.wallet.Calls("Reserve") != 1 {
 		t.Fatalf("invalid messages reached the model or wallet")
 	}
 
 	// Delete: gone from GET and the list; unknown ids are 404.
-	if r := e.do(t, "DELETE", "/api/conversations/"+id1, e.alice, ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.raw)
+	if r := e.do(t, "DELETE", "/api/conversations/"+id1, e.alice, ""); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
 	for _, p := range []string{id1, unknownA, "nope"} {
-		if r := e.do(t, "GET", "/api/conversations/"+p, e.alice, ""); r.status != 404 || r.obj()["error"] != "not_found" {
-			t.Errorf("GET %s: %d %s", p, r.status, r.raw)
+		if r := e.do(t, "GET", "/api/conversations/"+p, e.alice, ""); r.Status != 404 || r.Obj()["error"] != "not_found" {
+			t.Errorf("GET %s: %d %s", p, r.Status, r.Raw)
 		}
-		if r := e.do(t, "DELETE", "/api/conversations/"+p, e.alice, ""); r.status != 404 {
-			t.Errorf("DELETE %s: %d %s", p, r.status, r.raw)
+		if r := e.do(t, "DELETE", "/api/conversations/"+p, e.alice, ""); r.Status != 404 {
+			t.Errorf("DELETE %s: %d %s", p, r.Status, r.Raw)
 		}
 	}
-	if r := e.sendJSON(t, e.alice, id1, question, "y"); r.status != 404 {
-		t.Errorf("message to a deleted conversation: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, id1, question, "y"); r.Status != 404 {
+		t.Errorf("message to a deleted conversation: %d %s", r.Status, r.Raw)
 	}
-	if l := e.do(t, "GET", base, e.alice, "").list(); len(l) != 2 {
+	if l := e.do(t, "GET", base, e.alice, "").List(); len(l) != 2 {
 		t.Fatalf("list after delete: %v", l)
 	}
 }
@@ -1204,10 +1128,10 @@ func TestChargeRecovery(t *testing.T) {
 	// recorded, its capture left to the reconciler.
 	e.wallet.Fail("Capture", 1000)
 	r := e.sendJSON(t, e.alice, conv, question, "late")
-	if r.status != 200 {
-		t.Fatalf("answer: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("answer: %d %s", r.Status, r.Raw)
 	}
-	asst := r.obj()["assistantMessage"].(map[string]any)
+	asst := r.Obj()["assistantMessage"].(map[string]any)
 	_, _, total := checkUsage(t, asst["usage"].(map[string]any))
 	id := asst["id"].(string)
 	c := e.charge(t, id)
@@ -1248,7 +1172,7 @@ func TestChargeRecovery(t *testing.T) {
 	// Same, but the wallet can no longer cover it: unbilled, no event.
 	e.wallet.Fail("Capture", 1000)
 	r = e.sendJSON(t, e.alice, conv, "What does the midterm exam cover?", "broke")
-	id2 := r.obj()["assistantMessage"].(map[string]any)["id"].(string)
+	id2 := r.Obj()["assistantMessage"].(map[string]any)["id"].(string)
 	c2 := e.charge(t, id2)
 	e.wallet.Expire(c2.HoldID)
 	e.wallet.Fail("Capture", 0)
@@ -1260,7 +1184,7 @@ func TestChargeRecovery(t *testing.T) {
 	if c2 = e.charge(t, id2); c2.State != conversations.ChargeUnbilled || len(e.wallet.Transfers()) != 1 {
 		t.Fatalf("charge %+v transfers %d", c2, len(e.wallet.Transfers()))
 	}
-	if a := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)[3].(map[string]any); a["status"] != "complete" {
+	if a := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)[3].(map[string]any); a["status"] != "complete" {
 		t.Fatalf("unbilled answer not kept: %v", a)
 	}
 	if ev := e.interactions(t, 1); len(ev) != 1 {
@@ -1272,7 +1196,7 @@ func TestChargeRecovery(t *testing.T) {
 	// not retried forever: unbilled, logged.
 	e.wallet.Fail("Capture", 1000)
 	r = e.sendJSON(t, e.alice, conv, "What does the midterm exam cover?", "forgotten")
-	id3 := r.obj()["assistantMessage"].(map[string]any)["id"].(string)
+	id3 := r.Obj()["assistantMessage"].(map[string]any)["id"].(string)
 	e.wallet.Forget(e.charge(t, id3).HoldID)
 	e.wallet.Fail("Capture", 0)
 	e.wallet.SetBalance(e.alice, 10*dollar)
@@ -1287,8 +1211,8 @@ func TestChargeRecovery(t *testing.T) {
 	// The reserve's reply is lost: 503, and the hold it made is found with
 	// the same key and released by the reconciler.
 	e.wallet.LoseReplies("Reserve", 3)
-	if r := e.sendJSON(t, e.alice, conv, question, "lost"); r.status != 503 || r.obj()["error"] != "wallet_unavailable" {
-		t.Fatalf("lost reserve: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "lost"); r.Status != 503 || r.Obj()["error"] != "wallet_unavailable" {
+		t.Fatalf("lost reserve: %d %s", r.Status, r.Raw)
 	}
 	if _, held := e.wallet.Balance(e.alice); held == 0 {
 		t.Fatal("the lost reserve made no hold (test setup)")
@@ -1323,8 +1247,8 @@ func TestChargeRecovery(t *testing.T) {
 	if ok, err := e.store.UpdateCharge(ctx, ast.ID, []string{"reserving"}, conversations.ChargeUpdate{State: "held", HoldID: h.GetHold().GetId()}, conversations.KeepTurn); err != nil || !ok {
 		t.Fatalf("held: %v %v", ok, err)
 	}
-	if s := e.sendSSE(t, e.alice, conv, "crash", "crash"); s.status != 409 || !strings.Contains(s.raw, "in_progress") {
-		t.Fatalf("in-progress turn: %d %s", s.status, s.raw)
+	if s := e.sendSSE(t, e.alice, conv, "crash", "crash"); s.Status != 409 || !strings.Contains(s.Raw, "in_progress") {
+		t.Fatalf("in-progress turn: %d %s", s.Status, s.Raw)
 	}
 	e.clock.advance(time.Hour)
 	if n, err := e.svc.Reconcile(ctx); err != nil || n != 1 {
@@ -1333,13 +1257,13 @@ func TestChargeRecovery(t *testing.T) {
 	if _, held := e.wallet.Balance(e.alice); held != 0 {
 		t.Fatalf("crashed hold not released: %d", held)
 	}
-	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)
 	if a := msgs[len(msgs)-1].(map[string]any); a["id"] != ast.ID || a["status"] != "failed" || a["usage"] != nil {
 		t.Fatalf("crashed answer %v", a)
 	}
 	s := e.sendSSE(t, e.alice, conv, "crash", "crash")
-	if s.status != 200 || strings.Join(s.names(), ",") != "start,citations,error" || s.event(t, "error")["error"] != "model_unavailable" {
-		t.Fatalf("replay of a failed answer: %d %v", s.status, s.names())
+	if s.Status != 200 || strings.Join(s.names(), ",") != "start,citations,error" || s.event(t, "error")["error"] != "model_unavailable" {
+		t.Fatalf("replay of a failed answer: %d %v", s.Status, s.names())
 	}
 }
 
@@ -1382,8 +1306,8 @@ func TestRefusedTurnClosedAfterDatabaseBlip(t *testing.T) {
 	e := start(t, options{wrapStore: func(s conversations.Store) conversations.Store { return closeFlaky{s, failures} }})
 	e.wallet.SetBalance(e.alice, 10) // less than any worst case: refused at Reserve
 	conv := e.newConversation(t, e.alice, agentA)
-	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.status != 402 {
-		t.Fatalf("want 402, got %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "m1"); r.Status != 402 {
+		t.Fatalf("want 402, got %d %s", r.Status, r.Raw)
 	}
 	pool, err := pgxpool.New(context.Background(), e.dbURL)
 	if err != nil {
@@ -1431,8 +1355,8 @@ func TestUnrecordedTurnGivesTheHoldBack(t *testing.T) {
 			e := start(t, options{wrapStore: wrap})
 			conv := e.newConversation(t, e.alice, agentA)
 			r := raw(t, "POST", e.base+"/api/conversations/"+conv+"/messages", "Bearer "+tok(e.alice), msgBody(question, "c1"))
-			if r.status < 500 {
-				t.Fatalf("answered although it could not be recorded: %d %s", r.status, r.raw)
+			if r.Status < 500 {
+				t.Fatalf("answered although it could not be recorded: %d %s", r.Status, r.Raw)
 			}
 			if _, held := e.wallet.Balance(e.alice); held != 0 || e.wallet.Calls("Reserve") != 1 || e.wallet.Calls("Release") != 1 {
 				t.Fatalf("held %d after the refusal (reserve %d, release %d)", held, e.wallet.Calls("Reserve"), e.wallet.Calls("Release"))

@@ -53,8 +53,8 @@ func TestBeginTurnInOneRoundTrip(t *testing.T) {
 	}
 
 	// A deleted conversation takes no turn.
-	if r := e.do(t, "DELETE", "/api/conversations/"+conv, e.alice, ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.raw)
+	if r := e.do(t, "DELETE", "/api/conversations/"+conv, e.alice, ""); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
 	user3, asst3, charge3 := turn("two")
 	if _, _, err := e.store.BeginTurn(ctx, user3, asst3, charge3); !errors.Is(err, conversations.ErrConversationNotFound) {

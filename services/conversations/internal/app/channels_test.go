@@ -19,6 +19,8 @@ import (
 	conversationsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/conversations/v1"
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // publish writes a documents-service event to the broker, as its outbox
@@ -34,7 +36,7 @@ func publish(t *testing.T, brokers []string, id, typ, agent string, payload prot
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &kgo.Record{Topic: conversations.DocumentsTopic, Key: []byte(agent), Value: value, Headers: []kgo.RecordHeader{
+	rec := &kgo.Record{Topic: topics.Documents, Key: []byte(agent), Value: value, Headers: []kgo.RecordHeader{
 		{Key: "ce_specversion", Value: []byte("1.0")}, {Key: "ce_id", Value: []byte(id)}, {Key: "ce_type", Value: []byte(typ)},
 		{Key: "ce_source", Value: []byte("/agentic/documents")}, {Key: "content-type", Value: []byte("application/json")},
 	}}
@@ -53,15 +55,15 @@ func TestDocumentReferencesResolvedFromEvents(t *testing.T) {
 	e.catalog.AddAgent(&catalogv1.Agent{Id: agentA, OwnerUid: e.alice, Name: "Math Tutor", Status: "active",
 		Instructions: "Always mention office hours from @notes. Be brief."})
 	at := time.Now().Add(-time.Minute)
-	publish(t, e.brokers, "ev-1", conversations.TypeDocumentAdded, agentA, &eventsv1.DocumentAdded{
+	publish(t, e.brokers, "ev-1", topics.DocumentsDocumentAdded, agentA, &eventsv1.DocumentAdded{
 		DocumentId: docNotes, AgentId: agentA, Name: "Notes", OccurredAt: timestamppb.New(at)})
-	publish(t, e.brokers, "ev-2", conversations.TypeDocumentAdded, agentA, &eventsv1.DocumentAdded{
+	publish(t, e.brokers, "ev-2", topics.DocumentsDocumentAdded, agentA, &eventsv1.DocumentAdded{
 		DocumentId: docSyl, AgentId: agentA, Name: "Syllabus", Labels: []string{"week1"}, OccurredAt: timestamppb.New(at)})
 	// An older rename arriving late does not win over the newer state.
-	publish(t, e.brokers, "ev-3", conversations.TypeDocumentUpdated, agentA, &eventsv1.DocumentUpdated{
+	publish(t, e.brokers, "ev-3", topics.DocumentsDocumentUpdated, agentA, &eventsv1.DocumentUpdated{
 		DocumentId: docNotes, AgentId: agentA, Name: "Stale", OccurredAt: timestamppb.New(at.Add(-time.Hour))})
 	ctx := context.Background()
-	waitFor(t, "the directory to learn both documents", func() bool {
+	testwait.Until(t, "the directory to learn both documents", func() bool {
 		ds, err := e.store.(*conversations.PostgresStore).AgentDocuments(ctx, agentA)
 		return err == nil && len(ds) == 2
 	})
@@ -74,27 +76,27 @@ func TestDocumentReferencesResolvedFromEvents(t *testing.T) {
 
 	conv := e.newConversation(t, e.alice, agentA)
 	r := e.sendJSON(t, e.alice, conv, "When are office hours?", "q1")
-	if r.status != 200 {
-		t.Fatalf("answer: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("answer: %d %s", r.Status, r.Raw)
 	}
 	gets := e.knowledge.Gets()
 	if len(gets) != 1 || gets[0].GetAgentId() != agentA || len(gets[0].GetDocumentIds()) != 1 || gets[0].GetDocumentIds()[0] != docNotes {
 		t.Fatalf("GetPassages %v", gets)
 	}
-	a := r.obj()["assistantMessage"].(map[string]any)
+	a := r.Obj()["assistantMessage"].(map[string]any)
 	if !strings.Contains(a["content"].(string), "Tuesdays") {
 		t.Fatalf("answer did not use the referenced document: %v", a["content"])
 	}
 
 	// Removed: the reference no longer resolves.
-	publish(t, e.brokers, "ev-4", conversations.TypeDocumentRemoved, agentA, &eventsv1.DocumentRemoved{
+	publish(t, e.brokers, "ev-4", topics.DocumentsDocumentRemoved, agentA, &eventsv1.DocumentRemoved{
 		DocumentId: docNotes, AgentId: agentA, Name: "Notes", OccurredAt: timestamppb.New(time.Now())})
-	waitFor(t, "the removal", func() bool {
+	testwait.Until(t, "the removal", func() bool {
 		ds, _ := e.store.(*conversations.PostgresStore).AgentDocuments(ctx, agentA)
 		return len(ds) == 1
 	})
-	if r := e.sendJSON(t, e.alice, conv, "When are office hours?", "q2"); r.status != 200 || len(e.knowledge.Gets()) != 1 {
-		t.Fatalf("after removal: %d, %d GetPassages", r.status, len(e.knowledge.Gets()))
+	if r := e.sendJSON(t, e.alice, conv, "When are office hours?", "q2"); r.Status != 200 || len(e.knowledge.Gets()) != 1 {
+		t.Fatalf("after removal: %d, %d GetPassages", r.Status, len(e.knowledge.Gets()))
 	}
 }
 
@@ -144,8 +146,8 @@ func TestGRPCAnswerForOtherChannels(t *testing.T) {
 	}
 	// The conversation is the subscriber's, titled from the subject.
 	g := e.do(t, "GET", "/api/conversations/"+first.GetConversationId(), e.bob, "")
-	if g.status != 200 || g.obj()["channel"] != "email" || g.obj()["title"] != "Re: Quadratic equations" || len(g.obj()["messages"].([]any)) != 4 {
-		t.Fatalf("thread conversation %d %s", g.status, g.raw)
+	if g.Status != 200 || g.Obj()["channel"] != "email" || g.Obj()["title"] != "Re: Quadratic equations" || len(g.Obj()["messages"].([]any)) != 4 {
+		t.Fatalf("thread conversation %d %s", g.Status, g.Raw)
 	}
 
 	for _, c := range []struct {

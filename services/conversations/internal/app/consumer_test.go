@@ -58,18 +58,18 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 	e.wallet.SetBalance(e.carol, 10*dollar)
 
 	// A consumer may ask what a chat uses, start, list and read conversations.
-	if r := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.carol, ""); r.status != 200 || r.obj()["role"] != "consumer" {
-		t.Fatalf("chat-info: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/chat-info", e.carol, ""); r.Status != 200 || r.Obj()["role"] != "consumer" {
+		t.Fatalf("chat-info: %d %s", r.Status, r.Raw)
 	}
 	conv := e.newConversation(t, e.carol, agentA)
-	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.status != 200 || len(r.list()) != 1 {
-		t.Fatalf("list: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.Status != 200 || len(r.List()) != 1 {
+		t.Fatalf("list: %d %s", r.Status, r.Raw)
 	}
 	// The greeting is the conversation's first message: free.
 	g := e.do(t, "GET", "/api/conversations/"+conv, e.carol, "")
-	msgs := g.obj()["messages"].([]any)
-	if g.status != 200 || len(msgs) != 1 {
-		t.Fatalf("new conversation: %d %s", g.status, g.raw)
+	msgs := g.Obj()["messages"].([]any)
+	if g.Status != 200 || len(msgs) != 1 {
+		t.Fatalf("new conversation: %d %s", g.Status, g.Raw)
 	}
 	greet := msgs[0].(map[string]any)
 	if greet["role"] != "assistant" || greet["content"] != testGreeting || greet["usage"] != nil || greet["status"] != "complete" {
@@ -81,8 +81,8 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 
 	// First answer: cost + fee + markup + the greeting cost, on carol's wallet.
 	s := e.sendSSE(t, e.carol, conv, question, "c1")
-	if s.status != 200 {
-		t.Fatalf("stream: %d %s", s.status, s.raw)
+	if s.Status != 200 {
+		t.Fatalf("stream: %d %s", s.Status, s.Raw)
 	}
 	greeting := int64(testGreetingCents) * 10_000
 	total1 := consumerUsage(t, s.event(t, "usage"), greeting)
@@ -127,10 +127,10 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 
 	// Second answer: no greeting cost.
 	j := e.sendJSON(t, e.carol, conv, "When is the midterm exam?", "c2")
-	if j.status != 200 {
-		t.Fatalf("second: %d %s", j.status, j.raw)
+	if j.Status != 200 {
+		t.Fatalf("second: %d %s", j.Status, j.Raw)
 	}
-	am := j.obj()["assistantMessage"].(map[string]any)
+	am := j.Obj()["assistantMessage"].(map[string]any)
 	total2 := consumerUsage(t, am["usage"].(map[string]any), 0)
 	if c := e.charge(t, am["id"].(string)); c.GreetingMicros != 0 {
 		t.Fatalf("second charge carries the greeting: %+v", c)
@@ -140,7 +140,7 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 	}
 
 	// Stored: the greeting, then both turns with their parts.
-	msgs = e.do(t, "GET", "/api/conversations/"+conv, e.carol, "").obj()["messages"].([]any)
+	msgs = e.do(t, "GET", "/api/conversations/"+conv, e.carol, "").Obj()["messages"].([]any)
 	if len(msgs) != 5 || msgs[0].(map[string]any)["content"] != testGreeting {
 		t.Fatalf("messages %v", msgs)
 	}
@@ -168,10 +168,10 @@ func TestConsumerPaysMarkupAndGreetingOnce(t *testing.T) {
 
 	// A new conversation pays the greeting again, once.
 	conv2 := e.newConversation(t, e.carol, agentA)
-	if r := e.sendJSON(t, e.carol, conv2, question, "d1"); r.status != 200 {
-		t.Fatalf("new conversation: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.carol, conv2, question, "d1"); r.Status != 200 {
+		t.Fatalf("new conversation: %d %s", r.Status, r.Raw)
 	} else {
-		consumerUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), greeting)
+		consumerUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), greeting)
 	}
 }
 
@@ -194,10 +194,10 @@ func TestConsumerGreetingGoesWithTheFirstChargedAnswer(t *testing.T) {
 	conv := e.newConversation(t, e.carol, agentA)
 
 	r := e.sendJSON(t, e.carol, conv, question, "m1")
-	msg, _ := r.obj()["message"].(string)
-	if r.status != 402 || r.obj()["error"] != "insufficient_funds" ||
+	msg, _ := r.Obj()["message"].(string)
+	if r.Status != 402 || r.Obj()["error"] != "insufficient_funds" ||
 		!regexp.MustCompile(`^This answer needs up to \$0\.0[3-9]; your wallet has \$0\.00\. Add funds to continue\.$`).MatchString(msg) {
-		t.Fatalf("consumer 402: %d %s", r.status, r.raw)
+		t.Fatalf("consumer 402: %d %s", r.Status, r.Raw)
 	}
 	if n := e.sim.Stats().Requests; n != 0 {
 		t.Fatalf("the model was called %d times", n)
@@ -205,27 +205,27 @@ func TestConsumerGreetingGoesWithTheFirstChargedAnswer(t *testing.T) {
 	// Some money, still not enough: the wallet's available amount is shown.
 	e.wallet.SetBalance(e.carol, 12_345)
 	r = e.sendJSON(t, e.carol, conv, question, "m1")
-	if msg, _ := r.obj()["message"].(string); r.status != 402 ||
+	if msg, _ := r.Obj()["message"].(string); r.Status != 402 ||
 		!regexp.MustCompile(`^This answer needs up to \$0\.0[3-9]; your wallet has \$0\.01\. Add funds to continue\.$`).MatchString(msg) {
-		t.Fatalf("consumer 402 with 1¢: %d %s", r.status, r.raw)
+		t.Fatalf("consumer 402 with 1¢: %d %s", r.Status, r.Raw)
 	}
 
 	e.wallet.SetBalance(e.carol, 10*dollar)
 	greeting := int64(testGreetingCents) * 10_000
 	r = e.sendJSON(t, e.carol, conv, question, "m1")
-	if r.status != 200 {
-		t.Fatalf("after funding: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("after funding: %d %s", r.Status, r.Raw)
 	}
-	consumerUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), greeting)
+	consumerUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), greeting)
 	// A retry of the same message is the same answer, charged once.
-	if r2 := e.sendJSON(t, e.carol, conv, question, "m1"); r2.status != 200 || len(e.wallet.Transfers()) != 1 {
-		t.Fatalf("replay: %d, %d transfers", r2.status, len(e.wallet.Transfers()))
+	if r2 := e.sendJSON(t, e.carol, conv, question, "m1"); r2.Status != 200 || len(e.wallet.Transfers()) != 1 {
+		t.Fatalf("replay: %d, %d transfers", r2.Status, len(e.wallet.Transfers()))
 	}
 	r = e.sendJSON(t, e.carol, conv, "And the midterm?", "m2")
-	if r.status != 200 {
-		t.Fatalf("second: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("second: %d %s", r.Status, r.Raw)
 	}
-	consumerUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), 0)
+	consumerUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), 0)
 }
 
 // Two first messages sent at once: exactly one of them carries the greeting.
@@ -246,11 +246,11 @@ func TestConsumerGreetingOnceUnderConcurrentFirstMessages(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := e.sendJSON(t, e.carol, conv, fmt.Sprintf("%s (%d)", question, i), fmt.Sprintf("k%d", i))
-			if r.status != 200 {
-				t.Errorf("send %d: %d %s", i, r.status, r.raw)
+			if r.Status != 200 {
+				t.Errorf("send %d: %d %s", i, r.Status, r.Raw)
 				return
 			}
-			u := r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any)
+			u := r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any)
 			mu.Lock()
 			defer mu.Unlock()
 			greeted += num(u["greetingMicros"])
@@ -272,13 +272,13 @@ func TestOwnerAndSubscriberOfAListedAgentPayAsBefore(t *testing.T) {
 
 	conv := e.newConversation(t, e.alice, agentA)
 	// Every role's new conversation opens with the greeting.
-	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 1 ||
+	if msgs := e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any); len(msgs) != 1 ||
 		msgs[0].(map[string]any)["content"] != testGreeting {
 		t.Fatalf("owner's conversation %v", msgs)
 	}
 	s := e.sendSSE(t, e.alice, conv, question, "o1")
-	if s.status != 200 {
-		t.Fatalf("owner: %d %s", s.status, s.raw)
+	if s.Status != 200 {
+		t.Fatalf("owner: %d %s", s.Status, s.Raw)
 	}
 	u := s.event(t, "usage")
 	_, _, total := checkUsage(t, u)
@@ -302,10 +302,10 @@ func TestOwnerAndSubscriberOfAListedAgentPayAsBefore(t *testing.T) {
 
 	bconv := e.newConversation(t, e.bob, agentA)
 	r := e.sendJSON(t, e.bob, bconv, question, "b1")
-	if r.status != 200 {
-		t.Fatalf("subscriber: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("subscriber: %d %s", r.Status, r.Raw)
 	}
-	am := r.obj()["assistantMessage"].(map[string]any)
+	am := r.Obj()["assistantMessage"].(map[string]any)
 	_, _, btotal := checkUsage(t, am["usage"].(map[string]any))
 	if bal, _ := e.wallet.Balance(e.alice); bal != 10*dollar-total-btotal {
 		t.Fatalf("owner balance %d", bal)
@@ -339,35 +339,35 @@ func TestConsumerRefusedWhenAgentUnavailableOrUnlisted(t *testing.T) {
 
 	e.wallet.Refuse(e.carol, "agent_unavailable")
 	r := e.sendJSON(t, e.carol, conv, question, "u1")
-	if r.status != 403 || r.obj()["error"] != "agent_unavailable" || r.obj()["message"] != "This agent is unavailable right now." {
-		t.Fatalf("agent_unavailable: %d %s", r.status, r.raw)
+	if r.Status != 403 || r.Obj()["error"] != "agent_unavailable" || r.Obj()["message"] != "This agent is unavailable right now." {
+		t.Fatalf("agent_unavailable: %d %s", r.Status, r.Raw)
 	}
-	if s := e.sendSSE(t, e.carol, conv, question, "u1"); s.status != 403 || len(s.events) != 0 {
-		t.Fatalf("stream: %d %s", s.status, s.raw)
+	if s := e.sendSSE(t, e.carol, conv, question, "u1"); s.Status != 403 || len(s.events) != 0 {
+		t.Fatalf("stream: %d %s", s.Status, s.Raw)
 	}
 	if len(e.wallet.Holds()) != 0 || e.sim.Stats().Requests != 0 {
 		t.Fatalf("holds %v, %d model calls", e.wallet.Holds(), e.sim.Stats().Requests)
 	}
 	e.wallet.Refuse(e.carol, "")
 	r = e.sendJSON(t, e.carol, conv, question, "u1")
-	if r.status != 200 {
-		t.Fatalf("available again: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("available again: %d %s", r.Status, r.Raw)
 	}
-	consumerUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), int64(testGreetingCents)*10_000)
+	consumerUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any), int64(testGreetingCents)*10_000)
 
 	// Unpublished: readable, not answered, not listed, no new conversation.
 	e.listAgentA(t, false)
-	if g := e.do(t, "GET", "/api/conversations/"+conv, e.carol, ""); g.status != 200 || len(g.obj()["messages"].([]any)) != 3 {
-		t.Fatalf("read after unpublish: %d %s", g.status, g.raw)
+	if g := e.do(t, "GET", "/api/conversations/"+conv, e.carol, ""); g.Status != 200 || len(g.Obj()["messages"].([]any)) != 3 {
+		t.Fatalf("read after unpublish: %d %s", g.Status, g.Raw)
 	}
-	if r := e.sendJSON(t, e.carol, conv, "Still there?", "u2"); r.status != 404 || r.obj()["error"] != "not_found" {
-		t.Fatalf("send after unpublish: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.carol, conv, "Still there?", "u2"); r.Status != 404 || r.Obj()["error"] != "not_found" {
+		t.Fatalf("send after unpublish: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "POST", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.status != 404 {
-		t.Fatalf("create after unpublish: %d %s", r.status, r.raw)
+	if r := e.do(t, "POST", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.Status != 404 {
+		t.Fatalf("create after unpublish: %d %s", r.Status, r.Raw)
 	}
-	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.status != 404 {
-		t.Fatalf("list after unpublish: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/agents/"+agentA+"/conversations", e.carol, ""); r.Status != 404 {
+		t.Fatalf("list after unpublish: %d %s", r.Status, r.Raw)
 	}
 	if len(e.wallet.Transfers()) != 1 {
 		t.Fatalf("transfers %v", e.wallet.Transfers())

@@ -14,16 +14,16 @@ func TestAPIKeyCountLimitIsConfigurable(t *testing.T) {
 	e.newKey(t, e.alice, agentA, `{"name":"two"}`)
 	r := e.do(t, "POST", "/api/agents/"+agentA+"/api-keys", e.alice, `{"name":"three"}`)
 	want := "This agent already has the maximum number of API keys (2). Revoke one first."
-	if r.status != http.StatusBadRequest || r.obj()["error"] != "limit_reached" || r.obj()["message"] != want {
-		t.Fatalf("third key: %d %s", r.status, r.raw)
+	if r.Status != http.StatusBadRequest || r.Obj()["error"] != "limit_reached" || r.Obj()["message"] != want {
+		t.Fatalf("third key: %d %s", r.Status, r.Raw)
 	}
-	if l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, ""); l.status != 200 || len(l.list()) != 2 {
-		t.Fatalf("keys after the refusal: %d %s", l.status, l.raw)
+	if l := e.do(t, "GET", "/api/agents/"+agentA+"/api-keys", e.alice, ""); l.Status != 200 || len(l.List()) != 2 {
+		t.Fatalf("keys after the refusal: %d %s", l.Status, l.Raw)
 	}
 	// Another agent's count is its own.
 	e.newKey(t, e.dave, agentB, `{"name":"dave's"}`)
-	if d := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+first["id"].(string), e.alice, ""); d.status != http.StatusNoContent {
-		t.Fatalf("revoke: %d %s", d.status, d.raw)
+	if d := e.do(t, "DELETE", "/api/agents/"+agentA+"/api-keys/"+first["id"].(string), e.alice, ""); d.Status != http.StatusNoContent {
+		t.Fatalf("revoke: %d %s", d.Status, d.Raw)
 	}
 	e.newKey(t, e.alice, agentA, `{"name":"three"}`)
 }

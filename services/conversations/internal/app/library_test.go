@@ -18,12 +18,12 @@ import (
 func libraryOf(t *testing.T, e *env, uid string) []map[string]any {
 	t.Helper()
 	r := e.do(t, "GET", "/api/library", uid, "")
-	if r.status != 200 {
-		t.Fatalf("library of %s: %d %s", uid, r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("library of %s: %d %s", uid, r.Status, r.Raw)
 	}
-	raw, ok := r.obj()["agents"].([]any)
+	raw, ok := r.Obj()["agents"].([]any)
 	if !ok {
-		t.Fatalf("library of %s: no agents array: %s", uid, r.raw)
+		t.Fatalf("library of %s: no agents array: %s", uid, r.Raw)
 	}
 	out := make([]map[string]any, len(raw))
 	for i, a := range raw {
@@ -49,8 +49,8 @@ func TestLibraryListsConsumerConversations(t *testing.T) {
 	tick := func() { time.Sleep(5 * time.Millisecond) } // distinct creation times
 
 	// No token: 401. Nothing yet: an empty list.
-	if r := e.do(t, "GET", "/api/library", "", ""); r.status != 401 {
-		t.Fatalf("no token: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/library", "", ""); r.Status != 401 {
+		t.Fatalf("no token: %d %s", r.Status, r.Raw)
 	}
 	if lib := libraryOf(t, e, e.carol); len(lib) != 0 {
 		t.Fatalf("empty library: %v", lib)
@@ -65,8 +65,8 @@ func TestLibraryListsConsumerConversations(t *testing.T) {
 		bs = append(bs, e.newConversation(t, e.carol, agentB))
 		tick()
 	}
-	if r := e.do(t, "DELETE", "/api/conversations/"+bs[5], e.carol, ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.raw)
+	if r := e.do(t, "DELETE", "/api/conversations/"+bs[5], e.carol, ""); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
 	a2 := e.newConversation(t, e.carol, agentA)
 	tick()
@@ -110,8 +110,8 @@ func TestLibraryListsConsumerConversations(t *testing.T) {
 	}
 
 	// A message moves B's oldest conversation, and B, to the top.
-	if r := e.sendJSON(t, e.carol, bs[0], question, "lib-1"); r.status != 200 {
-		t.Fatalf("send: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.carol, bs[0], question, "lib-1"); r.Status != 200 {
+		t.Fatalf("send: %d %s", r.Status, r.Raw)
 	}
 	lib = libraryOf(t, e, e.carol)
 	if lib[0]["agentId"] != agentB || convIDs(lib[0])[0] != bs[0] {
@@ -152,8 +152,8 @@ func TestLibraryListsConsumerConversations(t *testing.T) {
 	if len(lib) != 2 || lib[1]["agentId"] != agentA || lib[1]["listed"] != false || lib[1]["name"] != "Math Tutor" {
 		t.Fatalf("unlisted agent: %v", lib)
 	}
-	if r := e.do(t, "GET", "/api/conversations/"+a2, e.carol, ""); r.status != 200 {
-		t.Fatalf("read an unlisted agent's conversation: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/conversations/"+a2, e.carol, ""); r.Status != 200 {
+		t.Fatalf("read an unlisted agent's conversation: %d %s", r.Status, r.Raw)
 	}
 
 	// Deleted from the catalog: shown by id, without name or slug.
@@ -165,8 +165,8 @@ func TestLibraryListsConsumerConversations(t *testing.T) {
 
 	// The catalog away: 503 catalog_unavailable.
 	e.catalog.SetDown(true)
-	if r := e.do(t, "GET", "/api/library", e.carol, ""); r.status != 503 || r.obj()["error"] != "catalog_unavailable" {
-		t.Fatalf("catalog down: %d %s", r.status, r.raw)
+	if r := e.do(t, "GET", "/api/library", e.carol, ""); r.Status != 503 || r.Obj()["error"] != "catalog_unavailable" {
+		t.Fatalf("catalog down: %d %s", r.Status, r.Raw)
 	}
 	e.catalog.SetDown(false)
 }

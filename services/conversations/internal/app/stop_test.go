@@ -10,6 +10,7 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
 	"github.com/agentic-app/agentic/services/conversations/internal/llmsim"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // Issue 30 item 4: a request cancelled after the model was sent the prompt
@@ -38,13 +39,13 @@ func TestStopBeforeTheFirstTokenIsChargedForTheInput(t *testing.T) {
 			res.Body.Close()
 		}
 	}()
-	waitFor(t, "the model to receive the prompt", func() bool { return e.sim.Stats().Requests > sent })
+	testwait.Until(t, "the model to receive the prompt", func() bool { return e.sim.Stats().Requests > sent })
 	cancel()
 	<-done
 
 	var msgs []any
-	waitFor(t, "the stopped answer to be charged", func() bool {
-		msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	testwait.Until(t, "the stopped answer to be charged", func() bool {
+		msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)
 		return len(msgs) == 2 && len(e.wallet.Transfers()) == 1
 	})
 	user, asst := msgs[0].(map[string]any), msgs[1].(map[string]any)
@@ -61,7 +62,7 @@ func TestStopBeforeTheFirstTokenIsChargedForTheInput(t *testing.T) {
 		t.Fatalf("still held: %d", held)
 	}
 	// The model call itself was cancelled, not waited for.
-	waitFor(t, "the model call to be cancelled", func() bool { return e.sim.Stats().Cancelled >= 1 })
+	testwait.Until(t, "the model call to be cancelled", func() bool { return e.sim.Stats().Cancelled >= 1 })
 }
 
 // holdAfterBeginTurn delays the answer after its turn is recorded until the
@@ -115,8 +116,8 @@ func TestStopBeforeTheModelIsCalledKeepsTheQuestionFree(t *testing.T) {
 	<-done
 
 	var msgs []any
-	waitFor(t, "the stopped answer to be recorded", func() bool {
-		msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any)
+	testwait.Until(t, "the stopped answer to be recorded", func() bool {
+		msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any)
 		if len(msgs) != 2 {
 			return false
 		}
@@ -137,10 +138,10 @@ func TestStopBeforeTheModelIsCalledKeepsTheQuestionFree(t *testing.T) {
 		t.Fatalf("holds %+v", holds)
 	}
 	// The next question is answered, and the stopped turn is not part of its history.
-	if r := e.sendJSON(t, e.alice, conv, question, "after-stop"); r.status != 200 {
-		t.Fatalf("next question: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, conv, question, "after-stop"); r.Status != 200 {
+		t.Fatalf("next question: %d %s", r.Status, r.Raw)
 	}
-	if msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").obj()["messages"].([]any); len(msgs) != 4 {
+	if msgs = e.do(t, "GET", "/api/conversations/"+conv, e.alice, "").Obj()["messages"].([]any); len(msgs) != 4 {
 		t.Fatalf("messages after the next question: %d", len(msgs))
 	}
 }

@@ -87,10 +87,10 @@ func TestSubscriberCapRefusesOverTheCap(t *testing.T) {
 
 	// No cap yet: answered, and what it cost the owner is counted.
 	r := e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "b1")
-	if r.status != 200 {
-		t.Fatalf("uncapped: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("uncapped: %d %s", r.Status, r.Raw)
 	}
-	_, _, first := checkUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	_, _, first := checkUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
 	holds := e.wallet.Holds()
 	if len(holds) != 1 {
 		t.Fatalf("holds %v", holds)
@@ -104,10 +104,10 @@ func TestSubscriberCapRefusesOverTheCap(t *testing.T) {
 	capMicros := first + worst
 	e.catalog.SetSubscriberCap(agentA, e.bob, capMicros)
 	r = e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "b2")
-	if r.status != 200 {
-		t.Fatalf("under the cap: %d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("under the cap: %d %s", r.Status, r.Raw)
 	}
-	_, _, second := checkUsage(t, r.obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
+	_, _, second := checkUsage(t, r.Obj()["assistantMessage"].(map[string]any)["usage"].(map[string]any))
 	if got := subscriberSpend(t, pool, agentA, e.bob, e.clock.Now()); got != first+second {
 		t.Fatalf("subscriber spend %d, want %d", got, first+second)
 	}
@@ -116,11 +116,11 @@ func TestSubscriberCapRefusesOverTheCap(t *testing.T) {
 	reserves, transfers, calls := e.wallet.Calls("Reserve"), len(e.wallet.Transfers()), e.sim.Stats().Requests
 	conv := e.newConversation(t, e.bob, agentA)
 	r = e.sendJSON(t, e.bob, conv, question, "b3")
-	if r.status != http.StatusForbidden || r.obj()["error"] != "agent_unavailable" || r.obj()["message"] != "This agent is unavailable right now." {
-		t.Fatalf("over the cap: %d %s", r.status, r.raw)
+	if r.Status != http.StatusForbidden || r.Obj()["error"] != "agent_unavailable" || r.Obj()["message"] != "This agent is unavailable right now." {
+		t.Fatalf("over the cap: %d %s", r.Status, r.Raw)
 	}
-	if s := e.sendSSE(t, e.bob, conv, question, "b4"); s.status != http.StatusForbidden || len(s.events) != 0 {
-		t.Fatalf("over the cap, streamed: %d %v %s", s.status, s.names(), s.raw)
+	if s := e.sendSSE(t, e.bob, conv, question, "b4"); s.Status != http.StatusForbidden || len(s.events) != 0 {
+		t.Fatalf("over the cap, streamed: %d %v %s", s.Status, s.names(), s.Raw)
 	}
 	conn, err := grpc.NewClient(e.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -137,8 +137,8 @@ func TestSubscriberCapRefusesOverTheCap(t *testing.T) {
 		t.Fatalf("refused turns reached the wallet or the model: reserves %d→%d, transfers %d→%d, model %d→%d",
 			reserves, e.wallet.Calls("Reserve"), transfers, len(e.wallet.Transfers()), calls, e.sim.Stats().Requests)
 	}
-	if g := e.do(t, "GET", "/api/conversations/"+conv, e.bob, ""); g.status != 200 || len(g.obj()["messages"].([]any)) != 0 {
-		t.Fatalf("refused turn kept: %d %s", g.status, g.raw)
+	if g := e.do(t, "GET", "/api/conversations/"+conv, e.bob, ""); g.Status != 200 || len(g.Obj()["messages"].([]any)) != 0 {
+		t.Fatalf("refused turn kept: %d %s", g.Status, g.Raw)
 	}
 
 	// One notice for the month, with the cap and what was spent.
@@ -166,22 +166,22 @@ func TestSubscriberCapRefusesOverTheCap(t *testing.T) {
 	}
 
 	// The owner's own turns have no cap.
-	if r := e.sendJSON(t, e.alice, e.newConversation(t, e.alice, agentA), question, "a1"); r.status != 200 {
-		t.Fatalf("owner: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.alice, e.newConversation(t, e.alice, agentA), question, "a1"); r.Status != 200 {
+		t.Fatalf("owner: %d %s", r.Status, r.Raw)
 	}
 	// A higher cap lets the subscriber in again.
 	e.catalog.SetSubscriberCap(agentA, e.bob, capMicros+worst)
-	if r := e.sendJSON(t, e.bob, conv, question, "b5"); r.status != 200 {
-		t.Fatalf("after raising the cap: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, conv, question, "b5"); r.Status != 200 {
+		t.Fatalf("after raising the cap: %d %s", r.Status, r.Raw)
 	}
 	// Next month starts from nothing, and may notify again.
 	e.catalog.SetSubscriberCap(agentA, e.bob, worst)
 	e.clock.advance(32 * 24 * time.Hour)
-	if r := e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "n1"); r.status != 200 {
-		t.Fatalf("next month: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "n1"); r.Status != 200 {
+		t.Fatalf("next month: %d %s", r.Status, r.Raw)
 	}
-	if r := e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "n2"); r.status != http.StatusForbidden {
-		t.Fatalf("next month over the cap: %d %s", r.status, r.raw)
+	if r := e.sendJSON(t, e.bob, e.newConversation(t, e.bob, agentA), question, "n2"); r.Status != http.StatusForbidden {
+		t.Fatalf("next month over the cap: %d %s", r.Status, r.Raw)
 	}
 	if evs := capEvents(t, pool); len(evs) != 2 || evs[1].GetPeriod() != e.clock.Now().UTC().Format("2006-01") {
 		t.Fatalf("next month's notice: %v", evs)

@@ -14,6 +14,7 @@ import (
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/conversations"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Catalog defaults.
@@ -314,13 +315,11 @@ func (c *Catalog) Run(ctx context.Context) error {
 	}
 	var since time.Time
 	failing := false
-	t := time.NewTicker(c.cfg.PollInterval)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, c.cfg.PollInterval, func(ctx context.Context) {
 		err := c.poll(ctx, &since)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return nil
+			// Shutting down: the loop ends without a warning.
 		case err != nil:
 			if !failing {
 				c.log.WarnContext(ctx, "catalog access-change poll failed; cached access is trusted for at most 1s until it recovers", "error", err)
@@ -330,12 +329,8 @@ func (c *Catalog) Run(ctx context.Context) error {
 			c.log.InfoContext(ctx, "catalog access-change poll recovered")
 			failing = false
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	})
+	return nil
 }
 
 // poll asks for the changes since *since (zero: the catalog's now), applies

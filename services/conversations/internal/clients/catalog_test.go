@@ -12,6 +12,7 @@ import (
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/conversations/internal/fakes"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // testClock is a settable clock for both of the client's clocks.
@@ -156,9 +157,9 @@ func TestAccessCacheFallsBackToOneSecondWhenPollsFail(t *testing.T) {
 
 	// Run logs the failure once, however many polls fail, and the recovery once.
 	go func() { _ = c.Run(ctx) }()
-	waitUntil(t, "polls to fail", func() bool { return cat.Polls() >= 4 })
+	testwait.Until(t, "polls to fail", func() bool { return cat.Polls() >= 4 }, waitOpts...)
 	cat.SetPollsDown(false)
-	waitUntil(t, "the recovery", func() bool { return strings.Contains(logs.String(), "recovered") })
+	testwait.Until(t, "the recovery", func() bool { return strings.Contains(logs.String(), "recovered") }, waitOpts...)
 	cancel()
 	if n := strings.Count(logs.String(), "poll failed"); n != 1 {
 		t.Fatalf("failure logged %d times:\n%s", n, logs.String())
@@ -215,13 +216,4 @@ func TestAccessLookUpStartedBeforeAChangeIsNotCached(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Every(10 * time.Millisecond)}

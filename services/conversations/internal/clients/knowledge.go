@@ -68,7 +68,7 @@ func (k *Knowledge) Search(ctx context.Context, q conversations.SearchQuery) ([]
 	defer cancel()
 	resp, err := k.client.Search(ctx, &documentsv1.SearchRequest{
 		AgentId: q.AgentID, Query: q.Query, Limit: clamp32(q.Limit), TokenBudget: clamp32(q.TokenBudget),
-		DocumentIds: q.DocumentIDs, Labels: q.Labels,
+		DocumentIds: q.DocumentIDs, Labels: q.Labels, EarlierMessages: q.Earlier, RelevantOnly: q.RelevantOnly,
 	})
 	if err != nil {
 		return nil, knowledgeError("Search", err)

@@ -9,19 +9,14 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // The catalog's and identity's events this service reads (issue 29): a
 // deleted agent's conversations, messages and API keys go with it; so do a
 // deleted account's own conversations with other people's agents (its own
 // agents go by their agent.deleted events).
-const (
-	CatalogTopic         = "agentic.catalog.v1"
-	IdentityTopic        = "agentic.identity.v1"
-	CatalogConsumerGroup = "conversations-catalog"
-	TypeAgentDeleted     = "agentic.catalog.agent.deleted.v1"
-	TypeUserDeleted      = "agentic.identity.user.deleted.v1"
-)
+const CatalogConsumerGroup = "conversations-catalog"
 
 // CatalogEventHandler applies the catalog's agent.deleted and identity's
 // user.deleted events in the consumer's transaction (DeleteAgentData,
@@ -30,7 +25,7 @@ const (
 // (retried, then parked).
 func CatalogEventHandler() events.Handler {
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-		if ev.Type == TypeUserDeleted {
+		if ev.Type == topics.IdentityUserDeleted {
 			var m eventsv1.UserDeleted
 			if err := lenient.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
@@ -40,7 +35,7 @@ func CatalogEventHandler() events.Handler {
 			}
 			return DeleteUserData(ctx, tx, m.GetUid())
 		}
-		if ev.Type != TypeAgentDeleted {
+		if ev.Type != topics.CatalogAgentDeleted {
 			return nil
 		}
 		var m eventsv1.AgentDeleted

@@ -127,7 +127,7 @@ func ReserveInputTokens(n int) int64 { return int64(n) + int64(n)/20 + 32 }
 // answer stops after some output (stream cut, client gone, Stop), the
 // partial answer is kept, charged for what was generated, and returned with
 // an error wrapping ErrInterrupted.
-func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (turn Turn, err error) {
+func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (out Turn, err error) {
 	if req.Channel == "" {
 		req.Channel = ChannelChat
 	}
@@ -137,21 +137,102 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if sink == nil {
 		sink = Discard{}
 	}
-	defer func() { s.m.answers.WithLabelValues(req.Channel, s.outcome(turn, err)).Inc() }()
+	defer func() { s.m.answers.WithLabelValues(req.Channel, s.outcome(out, err)).Inc() }()
 
+	t := &turn{req: req, sink: sink}
+	var done bool
+	if out, done, err = s.admit(ctx, t); done {
+		return out, err
+	}
+	defer t.release()
+	if err = s.prepare(ctx, t); err != nil {
+		return Turn{}, err
+	}
+	if out, done, err = s.begin(ctx, t); done {
+		return out, err
+	}
+	if err = s.stream(ctx, t); err != nil {
+		return Turn{}, err
+	}
+	s.price(ctx, t)
+	return s.capture(ctx, t)
+}
+
+// turn is one answer on its way through Answer's steps: what each step
+// found or decided, for the steps after it.
+type turn struct {
+	req  AnswerRequest
+	sink Sink
+
+	// admit
+	clientID  string
+	stages    []Stage
+	stage     func(stage string)
+	opened    Opened
+	conv      Conversation
+	access    Access
+	knowledge *knowledgeFetch
+	previous  string // the caller's message before this one ("" for none)
+
+	// prepare
+	model         string
+	price         pricing.Price
+	maxOut        int
+	built         prompt.Output
+	consumer      bool
+	markupPercent int
+	greeting      int64
+	worst         int64
+
+	// begin
+	user, asst   Message
+	charge       Charge
+	begun        Turn
+	hold         metering.Hold
+	wctx         context.Context
+	cancelWallet context.CancelFunc
+
+	// stream
+	cancelModel      context.CancelFunc
+	res              llm.Result
+	genErr           error
+	stoppedAfterSend bool
+
+	// price
+	usage Usage
+}
+
+// release ends, when Answer returns, what its steps started for the whole
+// answer, last started first: the model's context, the wallet's, and the
+// knowledge fetch.
+func (t *turn) release() {
+	if t.cancelModel != nil {
+		t.cancelModel()
+	}
+	if t.cancelWallet != nil {
+		t.cancelWallet()
+	}
+	t.knowledge.cancel()
+}
+
+// admit is Answer's first step: validate → conversation → access (catalog)
+// → idempotency (clientMessageId) → rate limit, the knowledge search
+// started on the way. It ends the answer (done) with a refusal or a replay.
+func (s *Service) admit(ctx context.Context, t *turn) (out Turn, done bool, err error) {
+	req := t.req
 	if !validChannel(req.Channel) {
-		return Turn{}, fmt.Errorf("unknown channel %q", req.Channel)
+		return Turn{}, true, fmt.Errorf("unknown channel %q", req.Channel)
 	}
 	clientID, err := ValidateMessage(req.Content, req.ClientMessageID)
 	if err != nil {
 		// 404 before 400: validation never reveals whether a conversation exists.
 		if _, nf := s.conversation(ctx, req.UID, req.ConversationID); nf != nil {
-			return Turn{}, nf
+			return Turn{}, true, nf
 		}
-		return Turn{}, err
+		return Turn{}, true, err
 	}
-	var stages []Stage
-	stage := s.stageClock(&stages)
+	t.clientID = clientID
+	t.stage = s.stageClock(&t.stages)
 	// The conversation, the replay check and the history in one round trip.
 	historyTurns := s.cfg.HistoryTurns
 	if req.SuppliedHistory {
@@ -165,9 +246,12 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		knowledge *knowledgeFetch
 		early     <-chan accessResult
 	)
-	hint, hinted := s.convAgents.get(req.UID, req.ConversationID)
+	hint, hintLast, hinted := s.convAgents.get(req.UID, req.ConversationID)
+	if hinted && req.SuppliedHistory {
+		hintLast = lastUserMessage(req.History)
+	}
 	if hinted {
-		knowledge = s.startKnowledge(ctx, hint, req.Content)
+		knowledge = s.startKnowledge(ctx, hint, hintLast, req.Content)
 		early = s.startAuthorize(ctx, req.UID, hint)
 	}
 	opened, err := s.openTurn(ctx, req.UID, req.ConversationID, clientID, historyTurns)
@@ -175,13 +259,22 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		if knowledge != nil {
 			knowledge.cancel()
 		}
-		return Turn{}, err
+		return Turn{}, true, err
 	}
 	conv := opened.Conversation
-	s.convAgents.put(req.UID, req.ConversationID, conv.AgentID)
+	// The message a follow-up follows up: the caller's previous one.
+	last := lastUserMessage(opened.History)
+	if req.SuppliedHistory {
+		last = lastUserMessage(req.History)
+	}
+	s.convAgents.put(req.UID, req.ConversationID, conv.AgentID, req.Content)
 	if hinted && !strings.EqualFold(hint, conv.AgentID) {
 		knowledge.cancel() // cannot happen (the agent never changes); start over
 		knowledge, early = nil, nil
+	}
+	if knowledge != nil && hintLast != last {
+		knowledge.cancel() // another replica took a message in between: search again
+		knowledge = nil
 	}
 	if opened.Replay && knowledge != nil {
 		knowledge.cancel()
@@ -194,7 +287,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	var limited chan limitResult
 	if !opened.Replay {
 		if knowledge == nil {
-			knowledge = s.startKnowledge(ctx, conv.AgentID, req.Content)
+			knowledge = s.startKnowledge(ctx, conv.AgentID, last, req.Content)
 		}
 		limited = make(chan limitResult, 1)
 		go func() {
@@ -219,32 +312,42 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		if knowledge != nil {
 			knowledge.cancel()
 		}
-		return Turn{}, err
+		return Turn{}, true, err
 	}
 	if opened.Replay {
-		return s.replay(opened.Turn)
+		out, err = s.replay(opened.Turn)
+		return out, true, err
 	}
-	stage(stageLookup)
+	t.stage(stageLookup)
 	if l := <-limited; !l.ok {
 		knowledge.cancel()
-		return Turn{}, &RateLimitedError{RetryAfter: l.retry}
+		return Turn{}, true, &RateLimitedError{RetryAfter: l.retry}
 	}
-	stage(stageLimit)
-	defer knowledge.cancel()
-	s.fetchReferences(knowledge, access.Agent, req.Content)
+	t.stage(stageLimit)
+	t.opened, t.conv, t.access, t.knowledge, t.previous = opened, conv, access, knowledge, last
+	return Turn{}, false, nil
+}
 
-	model := s.cfg.Model
-	price, err := s.cfg.Prices.Lookup(model)
+// prepare is Answer's second step: the knowledge (waited for) and the
+// prompt, and so the worst case to reserve.
+func (s *Service) prepare(ctx context.Context, t *turn) error {
+	req, access := t.req, t.access
+	s.fetchReferences(t.knowledge, access.Agent, t.previous, req.Content)
+
+	t.model = s.cfg.Model
+	price, err := s.cfg.Prices.Lookup(t.model)
 	if err != nil {
-		return Turn{}, err // configuration fault: LoadConfig refuses an unpriced model
+		return err // configuration fault: LoadConfig refuses an unpriced model
 	}
+	t.price = price
 	maxOut := s.cfg.MaxOutputTokens
 	if req.MaxOutputTokens > 0 && req.MaxOutputTokens < maxOut {
 		maxOut = req.MaxOutputTokens
 	}
+	t.maxOut = maxOut
 	history := req.History
 	if !req.SuppliedHistory {
-		history = opened.History
+		history = t.opened.History
 	}
 	// The agent's memory (memoryTokens) bounds the stored history it keeps;
 	// the agent API's caller sends its own history and decides (as with
@@ -253,59 +356,63 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if req.SuppliedHistory {
 		memory = 0
 	}
-	built, err := s.buildPrompt(ctx, access.Agent, knowledge, history, req.Content, req.System, maxOut, memory)
+	built, err := s.buildPrompt(ctx, access.Agent, t.knowledge, history, req.Content, req.System, maxOut, memory)
 	if err != nil {
-		return Turn{}, err
+		return err
 	}
+	t.built = built
 	// A consumer pays the creator's markup on every answer and the greeting
 	// cost with the conversation's first charged answer (BeginTurn decides
 	// which answer that is); the owner and subscribers pay cost + fee.
-	consumer := access.Role == AccessConsumer
-	var (
-		markupPercent int
-		greeting      int64
-	)
-	if consumer {
-		markupPercent, greeting = access.Agent.MarkupPercent, pricing.Greeting(access.Agent.GreetingCostCents)
-		if _, paid := s.greeted.get(req.UID, conv.ID); paid {
-			greeting = 0 // paid with an earlier answer (captured: final)
+	t.consumer = access.Role == AccessConsumer
+	if t.consumer {
+		t.markupPercent, t.greeting = access.Agent.MarkupPercent, pricing.Greeting(access.Agent.GreetingCostCents)
+		if _, _, paid := s.greeted.get(req.UID, t.conv.ID); paid {
+			t.greeting = 0 // paid with an earlier answer (captured: final)
 		}
 	}
-	worst := pricing.WorstCaseParts(price, ReserveInputTokens(built.InputTokens), int64(maxOut), markupPercent, greeting)
-	stage(stageContext)
+	t.worst = pricing.WorstCaseParts(price, ReserveInputTokens(built.InputTokens), int64(maxOut), t.markupPercent, t.greeting)
+	t.stage(stageContext)
+	return nil
+}
 
+// begin is Answer's third step: record the turn and its charge, and reserve
+// the worst case. It ends the answer (done) with a refusal or a replay.
+func (s *Service) begin(ctx context.Context, t *turn) (out Turn, done bool, err error) {
+	req, conv, access, key := t.req, t.conv, t.access, t.req.APIKey
 	// Record the turn and its charge before anything is reserved: from here
 	// on every step leaves a record the reconciler can finish.
 	now := s.now()
 	user := Message{ID: newID(), ConversationID: conv.ID, Role: RoleUser, Content: req.Content,
-		Status: StatusComplete, ClientMessageID: clientID, CreatedAt: now, UpdatedAt: now}
+		Status: StatusComplete, ClientMessageID: t.clientID, CreatedAt: now, UpdatedAt: now}
 	asst := Message{ID: newID(), ConversationID: conv.ID, Role: RoleAssistant, Status: StatusPending,
 		ReplyTo: user.ID, Citations: []Citation{}, CreatedAt: now, UpdatedAt: now}
+	t.user, t.asst = user, asst
 	reserveMeta := map[string]string{
-		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": model, "channel": req.Channel,
+		"agentId": conv.AgentID, "conversationId": conv.ID, "messageId": asst.ID, "model": t.model, "channel": req.Channel,
 		// The wallet's per-agent rules (the monthly agent fee, paused agents)
 		// read these keys at Reserve (docs/billing-api.md).
 		"agent_id": conv.AgentID, "agent_name": access.Agent.Name,
 	}
-	if consumer {
+	if t.consumer {
 		// The wallet charges a consumer no agent fee (the creator pays it)
 		// and refuses with agent_unavailable when the agent is paused
 		// (docs/billing-api.md).
 		reserveMeta["payer_role"], reserveMeta["creator_uid"] = AccessConsumer, access.Agent.OwnerUID
 	}
-	charge := Charge{
+	t.charge = Charge{
 		MessageID: asst.ID, ConversationID: conv.ID, AgentID: conv.AgentID, UserUID: req.UID, PayerUID: access.PayerUID,
-		Channel: req.Channel, Key: "msg:" + asst.ID, ReserveMicros: worst, ReserveMeta: reserveMeta, State: ChargeReserving,
+		Channel: req.Channel, Key: "msg:" + asst.ID, ReserveMicros: t.worst, ReserveMeta: reserveMeta, State: ChargeReserving,
 		LeaseUntil: now.Add(s.cfg.AnswerTimeout + s.cfg.LeaseMargin), CreatedAt: now, UpdatedAt: now,
-		GreetingMicros: greeting,
+		GreetingMicros: t.greeting,
 	}
 	if key != nil {
 		reserveMeta["apiKeyId"] = key.ID
-		charge.APIKeyID, charge.APIKeyLimitMicros = key.ID, key.MonthlyLimitMicros
+		t.charge.APIKeyID, t.charge.APIKeyLimitMicros = key.ID, key.MonthlyLimitMicros
 	}
 	if access.Role != AccessOwner && access.PayerUID != req.UID && access.SubscriberCapMicros > 0 {
 		// The owner caps what this subscriber's answers cost them a month.
-		charge.SubscriberCap = &SubscriberCap{CapMicros: access.SubscriberCapMicros,
+		t.charge.SubscriberCap = &SubscriberCap{CapMicros: access.SubscriberCapMicros,
 			OwnerUID: access.Agent.OwnerUID, AgentName: access.Agent.Name}
 	}
 	// The turn is recorded while the wallet holds the worst case: two round
@@ -325,73 +432,84 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// turn is recorded first. So is a consumer's turn that may carry the
 	// greeting cost: BeginTurn decides whether it does (the first charged
 	// answer of the conversation), and so what to reserve.
-	sequential := key != nil || charge.SubscriberCap != nil || charge.GreetingMicros > 0
-	wctx, cancelW := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
-	defer cancelW()
+	sequential := key != nil || t.charge.SubscriberCap != nil || t.charge.GreetingMicros > 0
+	t.wctx, t.cancelWallet = context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WalletTimeout)
+	wctx := t.wctx
 	type reserved struct {
 		hold metering.Hold
 		err  error
 	}
 	reserving := make(chan reserved, 1)
 	reserve := func() {
-		h, err := s.meter.Reserve(wctx, access.PayerUID, worst, charge.Key, reserveMeta)
+		h, err := s.meter.Reserve(wctx, access.PayerUID, t.worst, t.charge.Key, reserveMeta)
 		reserving <- reserved{h, err}
 	}
 	if !sequential {
 		go reserve()
 	}
-	t, created, err := s.store.BeginTurn(ctx, user, asst, charge)
-	stage(stageBegin)
+	begun, created, err := s.store.BeginTurn(ctx, user, asst, t.charge)
+	t.stage(stageBegin)
 	if sequential {
 		if err != nil {
-			return Turn{}, err
+			return Turn{}, true, err
 		}
 		if !created {
-			return s.replay(t)
+			out, err = s.replay(begun)
+			return out, true, err
 		}
-		if t.GreetingMicros != greeting {
+		if begun.GreetingMicros != t.greeting {
 			// Another answer of the conversation carries the greeting.
-			worst -= greeting - t.GreetingMicros
-			greeting = t.GreetingMicros
-			charge.ReserveMicros, charge.GreetingMicros = worst, greeting
+			t.worst -= t.greeting - begun.GreetingMicros
+			t.greeting = begun.GreetingMicros
+			t.charge.ReserveMicros, t.charge.GreetingMicros = t.worst, t.greeting
 		}
 		reserve()
 	}
 	r := <-reserving
-	hold := r.hold
-	stage(stageReserve)
+	t.hold = r.hold
+	t.stage(stageReserve)
 	if err != nil || !created {
 		// No turn of ours (refused, failed, or a concurrent send with the
 		// same clientMessageId won the race): its hold goes back at once.
-		s.giveBack(wctx, access.PayerUID, worst, charge.Key, reserveMeta, r.hold, r.err)
+		s.giveBack(wctx, access.PayerUID, t.worst, t.charge.Key, reserveMeta, r.hold, r.err)
 		if err != nil {
-			return Turn{}, err
+			return Turn{}, true, err
 		}
-		return s.replay(t)
+		out, err = s.replay(begun)
+		return out, true, err
 	}
+	t.begun = begun
 	err = r.err
 	switch {
 	case errors.Is(err, metering.ErrInsufficientFunds) && metering.RefusalReason(err) == metering.ReasonAgentUnavailable:
 		// A listed agent whose creator cannot pay its monthly fee answers
 		// no one (nothing was held).
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: metering.ReasonAgentUnavailable})
-		return Turn{}, &AgentUnavailableError{Reason: metering.ReasonAgentUnavailable}
+		return Turn{}, true, &AgentUnavailableError{Reason: metering.ReasonAgentUnavailable}
 	case errors.Is(err, metering.ErrInsufficientFunds):
 		reason := metering.RefusalReason(err)
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: reason})
-		return Turn{}, &InsufficientFundsError{Role: access.Role, Reason: reason, Short: metering.RefusalShortfall(err),
-			NeededMicros: worst}
+		return Turn{}, true, &InsufficientFundsError{Role: access.Role, Reason: reason, Short: metering.RefusalShortfall(err),
+			NeededMicros: t.worst}
 	case errors.Is(err, metering.ErrRejected):
 		// Refused for a reason of ours (an amount or metadata the wallet
 		// does not accept): nothing was held.
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: err.Error()})
-		return Turn{}, err
+		return Turn{}, true, err
 	case err != nil:
 		// Unknown outcome: a hold may exist. The reconciler reserves again
 		// with the same key (getting that hold back) and releases it.
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{LastError: err.Error(), LeaseUntil: s.cfg.Now()})
-		return Turn{}, errors.Join(ErrWalletUnavailable, err)
+		return Turn{}, true, errors.Join(ErrWalletUnavailable, err)
 	}
+	return Turn{}, false, nil
+}
+
+// stream is Answer's fourth step: the model, streamed to the sink. An error
+// ends the answer: nothing was generated (the hold given back), or the hold
+// could not be recorded.
+func (s *Service) stream(ctx context.Context, t *turn) error {
+	req, asst, hold, wctx := t.req, t.asst, t.hold, t.wctx
 	// The model, streamed. The hold's id is recorded while the model
 	// starts, not before: until it is, the charge is "reserving" and a crash
 	// leaves it to the reconciler, which gets the hold back by reserving
@@ -399,9 +517,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// there before the first token, only before the capture (waited for
 	// below). If it cannot be recorded, the answer is stopped and the hold
 	// given back.
-	start := StartInfo{UserMessageID: user.ID, AssistantMessageID: asst.ID, Model: model, Simulated: s.cfg.Simulated}
+	start := StartInfo{UserMessageID: t.user.ID, AssistantMessageID: asst.ID, Model: t.model, Simulated: s.cfg.Simulated}
 	mctx, cancelM := context.WithTimeout(ctx, s.cfg.AnswerTimeout)
-	defer cancelM()
+	t.cancelModel = cancelM
 	recorded := make(chan error, 1)
 	go func() {
 		ok, err := s.store.UpdateCharge(wctx, asst.ID, []string{ChargeReserving}, ChargeUpdate{State: ChargeHeld, HoldID: hold.ID}, KeepTurn)
@@ -416,7 +534,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	started := false
 	modelStart := time.Now()
 	res, genErr := s.provider.Complete(mctx, llm.Request{
-		Model: model, Messages: built.Messages, MaxTokens: maxOut, User: userTag(req.UID), Format: req.Format,
+		Model: t.model, Messages: t.built.Messages, MaxTokens: t.maxOut, User: userTag(req.UID), Format: req.Format,
 	}, func(text string) error {
 		if !started {
 			started = true
@@ -426,21 +544,22 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 			start.ModelFirstToken = first.Sub(modelStart)
 			start.Before = max(0, ttft-start.ModelFirstToken)
 			s.m.platform.Observe(start.Before.Seconds())
-			start.Stages = stages // before the model's stage: they split Before
-			stage(stageModel)
-			if err := sink.Start(start); err != nil {
+			start.Stages = t.stages // before the model's stage: they split Before
+			t.stage(stageModel)
+			if err := t.sink.Start(start); err != nil {
 				return err
 			}
 		}
-		return sink.Delta(text)
+		return t.sink.Delta(text)
 	})
+	t.res, t.genErr = res, genErr
 	if err := <-recorded; err != nil {
 		// The hold exists but is not recorded: give it back now (if this
 		// fails too, the hold expires on its own). Nothing is charged for
 		// whatever was streamed.
 		_ = s.meter.Release(wctx, hold.ID)
 		s.closeRefused(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "hold not recorded"})
-		return Turn{}, err
+		return err
 	}
 	generated := res.Text != "" || res.Usage.OutputTokens > 0
 	// Stopped (the client left, Stop) after the provider was sent the
@@ -448,8 +567,8 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	// input (and the fee), with no output — not given away. A refusal or a
 	// failure of the provider, or a stop before the request was sent, is
 	// free.
-	stoppedAfterSend := genErr != nil && !generated && res.Sent && ctx.Err() != nil
-	if genErr != nil && !generated && !stoppedAfterSend {
+	t.stoppedAfterSend = genErr != nil && !generated && res.Sent && ctx.Err() != nil
+	if genErr != nil && !generated && !t.stoppedAfterSend {
 		// Nothing generated: give the money back. A failure forgets the turn
 		// (a retry starts afresh); a stop before the model was called keeps
 		// the question, its answer "stopped" and free (issue 29 item 3).
@@ -469,41 +588,53 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 			s.closeTurn(wctx, asst.ID, ChargeUpdate{State: ChargeReleased, LastError: "model: " + genErr.Error()}, act)
 		}
 		if ctx.Err() != nil {
-			return Turn{}, ctx.Err()
+			return ctx.Err()
 		}
-		return Turn{}, errors.Join(ErrModelUnavailable, genErr)
+		return errors.Join(ErrModelUnavailable, genErr)
 	}
+	return nil
+}
 
-	// Price what was generated (the provider's usage; our own count when
-	// it sent none).
-	usage := Usage{Model: model, InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, Estimated: res.Usage.Estimated}
+// price is Answer's fifth step: what was generated, priced (the provider's
+// usage; our own count when it sent none).
+func (s *Service) price(ctx context.Context, t *turn) {
+	res := t.res
+	usage := Usage{Model: t.model, InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, Estimated: res.Usage.Estimated}
 	if res.Model != "" {
 		usage.Model = res.Model
 	}
 	if usage.InputTokens == 0 && usage.OutputTokens == 0 {
-		usage.InputTokens, usage.OutputTokens, usage.Estimated = int64(built.InputTokens), int64(llm.CompletionTokens(res.Text)), true
+		usage.InputTokens, usage.OutputTokens, usage.Estimated = int64(t.built.InputTokens), int64(llm.CompletionTokens(res.Text)), true
 	}
-	if stoppedAfterSend {
+	if t.stoppedAfterSend {
 		s.m.stoppedCharged.Inc()
 	}
-	parts := pricing.QuoteParts(price, usage.InputTokens, usage.OutputTokens, markupPercent, greeting)
-	if parts.TotalMicros > worst {
+	parts := pricing.QuoteParts(t.price, usage.InputTokens, usage.OutputTokens, t.markupPercent, t.greeting)
+	if parts.TotalMicros > t.worst {
 		// Never capture more than the hold: the provider counted beyond our
 		// margin. The answer is billed at the hold, its parts scaled into
 		// it (pricing.Parts.CapAt: the greeting kept, then fee and markup
 		// of the largest cost that fits, the cost the rest) so that they
 		// sum to what was paid.
-		s.log.WarnContext(ctx, "answer cost above its reservation, capped", "message_id", asst.ID,
-			"total_micros", parts.TotalMicros, "reserved_micros", worst)
-		parts = parts.CapAt(worst, markupPercent)
+		s.log.WarnContext(ctx, "answer cost above its reservation, capped", "message_id", t.asst.ID,
+			"total_micros", parts.TotalMicros, "reserved_micros", t.worst)
+		parts = parts.CapAt(t.worst, t.markupPercent)
 	}
 	usage.CostMicros, usage.FeeMicros, usage.TotalMicros = parts.CostMicros, parts.FeeMicros, parts.TotalMicros
 	usage.MarkupMicros, usage.GreetingMicros = parts.MarkupMicros, parts.GreetingMicros
 	s.m.tokens.WithLabelValues("input").Add(float64(usage.InputTokens))
 	s.m.tokens.WithLabelValues("output").Add(float64(usage.OutputTokens))
+	t.usage = usage
+}
 
+// capture is Answer's last step: record the answer and what to capture →
+// Capture(actual) → mark paid + InteractionRecorded. It returns Answer's
+// result.
+func (s *Service) capture(ctx context.Context, t *turn) (Turn, error) {
+	req, conv, access, key, res, usage, wctx := t.req, t.conv, t.access, t.req.APIKey, t.res, t.usage, t.wctx
+	asst := t.asst
 	asst.Content = res.Text
-	asst.Citations = citations(prompt.CitedPassages(res.Text, built.Passages))
+	asst.Citations = citations(prompt.CitedPassages(res.Text, t.built.Passages))
 	if !access.Agent.ShowSources && access.Role != AccessOwner {
 		// The creator keeps the sources to themselves (showSources off):
 		// others see which documents an answer cites, not where they are.
@@ -515,14 +646,14 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	asst.Usage = &usage
 	asst.Status = StatusComplete
 	switch {
-	case stoppedAfterSend && req.Channel == ChannelChat:
+	case t.stoppedAfterSend && req.Channel == ChannelChat:
 		// Stopped before the first token, the prompt already read: kept
 		// empty and charged its input only (Usage says so).
 		asst.Status, asst.Content, asst.Citations = StatusStopped, "", []Citation{}
-	case genErr != nil:
+	case t.genErr != nil:
 		asst.Status = StatusPartial
 	}
-	asst.HoldID = hold.ID
+	asst.HoldID = t.hold.ID
 	asst.UpdatedAt = s.now()
 	description := fmt.Sprintf("%s · %d tokens", agentLabel(access.Agent), usage.InputTokens+usage.OutputTokens)
 	captureMeta := map[string]string{
@@ -534,7 +665,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	if key != nil {
 		captureMeta["apiKeyId"] = key.ID
 	}
-	if consumer {
+	if t.consumer {
 		// The wallet credits markup + greeting to the creator's pending
 		// earnings in the capture's transaction (docs/billing-api.md).
 		captureMeta["payer_role"], captureMeta["creator_uid"] = AccessConsumer, access.Agent.OwnerUID
@@ -565,7 +696,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 	}
 
 	settled, err := s.meter.Settle(wctx, metering.Settlement{
-		HoldID: hold.ID, Payer: access.PayerUID, Key: charge.Key, AmountMicros: usage.TotalMicros,
+		HoldID: t.hold.ID, Payer: access.PayerUID, Key: t.charge.Key, AmountMicros: usage.TotalMicros,
 		Description: description, Metadata: captureMeta,
 	})
 	if err != nil {
@@ -586,16 +717,16 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest, sink Sink) (tur
 		if settled.Outcome != metering.Unbilled {
 			asst.TransferID = settled.TransferID
 			if usage.GreetingMicros > 0 {
-				s.greeted.put(req.UID, conv.ID, "")
+				s.greeted.put(req.UID, conv.ID, "", "")
 			}
 		}
 	}
 
-	turn = Turn{User: t.User, Assistant: asst, Model: usage.Model, Simulated: s.cfg.Simulated, FinishReason: res.FinishReason}
-	if genErr != nil {
-		return turn, errors.Join(ErrInterrupted, genErr)
+	out := Turn{User: t.begun.User, Assistant: asst, Model: usage.Model, Simulated: s.cfg.Simulated, FinishReason: res.FinishReason}
+	if t.genErr != nil {
+		return out, errors.Join(ErrInterrupted, t.genErr)
 	}
-	return turn, nil
+	return out, nil
 }
 
 // stageClock returns a function that observes the time since its previous
@@ -797,14 +928,26 @@ func (s *Service) startAuthorize(ctx context.Context, uid, agentID string) <-cha
 	return out
 }
 
-func (s *Service) startKnowledge(ctx context.Context, agentID, message string) *knowledgeFetch {
+// startKnowledge searches the passages an answer to message uses: only
+// relevant ones (none: the prompt says the documents do not cover it), a
+// follow-up searched with the words of previous, the caller's message
+// before it ("" for none).
+func (s *Service) startKnowledge(ctx context.Context, agentID, previous, message string) *knowledgeFetch {
 	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
 	k := &knowledgeFetch{ctx: kctx, cancel: cancel}
 	k.run(&k.retrieved, func() ([]prompt.Passage, error) {
-		return s.knowledge.Search(kctx, SearchQuery{AgentID: agentID, Query: message,
+		return s.knowledge.Search(kctx, SearchQuery{AgentID: agentID, Query: message, Earlier: earlierOf(previous), RelevantOnly: true,
 			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})
 	})
 	return k
+}
+
+// earlierOf is the Earlier of a search: the previous message, if any.
+func earlierOf(previous string) []string {
+	if previous == "" {
+		return nil
+	}
+	return []string{previous}
 }
 
 // run fetches into dst in the background, keeping the first error.
@@ -843,7 +986,7 @@ func (k *knowledgeFetch) wait(ctx context.Context) error {
 
 // fetchReferences starts the look-ups of the documents and labels the
 // agent's instructions reference.
-func (s *Service) fetchReferences(k *knowledgeFetch, agent Agent, message string) {
+func (s *Service) fetchReferences(k *knowledgeFetch, agent Agent, previous, message string) {
 	if !strings.ContainsAny(agent.Instructions, "@#") {
 		return
 	}
@@ -870,8 +1013,11 @@ func (s *Service) fetchReferences(k *knowledgeFetch, agent Agent, message string
 		}
 		if len(labels) > 0 {
 			k.run(&k.byLabel, func() ([]prompt.Passage, error) {
+				// The creator's own references: searched like the message,
+				// but kept however weakly they match (the instructions ask
+				// for those documents).
 				return s.knowledge.Search(k.ctx, SearchQuery{AgentID: agent.ID, Query: message, Labels: labels,
-					Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.ReferenceTokenBudget})
+					Earlier: earlierOf(previous), Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.ReferenceTokenBudget})
 			})
 		}
 	}()

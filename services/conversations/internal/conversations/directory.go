@@ -12,19 +12,12 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // The documents service's events this service reads (its document
 // directory: names for @Document references).
-const (
-	DocumentsTopic         = "agentic.documents.v1"
-	DirectoryConsumerGroup = "conversations-documents"
-
-	TypeDocumentAdded   = "agentic.documents.document.added.v1"
-	TypeDocumentUpdated = "agentic.documents.document.updated.v1"
-	TypeDocumentRemoved = "agentic.documents.document.removed.v1"
-	TypeDocumentSynced  = "agentic.documents.document.synced.v1"
-)
+const DirectoryConsumerGroup = "conversations-documents"
 
 var lenient = protojson.UnmarshalOptions{DiscardUnknown: true}
 
@@ -42,25 +35,25 @@ func DirectoryHandler() events.Handler {
 			at                   *timestamppb.Timestamp
 		)
 		switch ev.Type {
-		case TypeDocumentAdded:
+		case topics.DocumentsDocumentAdded:
 			var m eventsv1.DocumentAdded
 			if err := lenient.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			docID, agentID, name, labels, at = m.GetDocumentId(), m.GetAgentId(), m.GetName(), m.GetLabels(), m.GetOccurredAt()
-		case TypeDocumentUpdated:
+		case topics.DocumentsDocumentUpdated:
 			var m eventsv1.DocumentUpdated
 			if err := lenient.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			docID, agentID, name, labels, at = m.GetDocumentId(), m.GetAgentId(), m.GetName(), m.GetLabels(), m.GetOccurredAt()
-		case TypeDocumentSynced:
+		case topics.DocumentsDocumentSynced:
 			var m eventsv1.DocumentSynced
 			if err := lenient.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			docID, agentID, name, labels, at = m.GetDocumentId(), m.GetAgentId(), m.GetName(), m.GetLabels(), m.GetOccurredAt()
-		case TypeDocumentRemoved:
+		case topics.DocumentsDocumentRemoved:
 			var m eventsv1.DocumentRemoved
 			if err := lenient.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)

@@ -10,15 +10,17 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
-// Event constants.
+// The usage topic and event types this service produces (declared in
+// topics) under the names the package and its tests use.
 const (
-	Topic  = "agentic.usage.v1"
+	Topic  = topics.Usage
 	Source = "/agentic/conversations"
 
-	TypeInteractionRecorded  = "agentic.usage.interaction.recorded.v1"
-	TypeSubscriberCapReached = "agentic.usage.subscriber_cap.reached.v1"
+	TypeInteractionRecorded  = topics.UsageInteractionRecorded
+	TypeSubscriberCapReached = topics.UsageSubscriberCapReached
 )
 
 // interactionEvent builds the outbox event of a paid answer from the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentic-app/agentic/services/conversations/internal/metering"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // ReconcileBatch is how many abandoned charges one Reconcile call takes.
@@ -101,22 +102,16 @@ func (s *Service) RunReconciler(ctx context.Context, interval time.Duration) err
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, interval, func(ctx context.Context) {
 		for {
 			n, err := s.Reconcile(ctx)
 			if err != nil && ctx.Err() == nil {
 				s.log.WarnContext(ctx, "reconcile failed", "error", err)
 			}
 			if n < ReconcileBatch || err != nil {
-				break
+				return
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	})
+	return nil
 }

@@ -76,6 +76,12 @@ type SearchQuery struct {
 	TokenBudget int
 	DocumentIDs []string
 	Labels      []string
+	// Earlier: the caller's earlier messages, oldest first (a follow-up is
+	// searched with the words of what it follows up).
+	Earlier []string
+	// RelevantOnly: leave out passages below the documents service's
+	// relevance threshold.
+	RelevantOnly bool
 }
 
 // Knowledge is the documents service's KnowledgeService. An error means it
@@ -344,7 +350,7 @@ func (s *Service) CreateConversation(ctx context.Context, uid, agentID string, t
 	}
 	c, err := s.store.CreateConversation(ctx, conv)
 	if err == nil {
-		s.convAgents.put(uid, c.ID, c.AgentID)
+		s.convAgents.put(uid, c.ID, c.AgentID, "")
 	}
 	return c, err
 }

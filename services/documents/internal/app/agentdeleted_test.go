@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
-	"github.com/agentic-app/agentic/services/documents/internal/documents"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Issue 29: the service consumes the catalog's agent.deleted and deletes the
@@ -18,8 +18,8 @@ func TestAgentDeletedEventDeletesTheAgentsDocuments(t *testing.T) {
 	catalogAddr, _ := startCatalog(t)
 	app := start(t, catalogAddr, 0)
 	for _, c := range []struct{ token, agent string }{{"token-alice", agentA}, {"token-bob", agentB}} {
-		if r := do(t, "POST", docsPath(app.http, c.agent), c.token, docBody("Syllabus", fileURL)); r.status != 201 {
-			t.Fatalf("add: %d %s", r.status, r.raw)
+		if r := do(t, "POST", docsPath(app.http, c.agent), c.token, docBody("Syllabus", fileURL)); r.Status != 201 {
+			t.Fatalf("add: %d %s", r.Status, r.Raw)
 		}
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(app.brokers...), kgo.AllowAutoTopicCreation())
@@ -31,9 +31,9 @@ func TestAgentDeletedEventDeletesTheAgentsDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &kgo.Record{Topic: documents.CatalogTopic, Key: []byte(agentA), Value: value, Headers: []kgo.RecordHeader{
+	rec := &kgo.Record{Topic: topics.Catalog, Key: []byte(agentA), Value: value, Headers: []kgo.RecordHeader{
 		{Key: "ce_specversion", Value: []byte("1.0")}, {Key: "ce_id", Value: []byte("del-a")},
-		{Key: "ce_type", Value: []byte(documents.TypeAgentDeleted)}, {Key: "ce_source", Value: []byte("/agentic/catalog")},
+		{Key: "ce_type", Value: []byte(topics.CatalogAgentDeleted)}, {Key: "ce_source", Value: []byte("/agentic/catalog")},
 		{Key: "content-type", Value: []byte("application/json")},
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -44,15 +44,15 @@ func TestAgentDeletedEventDeletesTheAgentsDocuments(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := do(t, "GET", docsPath(app.http, agentA), "token-alice", "")
-		if r.status == 200 && len(r.list()) == 0 {
+		if r.Status == 200 && len(r.List()) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the deleted agent's documents are still there: %s", r.raw)
+			t.Fatalf("the deleted agent's documents are still there: %s", r.Raw)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if r := do(t, "GET", docsPath(app.http, agentB), "token-bob", ""); r.status != 200 || len(r.list()) != 1 {
-		t.Fatalf("another agent's documents: %d %s", r.status, r.raw)
+	if r := do(t, "GET", docsPath(app.http, agentB), "token-bob", ""); r.Status != 200 || len(r.List()) != 1 {
+		t.Fatalf("another agent's documents: %d %s", r.Status, r.Raw)
 	}
 }

@@ -22,15 +22,18 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/docsync"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/drive"
+	"github.com/agentic-app/agentic/services/documents/internal/embeddings"
 	"github.com/agentic-app/agentic/services/documents/internal/endpoints"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge/wordnet"
 	"github.com/agentic-app/agentic/services/documents/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -64,6 +67,16 @@ type Config struct {
 	// "<limit>/<window>" (RATE_LIMIT_KNOWLEDGE_SEARCH; "" =
 	// DefaultKnowledgeSearchRate, "0/1m" = off; fails open).
 	KnowledgeSearchRate string
+	// RetrievalMinRelevance: passages less relevant than this are not used
+	// for answers (RETRIEVAL_MIN_RELEVANCE, 0–1; knowledge.Relevant).
+	RetrievalMinRelevance float64
+	// Embeddings provider (any OpenAI-compatible /v1/embeddings): with a base
+	// URL, chunks are embedded at sync time and searches are hybrid
+	// (EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY); without
+	// one, lexical only.
+	EmbeddingsBaseURL string
+	EmbeddingsModel   string
+	EmbeddingsAPIKey  string
 
 	// DriveEndpoint is the Drive API base URL ("" = Google's; locally the
 	// simulator, http://127.0.0.1:8111/drive/v3/).
@@ -138,35 +151,37 @@ func LoadConfig() (Config, error) {
 		CommentsInterval:      l.Duration("DOCUMENT_COMMENTS_INTERVAL", comments.DefaultInterval),
 		CommentsConcurrency:   l.Int("DOCUMENT_COMMENTS_CONCURRENCY", comments.DefaultConcurrency),
 
-		RedisURL:             l.String("REDIS_URL", DefaultRedisURL),
-		MaxDocumentsPerAgent: l.Int("MAX_DOCUMENTS_PER_AGENT", documents.DefaultMaxDocumentsPerAgent),
-		KnowledgeSearchRate:  l.String("RATE_LIMIT_KNOWLEDGE_SEARCH", DefaultKnowledgeSearchRate),
+		RedisURL:              l.String("REDIS_URL", DefaultRedisURL),
+		MaxDocumentsPerAgent:  l.Int("MAX_DOCUMENTS_PER_AGENT", documents.DefaultMaxDocumentsPerAgent),
+		KnowledgeSearchRate:   l.String("RATE_LIMIT_KNOWLEDGE_SEARCH", DefaultKnowledgeSearchRate),
+		RetrievalMinRelevance: l.Float("RETRIEVAL_MIN_RELEVANCE", knowledge.DefaultMinRelevance),
+		EmbeddingsBaseURL:     l.String("EMBEDDINGS_BASE_URL", ""),
+		EmbeddingsModel:       l.String("EMBEDDINGS_MODEL", ""),
+		EmbeddingsAPIKey:      l.String("EMBEDDINGS_API_KEY", ""),
+	}
+	if c.EmbeddingsBaseURL != "" && c.EmbeddingsModel == "" {
+		l.Check(errors.New("EMBEDDINGS_MODEL is required with EMBEDDINGS_BASE_URL"))
+	}
+	if c.RetrievalMinRelevance < 0 || c.RetrievalMinRelevance > 1 {
+		l.Check(errors.New("RETRIEVAL_MIN_RELEVANCE must be between 0 and 1"))
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	if err := l.Err(); err != nil {
-		return c, err
-	}
 	if c.CatalogGRPCAddr == "" {
-		return c, errors.New("CATALOG_GRPC_ADDR must not be empty")
+		l.Check(errors.New("CATALOG_GRPC_ADDR must not be empty"))
 	}
 	if c.SyncInterval < time.Second || c.SyncConcurrency < 1 || c.SyncConcurrency > 64 || c.SyncLease < 10*time.Second {
-		return c, errors.New("DOCUMENT_SYNC_INTERVAL must be at least 1s, DOCUMENT_SYNC_CONCURRENCY 1–64, DOCUMENT_SYNC_LEASE at least 10s")
+		l.Check(errors.New("DOCUMENT_SYNC_INTERVAL must be at least 1s, DOCUMENT_SYNC_CONCURRENCY 1–64, DOCUMENT_SYNC_LEASE at least 10s"))
 	}
 	if c.CommentsInterval < time.Second || c.CommentsConcurrency < 1 || c.CommentsConcurrency > 64 {
-		return c, errors.New("DOCUMENT_COMMENTS_INTERVAL must be at least 1s, DOCUMENT_COMMENTS_CONCURRENCY 1–64")
+		l.Check(errors.New("DOCUMENT_COMMENTS_INTERVAL must be at least 1s, DOCUMENT_COMMENTS_CONCURRENCY 1–64"))
 	}
 	if c.MaxDocumentsPerAgent < 1 {
-		return c, errors.New("MAX_DOCUMENTS_PER_AGENT must be at least 1")
+		l.Check(errors.New("MAX_DOCUMENTS_PER_AGENT must be at least 1"))
 	}
-	if _, err := quotaRules(c.KnowledgeSearchRate); err != nil {
-		return c, err
-	}
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
-	}
-	return c, nil
+	_, err := quotaRules(c.KnowledgeSearchRate)
+	l.Check(err)
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
+	return c, l.Err()
 }
 
 // newDrive builds the Drive adapter. Without dev tokens or credentials the
@@ -198,55 +213,32 @@ func (unconfiguredDrive) Export(context.Context, string, string) (string, error)
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
 	if cfg.CatalogGRPCAddr == "" {
 		return errors.New("documents: CatalogGRPCAddr is required")
 	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
-	if err != nil {
-		return err
-	}
-
-	// Database: create (local only), connect with retry, migrate.
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: documents.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
-	})
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: documents.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
-		return err
+	defer s.Close()
+	logger, pool, reg := s.Logger, s.Pool, s.Registry
+	// The related words searches expand queries with: loaded once per
+	// version of the embedded WordNet relations (a few seconds).
+	start := time.Now()
+	if loaded, err := wordnet.Load(ctx, pool); err != nil {
+		return fmt.Errorf("load word relations: %w", err)
+	} else if loaded {
+		logger.InfoContext(ctx, "word relations loaded", "version", wordnet.Version(), "took", time.Since(start).String())
 	}
 
-	relay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
-		PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer relay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
-
-	catalog, err := catalogclient.New(cfg.CatalogGRPCAddr, grpcSec, catalogclient.Config{
+	catalog, err := catalogclient.New(cfg.CatalogGRPCAddr, s.GRPC, catalogclient.Config{
 		Timeout: cfg.CatalogTimeout, CacheTTL: cfg.OwnershipCacheTTL,
 	})
 	if err != nil {
@@ -271,6 +263,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	index := knowledge.NewIndex(pool)
+	index.MinRelevance = cfg.RetrievalMinRelevance
+	embedder, err := newEmbedder(ctx, cfg, pool, index, reg, logger)
+	if err != nil {
+		return err
+	}
 	svc := documents.NewService(documents.NewPostgresStore(pool), catalog, index,
 		documents.Limits{MaxDocumentsPerAgent: cfg.MaxDocumentsPerAgent},
 		documents.WithTitles(driveTitles{agents: catalog, drive: driveClient}))
@@ -282,67 +279,80 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Interval: cfg.SyncInterval, Concurrency: cfg.SyncConcurrency, Lease: cfg.SyncLease,
 		Poll: cfg.SyncPoll, RetryBase: cfg.SyncRetryBase, ConfirmDelay: cfg.SyncConfirmDelay,
 		MaxAttempts: cfg.SyncMaxAttempts, Grace: cfg.ShutdownTimeout / 2,
+		Embedder: embedder,
 	})
 	if err != nil {
 		return err
 	}
 
+	s.AddWorker("document-sync", syncer.Run)
 	// A deleted agent's documents go with it (the catalog's agent.deleted).
-	catalogConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: documents.CatalogConsumerGroup,
-		Topics: []string{documents.CatalogTopic}, Handler: documents.CatalogEventHandler(),
-		MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("catalog-events", events.ConsumerConfig{
+		GroupID: documents.CatalogConsumerGroup, Topics: []string{topics.Catalog}, Handler: documents.CatalogEventHandler(),
+	}); err != nil {
 		return err
 	}
-	defer catalogConsumer.Close()
-
-	workers := []server.Worker{
-		{Name: "outbox-relay", Run: relay.Run},
-		{Name: "events-purger", Run: purger.Run},
-		{Name: "document-sync", Run: syncer.Run},
-		{Name: "catalog-events", Run: catalogConsumer.Run},
-	}
-	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, grpcSec, reg, logger)
+	commenter, closeComments, err := newComments(cfg, pool, driveClient, catalog, s.GRPC, reg, logger)
 	if err != nil {
 		return err
 	}
 	defer closeComments()
 	if commenter != nil {
-		workers = append(workers, server.Worker{Name: "document-comments", Run: commenter.Run})
+		s.AddWorker("document-comments", commenter.Run)
 	}
 
 	// The catalog being down does not make the service unready: listing and
 	// changing documents fail with 503 until it is back, nothing else.
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
+	transport.RegisterHTTP(s.Mux, set, s.Verifier, logger)
 	// Per-user quotas in Redis (quotas.go).
-	api, err := withQuotas(mux, rdb, cfg.KnowledgeSearchRate, verifier, logger, reg)
+	rules, err := quotaRules(cfg.KnowledgeSearchRate)
 	if err != nil {
 		return err
 	}
+	api := ratelimit.GuardMux(s.Mux, rdb, rules, s.Verifier, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
 
 	// gRPC: grpc.health.v1.Health and the internal KnowledgeService.
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
-	documentsv1.RegisterKnowledgeServiceServer(grpcSrv, transport.NewKnowledgeServer(set))
-
-	return server.Run(ctx, server.RunConfig{
-		Logger:          logger,
-		HTTPAddr:        cfg.HTTPAddr,
-		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(api, ServiceName, logger, reg),
-		GRPCAddr:        cfg.GRPCAddr,
-		GRPCListener:    cfg.GRPCListener,
-		GRPCServer:      grpcSrv,
-		GRPCHealth:      health,
-		Workers:         workers,
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
+	return s.Serve(ctx, api, GRPCPolicy(), func(g *grpc.Server) {
+		documentsv1.RegisterKnowledgeServiceServer(g, transport.NewKnowledgeServer(set))
 	})
+}
+
+// newEmbedder builds the embeddings client and makes index hybrid, or
+// returns nil (lexical only) when EMBEDDINGS_BASE_URL is empty. Where the
+// database offers pgvector, the extension and an HNSW index for the model's
+// dimension are created (the dimension from one probe request, at most 10 s;
+// on failure searches score the arrays exactly, which always works).
+func newEmbedder(ctx context.Context, cfg Config, pool *pgxpool.Pool, index *knowledge.Index,
+	reg prometheus.Registerer, logger *slog.Logger) (docsync.Embedder, error) {
+	if cfg.EmbeddingsBaseURL == "" {
+		logger.InfoContext(ctx, "retrieval: lexical only (no EMBEDDINGS_BASE_URL)")
+		return nil, nil
+	}
+	c, err := embeddings.New(embeddings.Config{BaseURL: cfg.EmbeddingsBaseURL, Model: cfg.EmbeddingsModel,
+		APIKey: cfg.EmbeddingsAPIKey, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
+	index.Embedder = c
+	logger.InfoContext(ctx, "retrieval: hybrid (embeddings and full text)", "model", c.Model(), "simulated", c.Simulated())
+	if ok, err := embeddings.VectorAvailable(ctx, pool); err != nil || !ok {
+		logger.InfoContext(ctx, "retrieval: pgvector is not available; embeddings are scored exactly per agent", "error", err)
+		return c, nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := c.Embed(pctx, []string{"dimension probe"})
+	if err != nil {
+		logger.WarnContext(ctx, "retrieval: embeddings provider unreachable at start-up; no HNSW index this run", "error", err)
+		return c, nil
+	}
+	if ok, err := embeddings.SetupVector(ctx, pool, c.Model(), len(v[0])); err != nil || !ok {
+		logger.WarnContext(ctx, "retrieval: no HNSW index; embeddings are scored exactly per agent", "error", err)
+		return c, nil
+	}
+	index.VectorDims = len(v[0])
+	logger.InfoContext(ctx, "retrieval: pgvector HNSW index in place", "dimensions", index.VectorDims)
+	return c, nil
 }
 
 // newComments builds the Google Docs comments worker, or nil (logged) when

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,19 +22,13 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/drivesim"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/documents/internal/embeddings/embeddingstest"
+	"github.com/agentic-app/agentic/services/platform/apitest"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
 )
-
-// testVerifier accepts "token-<uid>".
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
 
 // Agents of the fake catalog.
 const (
@@ -130,6 +123,8 @@ type options struct {
 	// searchRate is RATE_LIMIT_KNOWLEDGE_SEARCH; "" turns it off, so that
 	// tests searching as the same user in one minute do not meet it.
 	searchRate string
+	// embeddingsURL, when set, is EMBEDDINGS_BASE_URL (model: the simulator's).
+	embeddingsURL string
 }
 
 func start(t testing.TB, catalogAddr string, cacheTTL time.Duration) running {
@@ -141,101 +136,42 @@ func startWith(t testing.TB, catalogAddr string, o options) running {
 	t.Helper()
 	dbURL := dbtest.NewURL(t, "documents")
 	brokers := eventstest.StartKafka(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	type addrs struct{ http, grpc net.Addr }
-	ready := make(chan addrs, 1)
-	done := make(chan error, 1)
 	cfg := Config{
 		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-		ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+		ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
 		CatalogGRPCAddr: catalogAddr, OwnershipCacheTTL: o.cacheTTL, CatalogTimeout: time.Second,
 		RelayPollInterval: 20 * time.Millisecond,
 		SyncInterval:      time.Hour, SyncConcurrency: 2, SyncLease: time.Minute,
 		SyncPoll: 20 * time.Millisecond, SyncRetryBase: 50 * time.Millisecond, SyncConfirmDelay: time.Hour,
 		SyncMaxAttempts: 2, DriveBaseDelay: 10 * time.Millisecond, DriveMaxAttempts: 2,
 		RedisURL: "redis://127.0.0.1:6379/0", MaxDocumentsPerAgent: o.maxDocuments, KnowledgeSearchRate: "0/1m",
-		Ready: func(h, g net.Addr) { ready <- addrs{h, g} },
 	}
 	if o.searchRate != "" {
 		cfg.KnowledgeSearchRate = o.searchRate
+	}
+	if o.embeddingsURL != "" {
+		cfg.EmbeddingsBaseURL, cfg.EmbeddingsModel = o.embeddingsURL, embeddingstest.Model
 	}
 	if o.drive != nil {
 		srv := httptest.NewServer(o.drive.Handler())
 		t.Cleanup(srv.Close)
 		cfg.DriveEndpoint, cfg.DriveDevTokens = srv.URL+"/drive/v3/", true
 	}
-	go func() { done <- Run(ctx, cfg, nil) }()
-	var a addrs
-	select {
-	case a = <-ready:
-	case err := <-done:
-		t.Fatalf("app exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("app did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("app did not shut down")
-		}
+	app := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
+		cfg.Ready = ready
+		return Run(ctx, cfg, nil)
 	})
-	return running{http: "http://" + a.http.String(), grpc: a.grpc.String(), brokers: brokers}
+	return running{http: app.HTTP, grpc: app.GRPC, brokers: brokers}
 }
 
-type resp struct {
-	status int
-	body   any
-	raw    string
-}
-
-func (r resp) obj() map[string]any {
-	m, _ := r.body.(map[string]any)
-	return m
-}
-
-func (r resp) list() []any {
-	l, _ := r.body.([]any)
-	return l
-}
+type resp = apitest.Response
 
 func do(t *testing.T, method, url, token, body string) resp {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, url, rd)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, raw: string(raw)}
-	if res.StatusCode == http.StatusNoContent {
-		if len(raw) != 0 {
-			t.Fatalf("%s %s: 204 with body %q", method, url, raw)
-		}
-		return r
-	}
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Fatalf("%s %s: %d content-type %q body %q", method, url, res.StatusCode, ct, raw)
-	}
-	if err := json.Unmarshal(raw, &r.body); err != nil {
-		t.Fatalf("%s %s: body not JSON: %q", method, url, raw)
-	}
-	if res.StatusCode >= 500 && res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("%s %s: %d %s", method, url, res.StatusCode, raw)
+	r := apitest.Do(t, method, url, token, body)
+	if r.Status >= 500 && r.Status != http.StatusServiceUnavailable {
+		t.Errorf("%s %s: %d %s", method, url, r.Status, r.Raw)
 	}
 	return r
 }
@@ -270,27 +206,27 @@ func TestDocumentsHTTP(t *testing.T) {
 	base := app.http
 	alice := "token-alice"
 
-	if r := do(t, "GET", base+"/readyz", "", ""); r.status != 200 {
-		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	if r := do(t, "GET", base+"/readyz", "", ""); r.Status != 200 {
+		t.Fatalf("readyz: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", docsPath(base, agentA), "", ""); r.status != 401 || r.obj()["error"] != "unauthenticated" {
-		t.Fatalf("no token: %d %s", r.status, r.raw)
+	if r := do(t, "GET", docsPath(base, agentA), "", ""); r.Status != 401 || r.Obj()["error"] != "unauthenticated" {
+		t.Fatalf("no token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", docsPath(base, agentA), "bogus", ""); r.status != 401 || r.obj()["error"] != "invalid_token" {
-		t.Fatalf("bad token: %d %s", r.status, r.raw)
+	if r := do(t, "GET", docsPath(base, agentA), "bogus", ""); r.Status != 401 || r.Obj()["error"] != "invalid_token" {
+		t.Fatalf("bad token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", docsPath(base, agentA), alice, ""); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("empty list: %d %q", r.status, r.raw)
+	if r := do(t, "GET", docsPath(base, agentA), alice, ""); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("empty list: %d %q", r.Status, r.Raw)
 	}
 
 	// Add: the server computes driveFileId; labels normalised; the client's
 	// matching driveFileId is accepted.
 	r := do(t, "POST", docsPath(base, agentA), alice, `{"name":"Syllabus","url":" `+fileURL+` ","driveFileId":"`+fileID+`",
 		"labels":[" week1 ","","week1","exam"],"sharingStatus":"shared","unknown":true}`)
-	if r.status != 201 {
-		t.Fatalf("add: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
-	d := r.obj()
+	d := r.Obj()
 	want := map[string]any{"agentId": agentA, "name": "Syllabus", "url": fileURL, "driveFileId": fileID, "sharingStatus": "shared"}
 	for k, v := range want {
 		if d[k] != v {
@@ -309,22 +245,22 @@ func TestDocumentsHTTP(t *testing.T) {
 
 	// A second document: sharingStatus defaults to shared; labels may be absent.
 	r = do(t, "POST", docsPath(base, agentA), alice, `{"name":"Notes","url":"`+fileURL2+`"}`)
-	if r.status != 201 || r.obj()["sharingStatus"] != "shared" || r.obj()["driveFileId"] != fileID2 || r.raw == "" ||
-		fmt.Sprint(r.obj()["labels"]) != "[]" {
-		t.Fatalf("add second: %d %s", r.status, r.raw)
+	if r.Status != 201 || r.Obj()["sharingStatus"] != "shared" || r.Obj()["driveFileId"] != fileID2 || r.Raw == "" ||
+		fmt.Sprint(r.Obj()["labels"]) != "[]" {
+		t.Fatalf("add second: %d %s", r.Status, r.Raw)
 	}
-	id2 := r.obj()["id"].(string)
+	id2 := r.Obj()["id"].(string)
 
 	// List: oldest first; only the agent's documents.
-	l := do(t, "GET", docsPath(base, agentA), alice, "").list()
+	l := do(t, "GET", docsPath(base, agentA), alice, "").List()
 	if len(l) != 2 || l[0].(map[string]any)["id"] != id || l[1].(map[string]any)["id"] != id2 {
 		t.Fatalf("list = %v", l)
 	}
-	if l := do(t, "GET", docsPath(base, agentA2), alice, "").list(); len(l) != 0 {
+	if l := do(t, "GET", docsPath(base, agentA2), alice, "").List(); len(l) != 0 {
 		t.Fatalf("other agent lists %v", l)
 	}
 	// Upper-case agent ids are the same agent.
-	if l := do(t, "GET", docsPath(base, strings.ToUpper(agentA)), alice, "").list(); len(l) != 2 {
+	if l := do(t, "GET", docsPath(base, strings.ToUpper(agentA)), alice, "").List(); len(l) != 2 {
 		t.Fatalf("upper-case agent id lists %v", l)
 	}
 
@@ -359,32 +295,32 @@ func TestDocumentsHTTP(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := do(t, "POST", docsPath(base, agentA), alice, c.body)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != c.msg || fields[c.field] != c.msg {
-			t.Errorf("%s: %d %s", c.msg, r.status, truncate(r.raw))
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != c.msg || fields[c.field] != c.msg {
+			t.Errorf("%s: %d %s", c.msg, r.Status, truncate(r.Raw))
 		}
 	}
 	// Several problems: message is the first, fields has each.
 	r = do(t, "POST", docsPath(base, agentA), alice, `{"name":"a b","url":"nope","labels":["c d"]}`)
-	fields, _ := r.obj()["fields"].(map[string]any)
-	if r.status != 400 || r.obj()["message"] != "Document name cannot contain spaces." || len(fields) != 3 ||
+	fields, _ := r.Obj()["fields"].(map[string]any)
+	if r.Status != 400 || r.Obj()["message"] != "Document name cannot contain spaces." || len(fields) != 3 ||
 		fields["url"] != "Please enter a valid URL" || fields["labels"] != "Invalid label: Labels cannot contain spaces." {
-		t.Fatalf("many problems: %d %s", r.status, r.raw)
+		t.Fatalf("many problems: %d %s", r.Status, r.Raw)
 	}
 
 	// Uniqueness within the agent, case-insensitive; other agents are free.
 	for _, name := range []string{"Syllabus", "SYLLABUS"} {
 		r = do(t, "POST", docsPath(base, agentA), alice, docBody(name, fileURL2))
-		if r.status != 409 || r.obj()["error"] != "conflict" || r.obj()["message"] != "A document with this name already exists for this agent." ||
-			r.obj()["fields"].(map[string]any)["name"] != "A document with this name already exists for this agent." {
-			t.Fatalf("duplicate %s: %d %s", name, r.status, r.raw)
+		if r.Status != 409 || r.Obj()["error"] != "conflict" || r.Obj()["message"] != "A document with this name already exists for this agent." ||
+			r.Obj()["fields"].(map[string]any)["name"] != "A document with this name already exists for this agent." {
+			t.Fatalf("duplicate %s: %d %s", name, r.Status, r.Raw)
 		}
 	}
 	r = do(t, "POST", docsPath(base, agentA2), alice, docBody("Syllabus", fileURL))
-	if r.status != 201 {
-		t.Fatalf("same name on another agent: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("same name on another agent: %d %s", r.Status, r.Raw)
 	}
-	otherAgentDoc := r.obj()["id"].(string)
+	otherAgentDoc := r.Obj()["id"].(string)
 
 	// PUT: the full document with name and labels changed.
 	full := d
@@ -392,22 +328,22 @@ func TestDocumentsHTTP(t *testing.T) {
 	full["labels"] = []any{"week1", " week2 ", "week2"}
 	put, _ := json.Marshal(full)
 	r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, string(put))
-	u := r.obj()
-	if r.status != 200 || u["name"] != "Syllabus2026" || fmt.Sprint(u["labels"]) != "[week1 week2]" || u["url"] != fileURL ||
+	u := r.Obj()
+	if r.Status != 200 || u["name"] != "Syllabus2026" || fmt.Sprint(u["labels"]) != "[week1 week2]" || u["url"] != fileURL ||
 		u["driveFileId"] != fileID || u["createdAt"] != d["createdAt"] || u["updatedAt"] == d["updatedAt"] || u["id"] != id {
-		t.Fatalf("put: %d %s", r.status, r.raw)
+		t.Fatalf("put: %d %s", r.Status, r.Raw)
 	}
 	// The same body again changes nothing (no event, updatedAt kept).
 	put, _ = json.Marshal(u)
-	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, string(put)); r.status != 200 || r.obj()["updatedAt"] != u["updatedAt"] {
-		t.Fatalf("noop put: %d %s", r.status, r.raw)
+	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, string(put)); r.Status != 200 || r.Obj()["updatedAt"] != u["updatedAt"] {
+		t.Fatalf("noop put: %d %s", r.Status, r.Raw)
 	}
 	// Case-only rename of itself is fine; renaming onto another document is not.
-	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, `{"name":"syllabus2026","labels":["week1","week2"]}`); r.status != 200 || r.obj()["name"] != "syllabus2026" {
-		t.Fatalf("case rename: %d %s", r.status, r.raw)
+	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, `{"name":"syllabus2026","labels":["week1","week2"]}`); r.Status != 200 || r.Obj()["name"] != "syllabus2026" {
+		t.Fatalf("case rename: %d %s", r.Status, r.Raw)
 	}
-	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, `{"name":"NOTES","labels":[]}`); r.status != 409 || r.obj()["message"] != documents.MsgNameTaken {
-		t.Fatalf("rename onto another: %d %s", r.status, r.raw)
+	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, `{"name":"NOTES","labels":[]}`); r.Status != 409 || r.Obj()["message"] != documents.MsgNameTaken {
+		t.Fatalf("rename onto another: %d %s", r.Status, r.Raw)
 	}
 	// The URL cannot change; driveFileId must match; name rules apply.
 	putCases := []struct{ body, field, msg string }{
@@ -421,20 +357,20 @@ func TestDocumentsHTTP(t *testing.T) {
 	}
 	for _, c := range putCases {
 		r := do(t, "PUT", docsPath(base, agentA)+"/"+id, alice, c.body)
-		fields, _ := r.obj()["fields"].(map[string]any)
-		if r.status != 400 || r.obj()["error"] != "validation_failed" || r.obj()["message"] != c.msg || fields[c.field] != c.msg {
-			t.Errorf("put %s: %d %s", c.msg, r.status, truncate(r.raw))
+		fields, _ := r.Obj()["fields"].(map[string]any)
+		if r.Status != 400 || r.Obj()["error"] != "validation_failed" || r.Obj()["message"] != c.msg || fields[c.field] != c.msg {
+			t.Errorf("put %s: %d %s", c.msg, r.Status, truncate(r.Raw))
 		}
 	}
-	if r = do(t, "GET", docsPath(base, agentA), alice, ""); r.list()[0].(map[string]any)["url"] != fileURL ||
-		r.list()[0].(map[string]any)["name"] != "syllabus2026" {
-		t.Fatalf("after rejected puts: %s", r.raw)
+	if r = do(t, "GET", docsPath(base, agentA), alice, ""); r.List()[0].(map[string]any)["url"] != fileURL ||
+		r.List()[0].(map[string]any)["name"] != "syllabus2026" {
+		t.Fatalf("after rejected puts: %s", r.Raw)
 	}
 	// sharingStatus in a PUT is validated (above) but not applied: it is the
 	// sync's finding, and the client sends back what it last read.
-	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id2, alice, `{"name":"Notes","sharingStatus":"error","labels":null}`); r.status != 200 ||
-		r.obj()["updatedAt"] != r.obj()["createdAt"] {
-		t.Fatalf("put sharingStatus: %d %s", r.status, r.raw)
+	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id2, alice, `{"name":"Notes","sharingStatus":"error","labels":null}`); r.Status != 200 ||
+		r.Obj()["updatedAt"] != r.Obj()["createdAt"] {
+		t.Fatalf("put sharingStatus: %d %s", r.Status, r.Raw)
 	}
 
 	// Bad input is 4xx JSON, never 5xx.
@@ -464,25 +400,25 @@ func TestDocumentsHTTP(t *testing.T) {
 	}
 	for _, c := range bad {
 		r := do(t, c.method, c.path, alice, c.body)
-		if r.status != c.status || r.obj()["error"] != c.code {
-			t.Errorf("%s %s %s: %d %s", c.method, c.path, truncate(c.body), r.status, truncate(r.raw))
+		if r.Status != c.status || r.Obj()["error"] != c.code {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, truncate(c.body), r.Status, truncate(r.Raw))
 		}
 	}
 
 	// Delete: 204, then gone (404), and the name is free again.
-	if r = do(t, "DELETE", docsPath(base, agentA)+"/"+id2, alice, ""); r.status != 204 {
-		t.Fatalf("delete: %d %s", r.status, r.raw)
+	if r = do(t, "DELETE", docsPath(base, agentA)+"/"+id2, alice, ""); r.Status != 204 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
-	if r = do(t, "DELETE", docsPath(base, agentA)+"/"+id2, alice, ""); r.status != 404 || r.obj()["message"] != "Document not found" {
-		t.Fatalf("delete again: %d %s", r.status, r.raw)
+	if r = do(t, "DELETE", docsPath(base, agentA)+"/"+id2, alice, ""); r.Status != 404 || r.Obj()["message"] != "Document not found" {
+		t.Fatalf("delete again: %d %s", r.Status, r.Raw)
 	}
-	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id2, alice, `{"name":"Notes"}`); r.status != 404 || r.obj()["message"] != "Document not found" {
-		t.Fatalf("put deleted: %d %s", r.status, r.raw)
+	if r = do(t, "PUT", docsPath(base, agentA)+"/"+id2, alice, `{"name":"Notes"}`); r.Status != 404 || r.Obj()["message"] != "Document not found" {
+		t.Fatalf("put deleted: %d %s", r.Status, r.Raw)
 	}
-	if r = do(t, "POST", docsPath(base, agentA), alice, docBody("notes", fileURL2)); r.status != 201 {
-		t.Fatalf("re-add freed name: %d %s", r.status, r.raw)
+	if r = do(t, "POST", docsPath(base, agentA), alice, docBody("notes", fileURL2)); r.Status != 201 {
+		t.Fatalf("re-add freed name: %d %s", r.Status, r.Raw)
 	}
-	id3 := r.obj()["id"].(string)
+	id3 := r.Obj()["id"].(string)
 
 	// Events: added ×3 (A, A, A2), updated ×2 (rename, case rename), removed, added.
 	wantTypes := []string{
@@ -544,15 +480,15 @@ func TestOwnership(t *testing.T) {
 	base := app.http
 
 	r := do(t, "POST", docsPath(base, agentA), "token-alice", docBody("Syllabus", fileURL))
-	if r.status != 201 {
-		t.Fatalf("add: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
-	docA := r.obj()["id"].(string)
+	docA := r.Obj()["id"].(string)
 	r = do(t, "POST", docsPath(base, agentB), "token-bob", docBody("Bobs", fileURL2))
-	if r.status != 201 {
-		t.Fatalf("bob add: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("bob add: %d %s", r.Status, r.Raw)
 	}
-	docB := r.obj()["id"].(string)
+	docB := r.Obj()["id"].(string)
 	put := docBody("Renamed", fileURL)
 
 	type call struct{ method, path, body string }
@@ -570,8 +506,8 @@ func TestOwnership(t *testing.T) {
 		t.Helper()
 		for _, c := range calls {
 			r := do(t, c.method, c.path, who, c.body)
-			if r.status != 404 || r.obj()["error"] != "not_found" || r.obj()["message"] != "Agent not found" {
-				t.Errorf("%s %s %s as %s: %d %s", c.method, c.path, c.body, who, r.status, r.raw)
+			if r.Status != 404 || r.Obj()["error"] != "not_found" || r.Obj()["message"] != "Agent not found" {
+				t.Errorf("%s %s %s as %s: %d %s", c.method, c.path, c.body, who, r.Status, r.Raw)
 			}
 		}
 	}
@@ -584,24 +520,24 @@ func TestOwnership(t *testing.T) {
 	// A document of agent A addressed through alice's other agent A2: 404 document.
 	for _, c := range routes(agentA2, docA)[3:] {
 		r := do(t, c.method, c.path, "token-alice", c.body)
-		if r.status != 404 || r.obj()["message"] != "Document not found" {
-			t.Errorf("%s %s via other agent: %d %s", c.method, c.path, r.status, r.raw)
+		if r.Status != 404 || r.Obj()["message"] != "Document not found" {
+			t.Errorf("%s %s via other agent: %d %s", c.method, c.path, r.Status, r.Raw)
 		}
 	}
 	// Bob's document through alice's own agent, and bad document ids.
 	for _, doc := range []string{docB, "nope", unknown} {
 		for _, m := range []string{"PUT", "DELETE"} {
 			r := do(t, m, docsPath(base, agentA)+"/"+doc, "token-alice", put)
-			if r.status != 404 || r.obj()["message"] != "Document not found" {
-				t.Errorf("%s %s: %d %s", m, doc, r.status, r.raw)
+			if r.Status != 404 || r.Obj()["message"] != "Document not found" {
+				t.Errorf("%s %s: %d %s", m, doc, r.Status, r.Raw)
 			}
 		}
 	}
 	// Nothing changed.
-	if l := do(t, "GET", docsPath(base, agentA), "token-alice", "").list(); len(l) != 1 || l[0].(map[string]any)["name"] != "Syllabus" {
+	if l := do(t, "GET", docsPath(base, agentA), "token-alice", "").List(); len(l) != 1 || l[0].(map[string]any)["name"] != "Syllabus" {
 		t.Fatalf("alice's documents: %v", l)
 	}
-	if l := do(t, "GET", docsPath(base, agentB), "token-bob", "").list(); len(l) != 1 || l[0].(map[string]any)["name"] != "Bobs" {
+	if l := do(t, "GET", docsPath(base, agentB), "token-bob", "").List(); len(l) != 1 || l[0].(map[string]any)["name"] != "Bobs" {
 		t.Fatalf("bob's documents: %v", l)
 	}
 }
@@ -625,49 +561,49 @@ func TestCatalogUnavailable(t *testing.T) {
 			{"DELETE", docsPath(app.http, agentA) + "/" + unknown, ""},
 		} {
 			r := do(t, c.method, c.path, "token-alice", c.body)
-			if r.status != 503 || r.obj()["error"] != "catalog_unavailable" || r.obj()["message"] == "" {
-				t.Errorf("%s %s: %d %s", c.method, c.path, r.status, r.raw)
+			if r.Status != 503 || r.Obj()["error"] != "catalog_unavailable" || r.Obj()["message"] == "" {
+				t.Errorf("%s %s: %d %s", c.method, c.path, r.Status, r.Raw)
 			}
 		}
 		// Not-a-UUID agents never reach the catalog: still 404.
-		if r := do(t, "GET", docsPath(app.http, "x"), "token-alice", ""); r.status != 404 {
-			t.Errorf("bad id with catalog down: %d %s", r.status, r.raw)
+		if r := do(t, "GET", docsPath(app.http, "x"), "token-alice", ""); r.Status != 404 {
+			t.Errorf("bad id with catalog down: %d %s", r.Status, r.Raw)
 		}
 		// The service stays ready: the catalog is not one of its checks.
-		if r := do(t, "GET", app.http+"/readyz", "", ""); r.status != 200 {
-			t.Errorf("readyz: %d %s", r.status, r.raw)
+		if r := do(t, "GET", app.http+"/readyz", "", ""); r.Status != 200 {
+			t.Errorf("readyz: %d %s", r.Status, r.Raw)
 		}
 	})
 
 	t.Run("failing, with a cache of positive answers", func(t *testing.T) {
 		app := start(t, catalogAddr, time.Minute)
 		path := docsPath(app.http, agentA)
-		if r := do(t, "GET", path, "token-alice", ""); r.status != 200 {
-			t.Fatalf("list: %d %s", r.status, r.raw)
+		if r := do(t, "GET", path, "token-alice", ""); r.Status != 200 {
+			t.Fatalf("list: %d %s", r.Status, r.Raw)
 		}
-		if r := do(t, "GET", path, "token-bob", ""); r.status != 404 {
-			t.Fatalf("bob: %d %s", r.status, r.raw)
+		if r := do(t, "GET", path, "token-bob", ""); r.Status != 404 {
+			t.Fatalf("bob: %d %s", r.Status, r.Raw)
 		}
 		calls := cat.callCount()
 		cat.set(true)
 		defer cat.set(false)
 		// Alice's positive answer is cached: she keeps working.
-		if r := do(t, "POST", path, "token-alice", docBody("Doc", fileURL)); r.status != 201 {
-			t.Fatalf("cached add: %d %s", r.status, r.raw)
+		if r := do(t, "POST", path, "token-alice", docBody("Doc", fileURL)); r.Status != 201 {
+			t.Fatalf("cached add: %d %s", r.Status, r.Raw)
 		}
 		if cat.callCount() != calls {
 			t.Fatalf("cached answer not used: %d calls, want %d", cat.callCount(), calls)
 		}
 		// Negative answers are not cached: bob needs the catalog, which fails.
-		if r := do(t, "GET", path, "token-bob", ""); r.status != 503 || r.obj()["error"] != "catalog_unavailable" {
-			t.Fatalf("bob with catalog down: %d %s", r.status, r.raw)
+		if r := do(t, "GET", path, "token-bob", ""); r.Status != 503 || r.Obj()["error"] != "catalog_unavailable" {
+			t.Fatalf("bob with catalog down: %d %s", r.Status, r.Raw)
 		}
-		if r := do(t, "GET", docsPath(app.http, agentA2), "token-alice", ""); r.status != 503 {
-			t.Fatalf("uncached agent with catalog down: %d %s", r.status, r.raw)
+		if r := do(t, "GET", docsPath(app.http, agentA2), "token-alice", ""); r.Status != 503 {
+			t.Fatalf("uncached agent with catalog down: %d %s", r.Status, r.Raw)
 		}
 		cat.set(false)
-		if r := do(t, "GET", docsPath(app.http, agentA2), "token-alice", ""); r.status != 200 {
-			t.Fatalf("catalog back: %d %s", r.status, r.raw)
+		if r := do(t, "GET", docsPath(app.http, agentA2), "token-alice", ""); r.Status != 200 {
+			t.Fatalf("catalog back: %d %s", r.Status, r.Raw)
 		}
 	})
 }

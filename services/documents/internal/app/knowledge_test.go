@@ -49,7 +49,7 @@ func waitDocs(t *testing.T, base, agent, token string) map[string]map[string]any
 		r := do(t, "GET", docsPath(base, agent), token, "")
 		out := map[string]map[string]any{}
 		done := true
-		for _, v := range r.list() {
+		for _, v := range r.List() {
 			d := v.(map[string]any)
 			out[d["name"].(string)] = d
 			if d["syncState"] != "synced" {
@@ -60,7 +60,7 @@ func waitDocs(t *testing.T, base, agent, token string) map[string]map[string]any
 			return out
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("documents not synced: %s", r.raw)
+			t.Fatalf("documents not synced: %s", r.Raw)
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
@@ -83,10 +83,10 @@ func TestKnowledge(t *testing.T) {
 	// Linking: the status starts as the client sent it, the sync is queued,
 	// every sync field is present.
 	r := do(t, "POST", docsPath(base, agentA), alice, docBody("Syllabus", drivesim.DocsURL(syl.ID), "course"))
-	if r.status != 201 {
-		t.Fatalf("add: %d %s", r.status, r.raw)
+	if r.Status != 201 {
+		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
-	d := r.obj()
+	d := r.Obj()
 	for k, want := range map[string]any{"sharingStatus": "shared", "syncState": "queued", "syncError": nil, "driveTitle": nil,
 		"syncedAt": nil, "modifiedTime": nil, "tokenCount": nil} {
 		if v, ok := d[k]; !ok || v != want {
@@ -95,9 +95,9 @@ func TestKnowledge(t *testing.T) {
 	}
 	sylID := d["id"].(string)
 	r = do(t, "POST", docsPath(base, agentA), alice, docBody("Private", drivesim.DocsURL(private.ID)))
-	privateID := r.obj()["id"].(string)
+	privateID := r.Obj()["id"].(string)
 	r = do(t, "POST", docsPath(base, agentA), alice, docBody("FAQ", drivesim.DocsURL(faq.ID), "faq"))
-	faqID := r.obj()["id"].(string)
+	faqID := r.Obj()["id"].(string)
 
 	docs := waitDocs(t, base, agentA, alice)
 	s := docs["Syllabus"]
@@ -119,24 +119,24 @@ func TestKnowledge(t *testing.T) {
 
 	// Test retrieval.
 	r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"What is the grading policy?"}`)
-	if r.status != 200 || len(r.list()) == 0 {
-		t.Fatalf("search: %d %s", r.status, r.raw)
+	if r.Status != 200 || len(r.List()) == 0 {
+		t.Fatalf("search: %d %s", r.Status, r.Raw)
 	}
-	top := r.list()[0].(map[string]any)
+	top := r.List()[0].(map[string]any)
 	if top["documentId"] != sylID || top["documentName"] != "Syllabus" || fmt.Sprint(top["labels"]) != "[course]" ||
 		!strings.Contains(top["text"].(string), "Grading Policy") || top["score"].(float64) <= 0 ||
 		top["url"] != drivesim.DocsURL(syl.ID) || top["tokenCount"].(float64) <= 0 || top["start"].(float64) != 0 ||
 		top["end"].(float64) <= top["start"].(float64) {
 		t.Fatalf("top passage: %v", top)
 	}
-	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"answer key"}`); r.status != 200 || r.raw != "[]\n" {
-		t.Fatalf("unshared text searchable: %s", r.raw)
+	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"answer key"}`); r.Status != 200 || r.Raw != "[]\n" {
+		t.Fatalf("unshared text searchable: %s", r.Raw)
 	}
-	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"password or grading or office","limit":1}`); len(r.list()) != 1 {
-		t.Fatalf("limit 1: %s", r.raw)
+	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"password or grading or office","limit":1}`); len(r.List()) != 1 {
+		t.Fatalf("limit 1: %s", r.Raw)
 	}
-	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"`+strings.Repeat("a", 1000)+`"}`); r.status != 200 {
-		t.Fatalf("1000 characters: %d %s", r.status, r.raw)
+	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"`+strings.Repeat("a", 1000)+`"}`); r.Status != 200 {
+		t.Fatalf("1000 characters: %d %s", r.Status, r.Raw)
 	}
 	for _, c := range []struct{ body, code string }{
 		{`{"query":""}`, "invalid_query"},
@@ -149,8 +149,8 @@ func TestKnowledge(t *testing.T) {
 		{`{"query":5}`, "invalid_json"},
 		{`nope`, "invalid_json"},
 	} {
-		if r := do(t, "POST", searchPath(base, agentA), alice, c.body); r.status != 400 || r.obj()["error"] != c.code || r.obj()["message"] == "" {
-			t.Errorf("%s: %d %s", truncate(c.body), r.status, truncate(r.raw))
+		if r := do(t, "POST", searchPath(base, agentA), alice, c.body); r.Status != 400 || r.Obj()["error"] != c.code || r.Obj()["message"] == "" {
+			t.Errorf("%s: %d %s", truncate(c.body), r.Status, truncate(r.Raw))
 		}
 	}
 
@@ -159,15 +159,15 @@ func TestKnowledge(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = do(t, "POST", docsPath(base, agentA)+"/"+privateID+"/sync", alice, "")
-	if r.status != 202 || r.obj()["id"] != privateID || r.obj()["syncState"] != "queued" || r.obj()["name"] != "Private" {
-		t.Fatalf("sync now: %d %s", r.status, r.raw)
+	if r.Status != 202 || r.Obj()["id"] != privateID || r.Obj()["syncState"] != "queued" || r.Obj()["name"] != "Private" {
+		t.Fatalf("sync now: %d %s", r.Status, r.Raw)
 	}
 	docs = waitDocs(t, base, agentA, alice)
 	if docs["Private"]["sharingStatus"] != "shared" || docs["Private"]["syncError"] != nil || docs["Private"]["driveTitle"] != "Private notes" {
 		t.Fatalf("after sharing: %v", docs["Private"])
 	}
-	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"answer key"}`); len(r.list()) != 1 {
-		t.Fatalf("shared text not searchable: %s", r.raw)
+	if r = do(t, "POST", searchPath(base, agentA), alice, `{"query":"answer key"}`); len(r.List()) != 1 {
+		t.Fatalf("shared text not searchable: %s", r.Raw)
 	}
 
 	// Ownership: the new routes answer 404 like the others.
@@ -182,15 +182,15 @@ func TestKnowledge(t *testing.T) {
 		{alice, docsPath(base, agentA) + "/" + unknown + "/sync", "Document not found"},
 	} {
 		// An invalid body does not matter: ownership is checked first.
-		if r := do(t, "POST", c.path, c.token, `{"query":""}`); r.status != 404 || r.obj()["message"] != c.msg {
-			t.Errorf("%s as %s: %d %s", c.path, c.token, r.status, r.raw)
+		if r := do(t, "POST", c.path, c.token, `{"query":""}`); r.Status != 404 || r.Obj()["message"] != c.msg {
+			t.Errorf("%s as %s: %d %s", c.path, c.token, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "GET", searchPath(base, agentA), alice, ""); r.status != 405 {
-		t.Errorf("GET search: %d", r.status)
+	if r := do(t, "GET", searchPath(base, agentA), alice, ""); r.Status != 405 {
+		t.Errorf("GET search: %d", r.Status)
 	}
-	if r := do(t, "POST", searchPath(base, agentA), "", `{"query":"x"}`); r.status != 401 {
-		t.Errorf("no token: %d", r.status)
+	if r := do(t, "POST", searchPath(base, agentA), "", `{"query":"x"}`); r.Status != 401 {
+		t.Errorf("no token: %d", r.Status)
 	}
 
 	// gRPC KnowledgeService.
@@ -311,23 +311,23 @@ func TestDocumentPreview(t *testing.T) {
 	preview := func(agent, url string) resp {
 		return do(t, "GET", docsPath(base, agent)+"/preview?url="+neturl.QueryEscape(url), alice, "")
 	}
-	if r := preview(agentA, drivesim.DocsURL(shared.ID)); r.status != 200 || r.obj()["title"] != "CS101 Syllabus" || r.obj()["shared"] != true {
-		t.Fatalf("shared preview: %d %s", r.status, r.raw)
+	if r := preview(agentA, drivesim.DocsURL(shared.ID)); r.Status != 200 || r.Obj()["title"] != "CS101 Syllabus" || r.Obj()["shared"] != true {
+		t.Fatalf("shared preview: %d %s", r.Status, r.Raw)
 	}
-	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.status != 200 || r.obj()["title"] != nil || r.obj()["shared"] != false {
-		t.Fatalf("private preview: %d %s", r.status, r.raw)
+	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.Status != 200 || r.Obj()["title"] != nil || r.Obj()["shared"] != false {
+		t.Fatalf("private preview: %d %s", r.Status, r.Raw)
 	}
-	if r := preview(agentA, "https://example.com/x"); r.status != 400 {
-		t.Fatalf("bad link: %d %s", r.status, r.raw)
+	if r := preview(agentA, "https://example.com/x"); r.Status != 400 {
+		t.Fatalf("bad link: %d %s", r.Status, r.Raw)
 	}
-	if r := preview(agentB, drivesim.DocsURL(shared.ID)); r.status != 404 {
-		t.Fatalf("bob's agent: %d %s", r.status, r.raw)
+	if r := preview(agentB, drivesim.DocsURL(shared.ID)); r.Status != 404 {
+		t.Fatalf("bob's agent: %d %s", r.Status, r.Raw)
 	}
 	// Sharing it later: the title shows.
 	if err := sim.Share(private.ID, agentEmail(agentA)); err != nil {
 		t.Fatal(err)
 	}
-	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.obj()["title"] != "Private notes" {
-		t.Fatalf("after sharing: %d %s", r.status, r.raw)
+	if r := preview(agentA, drivesim.DocsURL(private.ID)); r.Obj()["title"] != "Private notes" {
+		t.Fatalf("after sharing: %d %s", r.Status, r.Raw)
 	}
 }

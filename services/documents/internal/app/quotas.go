@@ -2,15 +2,12 @@ package app
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentic-app/agentic/services/documents/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/observability"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
 )
@@ -41,16 +38,6 @@ func quotaRules(searchRate string) (ratelimit.Rules, error) {
 	return ratelimit.Rules{
 		http.MethodPost + " " + transport.PathSearch: search,
 	}, nil
-}
-
-// withQuotas puts the per-user quotas in front of mux.
-func withQuotas(mux *http.ServeMux, rdb redis.Scripter, searchRate string, verifier auth.Verifier, logger *slog.Logger, reg prometheus.Registerer) (http.Handler, error) {
-	rules, err := quotaRules(searchRate)
-	if err != nil {
-		return nil, err
-	}
-	l := ratelimit.New(rdb, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
-	return l.Guard(mux, rules, ratelimit.TokenUser(verifier)), nil
 }
 
 // Timeouts of the quota's Redis calls, and the pool (as the conversations

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/agentic-app/agentic/services/documents/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
 )
@@ -30,26 +29,26 @@ func TestDocumentsPerAgentLimit(t *testing.T) {
 	base, alice := app.http, "token-alice"
 
 	for i, url := range []string{fileURL, fileURL2} {
-		if r := do(t, "POST", docsPath(base, agentA), alice, docBody(fmt.Sprintf("Doc%d", i), url)); r.status != 201 {
-			t.Fatalf("add %d: %d %s", i+1, r.status, r.raw)
+		if r := do(t, "POST", docsPath(base, agentA), alice, docBody(fmt.Sprintf("Doc%d", i), url)); r.Status != 201 {
+			t.Fatalf("add %d: %d %s", i+1, r.Status, r.Raw)
 		}
 	}
 	r := do(t, "POST", docsPath(base, agentA), alice, docBody("Doc3", fileURL))
-	if r.status != 400 || r.obj()["error"] != "limit_reached" || r.obj()["message"] != "An agent can have at most 2 documents." {
-		t.Fatalf("third add: %d %s, want 400 limit_reached \"An agent can have at most 2 documents.\"", r.status, r.raw)
+	if r.Status != 400 || r.Obj()["error"] != "limit_reached" || r.Obj()["message"] != "An agent can have at most 2 documents." {
+		t.Fatalf("third add: %d %s, want 400 limit_reached \"An agent can have at most 2 documents.\"", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", docsPath(base, agentA), alice, ""); len(r.list()) != 2 {
-		t.Fatalf("after the refusal: %d documents, want 2 (%s)", len(r.list()), truncate(r.raw))
+	if r := do(t, "GET", docsPath(base, agentA), alice, ""); len(r.List()) != 2 {
+		t.Fatalf("after the refusal: %d documents, want 2 (%s)", len(r.List()), truncate(r.Raw))
 	}
-	if r := do(t, "POST", docsPath(base, agentA2), alice, docBody("Doc3", fileURL)); r.status != 201 {
-		t.Fatalf("another agent: %d %s", r.status, r.raw)
+	if r := do(t, "POST", docsPath(base, agentA2), alice, docBody("Doc3", fileURL)); r.Status != 201 {
+		t.Fatalf("another agent: %d %s", r.Status, r.Raw)
 	}
-	first := do(t, "GET", docsPath(base, agentA), alice, "").list()[0].(map[string]any)["id"].(string)
-	if r := do(t, "DELETE", docsPath(base, agentA)+"/"+first, alice, ""); r.status != 204 {
-		t.Fatalf("remove: %d %s", r.status, r.raw)
+	first := do(t, "GET", docsPath(base, agentA), alice, "").List()[0].(map[string]any)["id"].(string)
+	if r := do(t, "DELETE", docsPath(base, agentA)+"/"+first, alice, ""); r.Status != 204 {
+		t.Fatalf("remove: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "POST", docsPath(base, agentA), alice, docBody("Doc3", fileURL)); r.status != 201 {
-		t.Fatalf("add after a removal: %d %s", r.status, r.raw)
+	if r := do(t, "POST", docsPath(base, agentA), alice, docBody("Doc3", fileURL)); r.Status != 201 {
+		t.Fatalf("add after a removal: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -115,11 +114,11 @@ func TestKnowledgeSearchQuotaFailsOpen(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+transport.PathSearch, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	tokenIsUID := auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) { return auth.Claims{UID: raw}, nil })
-	h, err := withQuotas(mux, rdb, "1/1m", tokenIsUID, nil, nil)
+	one, err := quotaRules("1/1m")
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := ratelimit.GuardMux(mux, rdb, one, authtest.TokenIsUID, ratelimit.Options{Service: ServiceName})
 	for i := range 3 {
 		req := httptest.NewRequest("POST", "/api/agents/a1/knowledge/search", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer erin")

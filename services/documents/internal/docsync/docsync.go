@@ -23,9 +23,11 @@ import (
 
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/drive"
+	"github.com/agentic-app/agentic/services/documents/internal/embeddings"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Defaults of Config.
@@ -100,6 +102,19 @@ type Config struct {
 	Grace time.Duration
 	// Chunking of the exported text.
 	Chunk knowledge.ChunkConfig
+	// Embedder, when set, embeds the chunks a sync indexes (those whose
+	// heading path and text are new: unchanged chunks keep their embedding)
+	// and those of an unchanged document that have none yet (indexed before
+	// a provider was configured, or while it failed). A failure leaves them
+	// lexical only until the next sync; the text is indexed regardless.
+	Embedder Embedder
+}
+
+// Embedder embeds chunk texts (embeddings.Client).
+type Embedder interface {
+	Model() string
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	CountChunks(outcome string, n int)
 }
 
 func (c *Config) defaults() {
@@ -219,68 +234,11 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // dispatch claims due jobs while a slot is free and runs each in its own
-// goroutine.
+// goroutine. Shutdown: stop claiming; give running syncs Grace, then cancel
+// them.
 func (w *Worker) dispatch(ctx context.Context) {
-	// Jobs run under their own context: a shutdown lets them finish for
-	// Grace before cancelling them.
-	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJobs()
-	slots := make(chan struct{}, w.cfg.Concurrency)
-	done := make(chan struct{}, w.cfg.Concurrency)
-	inFlight := 0
-	wait := func(d time.Duration) bool {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		case <-done:
-			inFlight--
-		}
-		return true
-	}
-	for ctx.Err() == nil {
-		if inFlight == w.cfg.Concurrency {
-			if !wait(time.Hour) {
-				break
-			}
-			continue
-		}
-		j, ok, err := w.claim(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				w.cfg.Logger.Warn("sync: claim failed", "error", err)
-			}
-			if !wait(w.cfg.Poll) {
-				break
-			}
-			continue
-		}
-		if !ok {
-			if !wait(w.cfg.Poll) {
-				break
-			}
-			continue
-		}
-		inFlight++
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; done <- struct{}{} }()
-			w.process(jobCtx, j)
-		}()
-	}
-	// Shutdown: stop claiming; give running syncs Grace, then cancel them.
-	grace := time.NewTimer(w.cfg.Grace)
-	defer grace.Stop()
-	for inFlight > 0 {
-		select {
-		case <-done:
-			inFlight--
-		case <-grace.C:
-			cancelJobs()
-		}
-	}
+	worker.RunJobs(ctx, worker.JobLoop{Name: "sync", Concurrency: w.cfg.Concurrency, Poll: w.cfg.Poll,
+		Grace: w.cfg.Grace, Logger: w.cfg.Logger}, w.claim, w.process)
 }
 
 // job is a claimed sync job.
@@ -379,8 +337,15 @@ type result struct {
 	text       string
 	hash       string
 	chunks     []knowledge.Chunk
+	chunked    bool // chunks is the new index of the text
 	tokens     int
 	err        error // nil: readable
+
+	// embedded: hashes[i] ↔ vecs[i] of model are to be saved (embed).
+	embedded bool
+	model    string
+	hashes   []string
+	vecs     [][]float32
 }
 
 func (w *Worker) process(ctx context.Context, j job) {
@@ -409,6 +374,9 @@ func (w *Worker) run(ctx context.Context, j job) string {
 		res = result{err: errAbandoned}
 	} else {
 		res = w.read(sctx, d)
+		if res.err == nil && w.cfg.Embedder != nil {
+			w.embed(sctx, d, &res, log)
+		}
 	}
 	if ctx.Err() != nil {
 		return w.release(j, log, ctx.Err())
@@ -453,13 +421,88 @@ func (w *Worker) read(ctx context.Context, d doc) result {
 		r.err = err
 		return r
 	}
-	sum := sha256.Sum256([]byte(text))
-	r.exported, r.text, r.hash = true, text, hex.EncodeToString(sum[:])
+	r.exported, r.text, r.hash = true, text, contentHash(text)
 	if d.ContentHash == nil || *d.ContentHash != r.hash {
-		r.chunks = knowledge.Split(text, w.cfg.Chunk)
+		chunking := w.cfg.Chunk
+		chunking.Title = meta.Title
+		r.chunks, r.chunked = knowledge.Split(text, chunking), true
 		r.tokens = knowledge.CountTokens(text)
 	}
 	return r
+}
+
+// embed embeds, outside the transaction, the chunks the sync is about to
+// index that have no embedding of the model yet (a chunk whose heading path
+// and text are unchanged keeps its own), or, when the text is unchanged,
+// the indexed chunks that have none. A failure is logged and counted; the
+// chunks are then lexical only until a later sync embeds them.
+func (w *Worker) embed(ctx context.Context, d doc, r *result, log *slog.Logger) {
+	e := w.cfg.Embedder
+	model := e.Model()
+	var todo []embeddings.Pending
+	if r.chunked {
+		all := make([]string, 0, len(r.chunks))
+		seen := map[string]bool{}
+		var fresh []embeddings.Pending
+		for _, c := range r.chunks {
+			h := embeddings.TextHash(c.HeadingPath, c.Text)
+			if !seen[h] {
+				seen[h] = true
+				all = append(all, h)
+				fresh = append(fresh, embeddings.Pending{Hash: h, HeadingPath: c.HeadingPath, Body: c.Text})
+			}
+		}
+		stored, err := embeddings.Stored(ctx, w.cfg.Pool, d.ID, model, all)
+		if err != nil {
+			log.Warn("sync: stored embeddings", "error", err)
+			stored = map[string]bool{}
+		}
+		for _, p := range fresh {
+			if !stored[p.Hash] {
+				todo = append(todo, p)
+			}
+		}
+		e.CountChunks(embeddings.ChunksReused, len(fresh)-len(todo))
+	} else {
+		var err error
+		if todo, err = embeddings.Missing(ctx, w.cfg.Pool, d.ID, model); err != nil {
+			log.Warn("sync: missing embeddings", "error", err)
+			return
+		}
+		if len(todo) == 0 {
+			return
+		}
+	}
+	r.embedded, r.model = true, model
+	if len(todo) == 0 {
+		return
+	}
+	texts := make([]string, len(todo))
+	for i, p := range todo {
+		texts[i] = embeddings.Input(p.HeadingPath, p.Body)
+	}
+	vecs, err := e.Embed(ctx, texts)
+	if err != nil {
+		e.CountChunks(embeddings.ChunksFailed, len(todo))
+		log.Warn("sync: embedding failed; the new chunks are searched by their words only until the next sync",
+			"chunks", len(todo), "error", err)
+		return
+	}
+	e.CountChunks(embeddings.ChunksEmbedded, len(todo))
+	r.hashes, r.vecs = make([]string, len(todo)), vecs
+	for i, p := range todo {
+		r.hashes[i] = p.Hash
+	}
+}
+
+// contentHash identifies an indexed text: sha256 of the chunker's version
+// and the text, so that a document indexed by an older chunker is chunked
+// again at its next sync even when its text has not changed.
+func contentHash(text string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "chunker %d\n", knowledge.ChunkerVersion)
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Messages shown as syncError.
@@ -481,164 +524,237 @@ var errAbandoned = errors.New(msgAbandoned)
 // finish records the result in one transaction, provided the job's lease
 // is still ours: the document's state, the index, the event, and the job
 // (done, retried later, or run again if a sync was asked for meanwhile).
+//
+//	lock document, then job (lease still ours?) → decide the new state
+//	→ complete the job → document, event, index.
 func (w *Worker) finish(ctx context.Context, j job, d doc, r result) (string, error) {
-	var outcome string
+	f := &finishing{j: j, r: r}
 	err := pgx.BeginFunc(ctx, w.cfg.Pool, func(tx pgx.Tx) error {
-		// A sync's result is derived data: Drive can be read again. Committing
-		// it without waiting for the WAL flush keeps the agent's shared lexeme
-		// count rows locked for microseconds rather than an fsync, so syncs of
-		// one agent's documents do not queue behind each other's commits. A
-		// crash may lose the last results, atomically (document, chunks,
-		// event and job together): the job and the periodic check redo them.
-		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		f.tx = tx
+		owned, err := w.lockForFinish(ctx, f)
+		if err != nil || !owned {
 			return err
 		}
-		// Locks are always taken document first, then its job (as the API's
-		// Sync now, the scheduler and a document's deletion do), so that they
-		// cannot deadlock. The document is read again: name and labels may
-		// have changed while Drive was being read.
-		cur, err := scanDoc(tx.QueryRow(ctx, `SELECT `+docColumns+` FROM documents WHERE id = $1 FOR UPDATE`, j.DocumentID))
-		if errors.Is(err, pgx.ErrNoRows) {
-			outcome = OutcomeLostLease // deleted meanwhile (its job went with it)
-			return nil
-		}
-		if err != nil {
+		if err := w.decide(ctx, f); err != nil {
 			return err
 		}
-		var (
-			lease string
-			rerun bool
-		)
-		err = tx.QueryRow(ctx, `SELECT coalesce(lease_token::text, ''), rerun FROM sync_jobs WHERE document_id = $1 FOR UPDATE`,
-			j.DocumentID).Scan(&lease, &rerun)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && lease != j.Lease) {
-			outcome = OutcomeLostLease // the lease expired and another worker took the job
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		now := w.now().UTC()
-		var (
-			retryAt   *time.Time
-			index     func() error // the index change, run last
-			reason    = documents.ReasonRetry
-			emit      bool
-			st        = cur
-			syncError *string
-		)
-		str := func(s string) *string { return &s }
-		de := &drive.Error{}
-		isDrive := errors.As(r.err, &de)
-		switch {
-		case r.err == nil:
-			st.SharingStatus = documents.SharingShared
-			st.DriveTitle = &r.meta.Title
-			st.NotSharedChecks = 0
-			mt := r.meta.ModifiedTime
-			outcome = OutcomeUnchanged
-			if r.exported {
-				st.ModifiedTime, st.DriveVersion = &mt, &r.meta.Version
-				if cur.ContentHash == nil || *cur.ContentHash != r.hash {
-					index = func() error { return knowledge.ReplaceChunks(ctx, tx, cur.AgentID, cur.ID, r.chunks) }
-					st.ContentHash, st.TokenCount = &r.hash, &r.tokens
-					outcome, emit = OutcomeIndexed, true
-				}
-			}
-			if _, err := tx.Exec(ctx, `UPDATE documents SET synced_at = $2 WHERE id = $1`, cur.ID, now); err != nil {
-				return err
-			}
-		case isDrive && de.Kind == drive.KindNotShared:
-			st.SharingStatus = documents.SharingNotShared
-			st.NotSharedChecks = cur.NotSharedChecks + 1
-			outcome = OutcomeNotShared
-			switch {
-			case cur.ContentHash == nil:
-				syncError = str(fmt.Sprintf(msgNotShared, r.agentEmail))
-			case st.NotSharedChecks < 2:
-				// One refusal may be a glitch or a sharing change in progress:
-				// keep the text and look again soon.
-				syncError = str(fmt.Sprintf(msgFirstDenied, r.agentEmail))
-				t := now.Add(w.cfg.ConfirmDelay)
-				retryAt, reason = &t, documents.ReasonConfirm
-			default:
-				index = func() error { return knowledge.RemoveChunks(ctx, tx, cur.AgentID, cur.ID) }
-				syncError = str(fmt.Sprintf(msgRemoved, r.agentEmail))
-				st.ContentHash, st.TokenCount, st.ModifiedTime, st.DriveVersion = nil, nil, nil, nil
-				outcome, emit = OutcomeRemoved, true
-			}
-		default:
-			msg, retryable, after := describe(r.err, w.cfg.IsAgentNotFound)
-			st.SharingStatus = documents.SharingError
-			if isDrive && (de.Kind == drive.KindUnsupported || de.Kind == drive.KindTooLarge) {
-				st.NotSharedChecks = 0 // Drive did let the agent see the file
-				if r.meta != nil {
-					st.DriveTitle = &r.meta.Title
-				}
-			}
-			outcome = OutcomeError
-			if retryable && j.Attempts < w.cfg.MaxAttempts {
-				t := now.Add(max(w.retryDelay(j.Attempts), after))
-				retryAt, outcome = &t, OutcomeRetry
-				msg += msgRetrying
-			}
-			if cur.ContentHash != nil {
-				msg += msgKeptTextSufix
-			}
-			syncError = &msg
-		}
-		st.SyncError = syncError
-		// The periodic check is counted from now, with ±10% jitter so that
-		// documents linked together do not stay in lockstep; sooner while a
-		// newly linked document waits to be shared (NextCheck).
-		next := w.NextCheck(now, st.SharingStatus, st.ContentHash != nil, cur.UpdatedAt)
-		state := documents.SyncSynced
-		switch {
-		case rerun:
-			state = documents.SyncQueued
-			_, err = tx.Exec(ctx, `UPDATE sync_jobs SET rerun = false, locked_until = NULL, lease_token = NULL,
-				attempts = 0, run_at = now(), reason = $2 WHERE document_id = $1`, cur.ID, documents.ReasonManual)
-		case retryAt != nil:
-			if reason == documents.ReasonRetry {
-				state = documents.SyncQueued
-			}
-			attempts := j.Attempts
-			if reason == documents.ReasonConfirm {
-				attempts = 0
-			}
-			_, err = tx.Exec(ctx, `UPDATE sync_jobs SET locked_until = NULL, lease_token = NULL, run_at = $2,
-				reason = $3, attempts = $4 WHERE document_id = $1`, cur.ID, *retryAt, reason, attempts)
-		default:
-			_, err = tx.Exec(ctx, `DELETE FROM sync_jobs WHERE document_id = $1`, cur.ID)
-		}
-		if err != nil {
-			return fmt.Errorf("complete job: %w", err)
-		}
-		_, err = tx.Exec(ctx, `
-			UPDATE documents SET sharing_status = $2, sync_state = $3, sync_error = $4, drive_title = $5,
-				modified_time = $6, drive_version = $7, token_count = $8, content_hash = $9,
-				not_shared_checks = $10, next_check_at = $11
-			WHERE id = $1`,
-			cur.ID, st.SharingStatus, state, st.SyncError, st.DriveTitle, st.ModifiedTime, st.DriveVersion,
-			st.TokenCount, st.ContentHash, st.NotSharedChecks, next)
-		if err != nil {
-			return fmt.Errorf("update document: %w", err)
-		}
-		if emit {
-			if _, err := w.outbox.Enqueue(ctx, tx, documents.SyncedEvent(st.Document, now)); err != nil {
-				return err
-			}
-		}
-		// The index last: it locks the agent's shared lexeme count rows, which
-		// are then held only until the commit that follows.
-		if index != nil {
-			if err := index(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.record(ctx, f)
 	})
-	return outcome, err
+	return f.outcome, err
+}
+
+// finishing is one result on its way through finish's steps, inside one
+// transaction (tx): what each step read or decided, for the steps after it.
+type finishing struct {
+	j  job
+	r  result
+	tx pgx.Tx
+
+	// lockForFinish
+	cur   doc
+	rerun bool
+
+	// decide
+	now       time.Time
+	retryAt   *time.Time
+	index     func() error // the index change, run last
+	embed     func() error // the embeddings, after the index
+	reason    string
+	emit      bool
+	st        doc
+	syncError *string
+
+	outcome string
+}
+
+// lockForFinish is finish's first step: it locks the document, then its
+// job, and reports whether the job's lease is still ours (if not, the
+// outcome says why).
+func (w *Worker) lockForFinish(ctx context.Context, f *finishing) (bool, error) {
+	tx, j := f.tx, f.j
+	// A sync's result is derived data: Drive can be read again. Committing
+	// it without waiting for the WAL flush keeps the agent's shared lexeme
+	// count rows locked for microseconds rather than an fsync, so syncs of
+	// one agent's documents do not queue behind each other's commits. A
+	// crash may lose the last results, atomically (document, chunks,
+	// event and job together): the job and the periodic check redo them.
+	if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		return false, err
+	}
+	// Locks are always taken document first, then its job (as the API's
+	// Sync now, the scheduler and a document's deletion do), so that they
+	// cannot deadlock. The document is read again: name and labels may
+	// have changed while Drive was being read.
+	cur, err := scanDoc(tx.QueryRow(ctx, `SELECT `+docColumns+` FROM documents WHERE id = $1 FOR UPDATE`, j.DocumentID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		f.outcome = OutcomeLostLease // deleted meanwhile (its job went with it)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	f.cur = cur
+	var lease string
+	err = tx.QueryRow(ctx, `SELECT coalesce(lease_token::text, ''), rerun FROM sync_jobs WHERE document_id = $1 FOR UPDATE`,
+		j.DocumentID).Scan(&lease, &f.rerun)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && lease != j.Lease) {
+		f.outcome = OutcomeLostLease // the lease expired and another worker took the job
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// decide turns the result into the document's new state, the outcome, and
+// when (if at all) the job runs again.
+func (w *Worker) decide(ctx context.Context, f *finishing) error {
+	tx, j, r, cur := f.tx, f.j, f.r, f.cur
+	f.now = w.now().UTC()
+	now := f.now
+	f.reason = documents.ReasonRetry
+	f.st = cur
+	st := &f.st
+	str := func(s string) *string { return &s }
+	de := &drive.Error{}
+	isDrive := errors.As(r.err, &de)
+	switch {
+	case r.err == nil:
+		st.SharingStatus = documents.SharingShared
+		st.DriveTitle = &r.meta.Title
+		st.NotSharedChecks = 0
+		mt := r.meta.ModifiedTime
+		f.outcome = OutcomeUnchanged
+		if r.exported {
+			st.ModifiedTime, st.DriveVersion = &mt, &r.meta.Version
+			if cur.ContentHash == nil || *cur.ContentHash != r.hash {
+				f.index = func() error { return knowledge.ReplaceChunks(ctx, tx, cur.AgentID, cur.ID, r.chunks) }
+				st.ContentHash, st.TokenCount = &r.hash, &r.tokens
+				f.outcome, f.emit = OutcomeIndexed, true
+			}
+		}
+		if r.embedded {
+			// In a savepoint: a failure to store embeddings never costs the
+			// text its index (those chunks stay lexical only).
+			f.embed = func() error {
+				sp, err := tx.Begin(ctx)
+				if err != nil {
+					return err
+				}
+				if err := embeddings.Save(ctx, sp, cur.ID, r.model, r.hashes, r.vecs); err != nil {
+					w.cfg.Logger.Warn("sync: storing embeddings failed", "document_id", cur.ID, "error", err)
+					return sp.Rollback(ctx)
+				}
+				return sp.Commit(ctx)
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE documents SET synced_at = $2 WHERE id = $1`, cur.ID, now); err != nil {
+			return err
+		}
+	case isDrive && de.Kind == drive.KindNotShared:
+		st.SharingStatus = documents.SharingNotShared
+		st.NotSharedChecks = cur.NotSharedChecks + 1
+		f.outcome = OutcomeNotShared
+		switch {
+		case cur.ContentHash == nil:
+			f.syncError = str(fmt.Sprintf(msgNotShared, r.agentEmail))
+		case st.NotSharedChecks < 2:
+			// One refusal may be a glitch or a sharing change in progress:
+			// keep the text and look again soon.
+			f.syncError = str(fmt.Sprintf(msgFirstDenied, r.agentEmail))
+			t := now.Add(w.cfg.ConfirmDelay)
+			f.retryAt, f.reason = &t, documents.ReasonConfirm
+		default:
+			f.index = func() error { return knowledge.RemoveChunks(ctx, tx, cur.AgentID, cur.ID) }
+			f.syncError = str(fmt.Sprintf(msgRemoved, r.agentEmail))
+			st.ContentHash, st.TokenCount, st.ModifiedTime, st.DriveVersion = nil, nil, nil, nil
+			f.outcome, f.emit = OutcomeRemoved, true
+		}
+	default:
+		msg, retryable, after := describe(r.err, w.cfg.IsAgentNotFound)
+		st.SharingStatus = documents.SharingError
+		if isDrive && (de.Kind == drive.KindUnsupported || de.Kind == drive.KindTooLarge) {
+			st.NotSharedChecks = 0 // Drive did let the agent see the file
+			if r.meta != nil {
+				st.DriveTitle = &r.meta.Title
+			}
+		}
+		f.outcome = OutcomeError
+		if retryable && j.Attempts < w.cfg.MaxAttempts {
+			t := now.Add(max(w.retryDelay(j.Attempts), after))
+			f.retryAt, f.outcome = &t, OutcomeRetry
+			msg += msgRetrying
+		}
+		if cur.ContentHash != nil {
+			msg += msgKeptTextSufix
+		}
+		f.syncError = &msg
+	}
+	return nil
+}
+
+// record is finish's last step: the job (done, retried later, or run
+// again), the document's new state, the event, and the index.
+func (w *Worker) record(ctx context.Context, f *finishing) error {
+	tx, j, cur, now := f.tx, f.j, f.cur, f.now
+	st := &f.st
+	var err error
+	st.SyncError = f.syncError
+	// The periodic check is counted from now, with ±10% jitter so that
+	// documents linked together do not stay in lockstep; sooner while a
+	// newly linked document waits to be shared (NextCheck).
+	next := w.NextCheck(now, st.SharingStatus, st.ContentHash != nil, cur.UpdatedAt)
+	state := documents.SyncSynced
+	switch {
+	case f.rerun:
+		state = documents.SyncQueued
+		_, err = tx.Exec(ctx, `UPDATE sync_jobs SET rerun = false, locked_until = NULL, lease_token = NULL,
+			attempts = 0, run_at = now(), reason = $2 WHERE document_id = $1`, cur.ID, documents.ReasonManual)
+	case f.retryAt != nil:
+		if f.reason == documents.ReasonRetry {
+			state = documents.SyncQueued
+		}
+		attempts := j.Attempts
+		if f.reason == documents.ReasonConfirm {
+			attempts = 0
+		}
+		_, err = tx.Exec(ctx, `UPDATE sync_jobs SET locked_until = NULL, lease_token = NULL, run_at = $2,
+			reason = $3, attempts = $4 WHERE document_id = $1`, cur.ID, *f.retryAt, f.reason, attempts)
+	default:
+		_, err = tx.Exec(ctx, `DELETE FROM sync_jobs WHERE document_id = $1`, cur.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("complete job: %w", err)
+	}
+	_, err = tx.Exec(ctx, `
+		UPDATE documents SET sharing_status = $2, sync_state = $3, sync_error = $4, drive_title = $5,
+			modified_time = $6, drive_version = $7, token_count = $8, content_hash = $9,
+			not_shared_checks = $10, next_check_at = $11
+		WHERE id = $1`,
+		cur.ID, st.SharingStatus, state, st.SyncError, st.DriveTitle, st.ModifiedTime, st.DriveVersion,
+		st.TokenCount, st.ContentHash, st.NotSharedChecks, next)
+	if err != nil {
+		return fmt.Errorf("update document: %w", err)
+	}
+	if f.emit {
+		if _, err := w.outbox.Enqueue(ctx, tx, documents.SyncedEvent(st.Document, now)); err != nil {
+			return err
+		}
+	}
+	// The index last: it locks the agent's shared lexeme count rows, which
+	// are then held only until the commit that follows.
+	if f.index != nil {
+		if err := f.index(); err != nil {
+			return err
+		}
+	}
+	if f.embed != nil {
+		if err := f.embed(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // describe turns a failure into the creator's message, whether it is worth

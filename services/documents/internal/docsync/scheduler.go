@@ -3,6 +3,8 @@ package docsync
 import (
 	"context"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // schedule queues every document whose periodic check is due, each tick,
@@ -11,21 +13,14 @@ import (
 func (w *Worker) schedule(ctx context.Context) {
 	// Often enough for the fast checks of documents waiting to be shared.
 	tick := min(max(w.cfg.Interval/4, 200*time.Millisecond), 30*time.Second, max(w.cfg.FastInterval/5, 200*time.Millisecond))
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, tick, func(ctx context.Context) {
 		if n, err := w.ScheduleDue(ctx); err != nil && ctx.Err() == nil {
 			w.cfg.Logger.Warn("sync: schedule failed", "error", err)
 		} else if n > 0 {
 			w.cfg.Logger.Debug("sync: scheduled", "documents", n)
 		}
 		w.sampleDepth(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // ScheduleDue queues a "schedule" job for up to Batch documents whose

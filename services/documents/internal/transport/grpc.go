@@ -32,7 +32,8 @@ func NewKnowledgeServer(set endpoints.Set) documentsv1.KnowledgeServiceServer {
 				r := req.(*documentsv1.SearchRequest)
 				return endpoints.SearchRequest{Query: knowledge.Query{
 					AgentID: r.GetAgentId(), Text: r.GetQuery(), Limit: int(r.GetLimit()), TokenBudget: int(r.GetTokenBudget()),
-					DocumentIDs: r.GetDocumentIds(), Labels: r.GetLabels(),
+					DocumentIDs: r.GetDocumentIds(), Labels: r.GetLabels(), Earlier: r.GetEarlierMessages(),
+					RelevantOnly: r.GetRelevantOnly(),
 				}}, nil
 			}, encode),
 		getPassages: grpctransport.NewServer(set.GetPassages,
@@ -58,6 +59,7 @@ func passagesToProto(ps []knowledge.Passage) []*documentsv1.Passage {
 		out[i] = &documentsv1.Passage{
 			DocumentId: p.DocumentID, DocumentName: p.DocumentName, Labels: p.Labels, Text: p.Text, Score: p.Score,
 			Start: int32(p.Start), End: int32(p.End), Url: p.URL, TokenCount: int32(p.Tokens), ChunkId: p.ChunkID,
+			HeadingPath: p.HeadingPath, Relevance: p.Relevance,
 		}
 	}
 	return out

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/endpoints"
+	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/server"
 )
@@ -49,7 +51,13 @@ func RegisterHTTP(mux *http.ServeMux, set endpoints.Set, verifier auth.Verifier,
 	sensitive(http.MethodPut, PathDocument, set.UpdateDocument, decodeUpdate, encodeJSON(http.StatusOK))
 	server.Route(mux, http.MethodDelete, PathDocument, fresh(httptransport.NewServer(set.RemoveDocument, decodeRemove, encodeJSON(http.StatusNoContent), opts...)))
 	sensitive(http.MethodPost, PathSync, set.SyncDocument, decodeSync, encodeJSON(http.StatusAccepted))
-	route(http.MethodPost, PathSearch, set.SearchKnowledge, decodeSearch, encodeJSON(http.StatusOK))
+	// Test retrieval says how the search ran (headers: the body stays the
+	// array of passages): see encodeSearch.
+	server.Route(mux, http.MethodPost, PathSearch, protect(httptransport.NewServer(set.SearchKnowledge, decodeSearch, encodeSearch,
+		append(opts, httptransport.ServerBefore(func(ctx context.Context, _ *http.Request) context.Context {
+			ctx, _ = knowledge.WithModeReport(ctx)
+			return ctx
+		}))...)))
 	// Registered for GET only (not through server.Route, whose catch-all
 	// for other methods would clash with PathDocument's): another method on
 	// this path is PathDocument's, with documentId "preview" (404/405).
@@ -83,11 +91,17 @@ type PassageJSON struct {
 	DocumentName string   `json:"documentName"`
 	Labels       []string `json:"labels"`
 	Text         string   `json:"text"`
-	Score        float64  `json:"score"`
-	Start        int      `json:"start"`
-	End          int      `json:"end"`
-	URL          string   `json:"url"`
-	TokenCount   int      `json:"tokenCount"`
+	// HeadingPath: the document's title and the headings above the passage.
+	HeadingPath string  `json:"headingPath"`
+	Score       float64 `json:"score"`
+	// Relevance: the score as a share of a passage holding every word;
+	// Relevant: enough for the agent to answer from it.
+	Relevance  float64 `json:"relevance"`
+	Relevant   bool    `json:"relevant"`
+	Start      int     `json:"start"`
+	End        int     `json:"end"`
+	URL        string  `json:"url"`
+	TokenCount int     `json:"tokenCount"`
 }
 
 func utc(t *time.Time) *time.Time {
@@ -218,6 +232,31 @@ func decodeRemove(ctx context.Context, r *http.Request) (any, error) {
 	return endpoints.RemoveDocumentRequest{Claims: c, AgentID: r.PathValue("id"), DocumentID: r.PathValue("documentId")}, nil
 }
 
+// Headers of Test retrieval's answer: X-Retrieval-Mode is lexical (no
+// embeddings provider is configured), hybrid (full text and embeddings,
+// fused) or fallback (a provider is configured but the query could not be
+// embedded: full text only); X-Embeddings-Model names the provider's model
+// and X-Embeddings-Simulated is "true" for the LLM simulator's vectors,
+// which are not semantic.
+const (
+	HeaderRetrievalMode       = "X-Retrieval-Mode"
+	HeaderEmbeddingsModel     = "X-Embeddings-Model"
+	HeaderEmbeddingsSimulated = "X-Embeddings-Simulated"
+)
+
+func encodeSearch(ctx context.Context, w http.ResponseWriter, resp any) error {
+	if m, ok := knowledge.ModeReport(ctx); ok && m.Mode != "" {
+		w.Header().Set(HeaderRetrievalMode, m.Mode)
+		if m.Model != "" {
+			w.Header().Set(HeaderEmbeddingsModel, m.Model)
+			if strings.Contains(m.Model, "not-semantic") {
+				w.Header().Set(HeaderEmbeddingsSimulated, "true")
+			}
+		}
+	}
+	return encodeJSON(http.StatusOK)(ctx, w, resp)
+}
+
 func encodeJSON(status int) httptransport.EncodeResponseFunc {
 	return func(_ context.Context, w http.ResponseWriter, resp any) error {
 		switch r := resp.(type) {
@@ -241,7 +280,8 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 					labels = []string{}
 				}
 				out[i] = PassageJSON{DocumentID: p.DocumentID, DocumentName: p.DocumentName, Labels: labels, Text: p.Text,
-					Score: p.Score, Start: p.Start, End: p.End, URL: p.URL, TokenCount: p.Tokens}
+					HeadingPath: p.HeadingPath, Score: p.Score, Relevance: p.Relevance, Relevant: p.Relevant, Start: p.Start,
+					End: p.End, URL: p.URL, TokenCount: p.Tokens}
 			}
 			server.WriteJSON(w, status, out)
 		default:

@@ -4,10 +4,11 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
+
+	"google.golang.org/grpc"
 
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/identity/internal/endpoints"
@@ -15,10 +16,8 @@ import (
 	"github.com/agentic-app/agentic/services/identity/internal/users"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
-	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -70,94 +69,39 @@ func LoadConfig() (Config, error) {
 		WalletGRPCAddr:    l.String("WALLET_GRPC_ADDR", "127.0.0.1:9104"),
 	}
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
-	}
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: users.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-
-	// Database: create (local only), connect with retry, migrate.
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: users.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate},
-	})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
-		return err
-	}
-
-	relay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
-		PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer relay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
+	defer s.Close()
 
 	wallet := cfg.Wallet
 	if wallet == nil {
-		walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, grpcSec)
+		walletConn, err := server.DialGRPC(cfg.WalletGRPCAddr, s.GRPC)
 		if err != nil {
 			return err
 		}
 		defer walletConn.Close()
 		wallet = newGRPCWallet(walletConn)
 	}
-	svc := users.NewService(users.NewPostgresStore(pool),
-		users.WithAccounts(accountsFor(ctx, cfg, logger)), users.WithWallet(wallet))
-	set := endpoints.New(svc, logger, reg)
+	svc := users.NewService(users.NewPostgresStore(s.Pool),
+		users.WithAccounts(accountsFor(ctx, cfg, s.Logger)), users.WithWallet(wallet))
+	set := endpoints.New(svc, s.Logger, s.Registry)
+	transport.RegisterHTTP(s.Mux, set, s.Verifier, s.Logger)
 
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
-
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy())...)
-	identityv1.RegisterIdentityServiceServer(grpcSrv, transport.NewGRPCServer(set))
-
-	return server.Run(ctx, server.RunConfig{
-		Logger:          logger,
-		HTTPAddr:        cfg.HTTPAddr,
-		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(mux, ServiceName, logger, reg),
-		GRPCAddr:        cfg.GRPCAddr,
-		GRPCListener:    cfg.GRPCListener,
-		GRPCServer:      grpcSrv,
-		GRPCHealth:      health,
-		Workers:         []server.Worker{{Name: "outbox-relay", Run: relay.Run}, {Name: "events-purger", Run: purger.Run}},
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
+	return s.Serve(ctx, s.Mux, GRPCPolicy(), func(g *grpc.Server) {
+		identityv1.RegisterIdentityServiceServer(g, transport.NewGRPCServer(set))
 	})
 }

@@ -21,19 +21,10 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/identity/internal/users"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 )
-
-// testVerifier accepts "token-<uid>" with a fixed e-mail per uid.
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
 
 // testAccounts stands in for the Firebase Admin SDK.
 var testAccounts = &recordingAccounts{}
@@ -85,7 +76,7 @@ func start(t testing.TB) running {
 		done <- Run(ctx, Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier,
+			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
 			Accounts: testAccounts, Wallet: testWallet{},
 			RelayPollInterval: 20 * time.Millisecond,
 			Ready:             func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },

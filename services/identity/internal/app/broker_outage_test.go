@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 )
@@ -27,7 +28,7 @@ func TestBrokerDownServiceStaysReadyAndOutboxDrains(t *testing.T) {
 		done <- Run(ctx, Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: broker.Addrs(), FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond,
+			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens, RelayPollInterval: 20 * time.Millisecond,
 			Accounts: testAccounts, Wallet: testWallet{},
 			Ready: func(h, _ net.Addr) { ready <- h },
 		}, nil)

@@ -11,10 +11,11 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // TypeUserDeleted is the CloudEvents type of UserDeleted (topic Topic).
-const TypeUserDeleted = "agentic.identity.user.deleted.v1"
+const TypeUserDeleted = topics.IdentityUserDeleted
 
 // Accounts is the identity provider's admin API (the Firebase Admin SDK;
 // the Auth emulator locally).

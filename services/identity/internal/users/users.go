@@ -16,6 +16,7 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Migrations holds the service's SQL migrations (dir "migrations").
@@ -23,12 +24,13 @@ import (
 //go:embed migrations/*.sql
 var Migrations embed.FS
 
-// Event constants.
+// Identity's topic and event types (declared in topics) under the names the
+// package and its tests use.
 const (
-	Topic                             = "agentic.identity.v1"
+	Topic                             = topics.Identity
 	Source                            = "/agentic/identity"
-	TypeUserOnboarded                 = "agentic.identity.user.onboarded.v1"
-	TypePublicAgentInterestRegistered = "agentic.identity.user.public_agent_interest_registered.v1"
+	TypeUserOnboarded                 = topics.IdentityUserOnboarded
+	TypePublicAgentInterestRegistered = topics.IdentityUserPublicAgentInterestRegistered
 )
 
 // MaxDisplayNameLength is the longest accepted displayName, in characters.

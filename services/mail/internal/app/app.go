@@ -27,10 +27,10 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
 	"github.com/agentic-app/agentic/services/mail/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // ServiceName is used in logs, traces and metrics.
@@ -143,34 +143,29 @@ func LoadConfig() (Config, error) {
 	if c.Hostname == "" {
 		c.Hostname = "localhost"
 	}
-	errs := []error{l.Err()}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
-		errs = append(errs, errors.New("config: MAIL_TLS_CERT and MAIL_TLS_KEY must be set together"))
+		l.Check(errors.New("config: MAIL_TLS_CERT and MAIL_TLS_KEY must be set together"))
 	}
 	if c.SenderHourlyLimit < 1 {
-		errs = append(errs, errors.New("config: MAIL_SENDER_HOURLY_LIMIT must be at least 1"))
+		l.Check(errors.New("config: MAIL_SENDER_HOURLY_LIMIT must be at least 1"))
 	}
 	if _, err := mail.ParseAddress(c.NotifyFrom); err != nil {
-		errs = append(errs, fmt.Errorf("config: MAIL_NOTIFY_FROM=%q is not an address: %v", c.NotifyFrom, err))
+		l.Check(fmt.Errorf("config: MAIL_NOTIFY_FROM=%q is not an address: %v", c.NotifyFrom, err))
 	}
 	if u, err := url.Parse(c.AppBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("config: APP_BASE_URL=%q is not an http(s) URL", c.AppBaseURL))
+		l.Check(fmt.Errorf("config: APP_BASE_URL=%q is not an http(s) URL", c.AppBaseURL))
 	}
 	if c.InflowBacklog < 0 {
-		errs = append(errs, errors.New("config: MAIL_INFLOW_BACKLOG must not be negative (0 turns pacing off)"))
+		l.Check(errors.New("config: MAIL_INFLOW_BACKLOG must not be negative (0 turns pacing off)"))
 	}
 	if c.InflowMaxWait <= 0 || c.InflowMaxWait > 4*time.Minute {
-		errs = append(errs, errors.New("config: MAIL_INFLOW_MAX_WAIT must be above 0 and at most 4m (RFC 5321 gives MAIL 5 minutes)"))
+		l.Check(errors.New("config: MAIL_INFLOW_MAX_WAIT must be above 0 and at most 4m (RFC 5321 gives MAIL 5 minutes)"))
 	}
 	if c.MaxMessageBytes < 1024 {
-		errs = append(errs, errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
+		l.Check(errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
 	}
-	grpcTLS, err := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if err != nil {
-		errs = append(errs, err)
-	}
-	return c, errors.Join(errs...)
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
+	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
@@ -178,18 +173,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
-	if err != nil {
-		return err
-	}
-
 	production := cfg.Env != EnvDevelopment
 	if production {
 		logger.Info("production mode: inbound mail must pass DKIM or SPF aligned with its From domain", "trust_spf", cfg.TrustSPF)
@@ -223,40 +206,36 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return fmt.Errorf("config: MAIL_NOTIFY_FROM: %w", err)
 	}
 
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: inbox.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
-	})
+	// The SMTP listener opens once the database is up; Ready reports it too.
+	var smtpLn net.Listener
+	var ready func(h, g net.Addr)
+	if cfg.Ready != nil {
+		ready = func(h, g net.Addr) { cfg.Ready(h, g, smtpLn.Addr()) }
+	}
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: inbox.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer s.Close()
+	pool, reg := s.Pool, s.Registry
 
-	outboxRelay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg, PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer outboxRelay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
-
-	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, grpcSec)
+	catalogConn, err := server.DialGRPC(cfg.CatalogGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
 	defer catalogConn.Close()
-	identityConn, err := server.DialGRPC(cfg.IdentityGRPCAddr, grpcSec)
+	identityConn, err := server.DialGRPC(cfg.IdentityGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
 	defer identityConn.Close()
-	conversationsConn, err := server.DialGRPC(cfg.ConversationsGRPCAddr, grpcSec)
+	conversationsConn, err := server.DialGRPC(cfg.ConversationsGRPCAddr, s.GRPC)
 	if err != nil {
 		return err
 	}
@@ -303,42 +282,32 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	walletConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.ConsumerGroup, Topics: []string{notify.WalletTopic},
-		Handler: notifyHandler, MaxWait: cfg.ConsumerMaxWait,
+	if err := s.Consume("wallet-consumer", events.ConsumerConfig{
+		GroupID: notify.ConsumerGroup, Topics: []string{topics.Wallet}, Handler: notifyHandler,
 		// Identity being down must not park notifications: retry (5 s apart
 		// once backed off) for about an hour before parking the event.
 		MaxAttempts: notify.MaxAttempts,
-		Logger:      logger, Registerer: reg,
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	defer walletConsumer.Close()
-	usageConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.UsageConsumerGroup, Topics: []string{notify.UsageTopic},
-		Handler: usageHandler, MaxWait: cfg.ConsumerMaxWait, MaxAttempts: notify.MaxAttempts,
-		Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("usage-consumer", events.ConsumerConfig{
+		GroupID: notify.UsageConsumerGroup, Topics: []string{topics.Usage}, Handler: usageHandler,
+		MaxAttempts: notify.MaxAttempts,
+	}); err != nil {
 		return err
 	}
-	defer usageConsumer.Close()
 	// Invitations (the catalog's InvitationEmailRequested) → an e-mail to
 	// the invitee.
 	invitationHandler, err := notify.InvitationHandler(notifyCfg)
 	if err != nil {
 		return err
 	}
-	invitationConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: notify.InvitationConsumerGroup, Topics: []string{notify.CatalogTopic},
-		Handler: invitationHandler, MaxWait: cfg.ConsumerMaxWait, MaxAttempts: notify.MaxAttempts,
-		Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("invitation-consumer", events.ConsumerConfig{
+		GroupID: notify.InvitationConsumerGroup, Topics: []string{topics.Catalog}, Handler: invitationHandler,
+		MaxAttempts: notify.MaxAttempts,
+	}); err != nil {
 		return err
 	}
-	defer invitationConsumer.Close()
 	notifier, err := inbox.NewSendWorker(inbox.SendConfig{
 		Store: store, Queue: store.Notifications(), Name: "notify", Relay: smtpRelay, IsPermanent: relay.IsPermanent,
 		Concurrency: 1, Poll: cfg.Poll, RetryBase: cfg.SendRetryBase, RetryMax: cfg.SendRetryMax,
@@ -359,7 +328,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		smtpCfg.Inflow = gate
 	}
 	smtpSrv := transport.NewSMTPServer(set, smtpCfg)
-	smtpLn := cfg.SMTPListener
+	smtpLn = cfg.SMTPListener
 	if smtpLn == nil {
 		if smtpLn, err = server.Listen(ctx, logger, cfg.SMTPAddr, server.DefaultListenWait(cfg.ShutdownTimeout)); err != nil {
 			return fmt.Errorf("listen smtp %s: %w", cfg.SMTPAddr, err)
@@ -387,39 +356,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return nil
 	}
 
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: outboxRelay.Check, Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, logger)
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(nil)...)
+	transport.RegisterHTTP(s.Mux, set, logger)
 
-	var ready func(h, g net.Addr)
-	if cfg.Ready != nil {
-		ready = func(h, g net.Addr) { cfg.Ready(h, g, smtpLn.Addr()) }
-	}
-	return server.Run(ctx, server.RunConfig{
-		Logger:       logger,
-		HTTPAddr:     cfg.HTTPAddr,
-		HTTPListener: cfg.HTTPListener,
-		HTTPHandler:  server.Middleware(mux, ServiceName, logger, reg),
-		GRPCAddr:     cfg.GRPCAddr,
-		GRPCListener: cfg.GRPCListener,
-		GRPCServer:   grpcSrv,
-		GRPCHealth:   health,
-		Workers: []server.Worker{
-			{Name: "smtp", Run: smtpWorker},
-			{Name: "inflow", Run: gate.Run},
-			{Name: "outbox-relay", Run: outboxRelay.Run},
-			{Name: "events-purger", Run: purger.Run},
-			{Name: "answer", Run: answerer.Run},
-			{Name: "send", Run: sender.Run},
-			{Name: "wallet-consumer", Run: walletConsumer.Run},
-			{Name: "usage-consumer", Run: usageConsumer.Run},
-			{Name: "invitation-consumer", Run: invitationConsumer.Run},
-			{Name: "notify", Run: notifier.Run},
-		},
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           ready,
-	})
+	s.AddWorker("smtp", smtpWorker)
+	s.AddWorker("inflow", gate.Run)
+	s.AddWorker("answer", answerer.Run)
+	s.AddWorker("send", sender.Run)
+	s.AddWorker("notify", notifier.Run)
+	return s.Serve(ctx, s.Mux, nil, nil)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
 	"github.com/agentic-app/agentic/services/mail/internal/senderauth"
 	"github.com/agentic-app/agentic/services/mail/internal/smtptest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 func TestProductionModeRequiresSenderAuthentication(t *testing.T) {
@@ -96,11 +97,11 @@ func TestRelayDownReplySentAfterRecoveryExactlyOnce(t *testing.T) {
 	if err := send(t, app.smtp, owner, []string{agentEmail}, message(owner, agentEmail, "While down", "down1@example.org", nil, "Are you there?")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "delivery attempts to fail", func() bool {
+	testwait.Until(t, "delivery attempts to fail", func() bool {
 		v := admin(t, app.http)
 		return len(v) == 1 && v[0].Reply != nil && v[0].Reply.Attempts >= 2 && v[0].Reply.State == inbox.ReplyPending &&
 			v[0].Reply.LastError != ""
-	})
+	}, waitOpts...)
 	if v := admin(t, app.http); v[0].State != inbox.StateAnswered {
 		t.Fatalf("message state %s", v[0].State)
 	}
@@ -116,21 +117,21 @@ func TestRelayDownReplySentAfterRecoveryExactlyOnce(t *testing.T) {
 	if calls := app.conv.Calls(); len(calls) != 1 {
 		t.Errorf("Answer calls: %d (a relay outage must not ask again)", len(calls))
 	}
-	waitFor(t, "sent recorded", func() bool { v := admin(t, app.http); return v[0].Reply.State == inbox.ReplySent })
+	testwait.Until(t, "sent recorded", func() bool { v := admin(t, app.http); return v[0].Reply.State == inbox.ReplySent }, waitOpts...)
 
 	// A relay that refuses for good (5xx) is not retried.
 	app.sink.Refuse(smtpRefusal(550))
 	if err := send(t, app.smtp, owner, []string{agentEmail}, message(owner, agentEmail, "Refused", "refused@example.org", nil, "Hi")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "reply failed", func() bool {
+	testwait.Until(t, "reply failed", func() bool {
 		for _, v := range admin(t, app.http) {
 			if v.MessageID == "refused@example.org" && v.Reply != nil && v.Reply.State == inbox.ReplyFailed {
 				return v.Reply.Attempts == 1
 			}
 		}
 		return false
-	})
+	}, waitOpts...)
 }
 
 func TestInsufficientFundsGetsCannotAnswerReply(t *testing.T) {
@@ -336,12 +337,12 @@ func TestTooLongEmptyAndAutomaticMessages(t *testing.T) {
 		t.Errorf("Answer calls: %d", len(calls))
 	}
 	reasons := map[string]string{}
-	waitFor(t, "all refused", func() bool {
+	testwait.Until(t, "all refused", func() bool {
 		for _, v := range admin(t, app.http) {
 			reasons[v.MessageID] = v.RefuseReason
 		}
 		return len(reasons) == 3 && reasons["empty@example.org"] != ""
-	})
+	}, waitOpts...)
 	if reasons["long@example.org"] != inbox.ReasonTooLong || reasons["auto@example.org"] != inbox.ReasonAutoSubmitted || reasons["empty@example.org"] != inbox.ReasonEmpty {
 		t.Errorf("reasons: %v", reasons)
 	}
@@ -354,14 +355,14 @@ func TestSenderHourlyLimit(t *testing.T) {
 		if err := send(t, app.smtp, owner, []string{agentEmail}, raw); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "processed", func() bool {
+		testwait.Until(t, "processed", func() bool {
 			for _, v := range admin(t, app.http) {
 				if v.MessageID == fmt.Sprintf("rate%d@example.org", i) {
 					return v.State != inbox.StatePending
 				}
 			}
 			return false
-		})
+		}, waitOpts...)
 	}
 	app.sink.Wait(3, 20*time.Second)
 	time.Sleep(500 * time.Millisecond)
@@ -427,7 +428,7 @@ func TestAdminAndMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	waitFor(t, "reply metric", func() bool {
+	testwait.Until(t, "reply metric", func() bool {
 		resp, err := http.Get(app.http + "/metrics")
 		if err != nil {
 			return false
@@ -435,7 +436,7 @@ func TestAdminAndMetrics(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return strings.Contains(string(b), `mail_replies_total{kind="answer",outcome="sent"} 1`)
-	})
+	}, waitOpts...)
 	for _, p := range []string{"/healthz", "/readyz"} {
 		resp, err := http.Get(app.http + p)
 		if err != nil || resp.StatusCode != 200 {

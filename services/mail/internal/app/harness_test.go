@@ -30,6 +30,8 @@ import (
 	"github.com/agentic-app/agentic/services/mail/internal/smtptest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // The cast of the tests: two agents, their owner, an active subscriber, an
@@ -239,34 +241,15 @@ func start(t *testing.T, edit func(*Config)) running {
 	}
 	r.smtp = cfg.SMTPListener.Addr().String()
 	r.http = "http://" + cfg.HTTPListener.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	cfg.Ready = func(_, _, _ net.Addr) { close(ready) }
-	done := make(chan error, 1)
 	level := slog.LevelWarn
 	if os.Getenv("MAIL_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	go func() { done <- Run(ctx, cfg, logger) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("service did not stop")
-		}
+	servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
+		cfg.Ready = func(h, g, _ net.Addr) { ready(h, g) }
+		return Run(ctx, cfg, logger)
 	})
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("service did not start")
-	}
 	return r
 }
 
@@ -384,17 +367,7 @@ func admin(t *testing.T, base string) []inbox.MessageView {
 	return out
 }
 
-// waitFor polls cond for up to 20 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(20 * time.Second), testwait.Every(25 * time.Millisecond)}
 
 type smtpClient = smtp.Client
 

@@ -15,16 +15,18 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // invitationEvents are an invitation, its resend, a redelivery of the
 // invitation and a catalog event of another type (ignored).
 func invitationEvents(invitee string) []busEvent {
-	invite := busEvent{id: "ev-invite-" + invitee, typ: notify.TypeInvitationEmailRequested, key: agentID,
+	invite := busEvent{id: "ev-invite-" + invitee, typ: topics.CatalogSubscriberInvitationEmailRequested, key: agentID,
 		payload: &eventsv1.InvitationEmailRequested{AgentId: agentID, OwnerUid: "alice", AgentName: "Tax Helper",
 			AgentDescription: "Answers questions about\r\nyour tax return.", SubscriberId: "sub-1", Email: invitee,
 			InviterName: "Alice", OccurredAt: timestamppb.Now()}}
-	resend := busEvent{id: "ev-resend-" + invitee, typ: notify.TypeInvitationEmailRequested, key: agentID,
+	resend := busEvent{id: "ev-resend-" + invitee, typ: topics.CatalogSubscriberInvitationEmailRequested, key: agentID,
 		payload: &eventsv1.InvitationEmailRequested{AgentId: agentID, OwnerUid: "alice", AgentName: "Tax Helper",
 			SubscriberId: "sub-1", Email: invitee, InviterName: "Alice", Resend: true, OccurredAt: timestamppb.Now()}}
 	return []busEvent{
@@ -50,7 +52,7 @@ func TestInvitationEmail(t *testing.T) {
 	})
 	const invitee = "carol@example.org"
 	evs := invitationEvents(invitee)
-	produce(t, r.brokers, notify.CatalogTopic, "/agentic/catalog", evs...)
+	produce(t, r.brokers, topics.Catalog, "/agentic/catalog", evs...)
 
 	pool, err := pgxpool.New(context.Background(), r.dbURL)
 	if err != nil {
@@ -64,9 +66,9 @@ func TestInvitationEmail(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "4 distinct catalog events processed", func() bool {
+	testwait.Until(t, "4 distinct catalog events processed", func() bool {
 		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.InvitationConsumerGroup) == 4
-	})
+	}, waitOpts...)
 	r.sink.Wait(2, 20*time.Second)
 	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
 	msgs := r.sink.Messages()
@@ -118,18 +120,18 @@ func TestInvitationEmail(t *testing.T) {
 		t.Errorf("%d e-mails describe the agent, want 1 (the invitation)", described)
 	}
 	if n := count(`SELECT count(*) FROM notifications WHERE kind = $1 AND rcpt_to = $2 AND event_type = $3`,
-		notify.KindInvitation, invitee, notify.TypeInvitationEmailRequested); n != 2 {
+		notify.KindInvitation, invitee, topics.CatalogSubscriberInvitationEmailRequested); n != 2 {
 		t.Errorf("%d invitation notifications, want 2", n)
 	}
 	if n := count(`SELECT count(*) FROM parked_events`); n != 0 {
 		t.Errorf("%d events parked, want 0", n)
 	}
-	waitFor(t, "both recorded sent", func() bool {
+	testwait.Until(t, "both recorded sent", func() bool {
 		return count(`SELECT count(*) FROM notifications WHERE state = 'sent'`) == 2
-	})
+	}, waitOpts...)
 
 	// A redelivery after it was sent is still nothing.
-	produce(t, r.brokers, notify.CatalogTopic, "/agentic/catalog", evs[0])
+	produce(t, r.brokers, topics.Catalog, "/agentic/catalog", evs[0])
 	time.Sleep(1500 * time.Millisecond)
 	if n := len(r.sink.Messages()); n != 2 {
 		t.Errorf("after a redelivery the relay has %d messages, want 2", n)
@@ -159,7 +161,7 @@ func TestInvitationEmailThroughMaildev(t *testing.T) {
 	for i := range evs {
 		evs[i].id += "-maildev"
 	}
-	produce(t, r.brokers, notify.CatalogTopic, "/agentic/catalog", evs...)
+	produce(t, r.brokers, topics.Catalog, "/agentic/catalog", evs...)
 
 	type maildevEmail struct {
 		Subject string `json:"subject"`
@@ -193,7 +195,7 @@ func TestInvitationEmailThroughMaildev(t *testing.T) {
 		t.Fatalf("maildev at %s has no e-mail API", api)
 		return nil
 	}
-	waitFor(t, "two e-mails in maildev", func() bool { return len(received()) >= 2 })
+	testwait.Until(t, "two e-mails in maildev", func() bool { return len(received()) >= 2 }, waitOpts...)
 	time.Sleep(1500 * time.Millisecond)
 	got := received()
 	if len(got) != 2 {

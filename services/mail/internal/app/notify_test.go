@@ -14,6 +14,8 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 type walletEvent struct {
@@ -29,7 +31,7 @@ func produceWallet(t *testing.T, brokers []string, evs ...walletEvent) {
 	for i, ev := range evs {
 		bus[i] = busEvent{id: ev.id, typ: ev.typ, key: ev.key, payload: ev.payload}
 	}
-	produce(t, brokers, notify.WalletTopic, "/agentic/wallet", bus...)
+	produce(t, brokers, topics.Wallet, "/agentic/wallet", bus...)
 }
 
 // busEvent is one event to publish: payload as protobuf JSON, or raw bytes
@@ -87,21 +89,21 @@ func TestBillingNotifications(t *testing.T) {
 		c.ConsumerMaxWait = 100 * time.Millisecond
 	})
 	now := timestamppb.Now()
-	low := walletEvent{"ev-low", notify.TypeBalanceLow, "alice",
+	low := walletEvent{"ev-low", topics.WalletBalanceLow, "alice",
 		&eventsv1.WalletBalanceLow{Uid: "alice", AvailableMicros: 1_200_000, ThresholdMicros: 5_000_000, OccurredAt: now}}
 	produceWallet(t, r.brokers,
 		low,
-		walletEvent{"ev-80", notify.TypeSpendWarning, "erin", &eventsv1.WalletSpendWarning{Uid: "erin", Threshold: "limit_80",
+		walletEvent{"ev-80", topics.WalletSpendWarning, "erin", &eventsv1.WalletSpendWarning{Uid: "erin", Threshold: "limit_80",
 			Month: "2026-01", MonthUsageMicros: 20_100_000, MonthlyLimitMicros: 25_000_000, OccurredAt: now}},
-		walletEvent{"ev-100", notify.TypeSpendWarning, "alice", &eventsv1.WalletSpendWarning{Uid: "alice", Threshold: "limit_100",
+		walletEvent{"ev-100", topics.WalletSpendWarning, "alice", &eventsv1.WalletSpendWarning{Uid: "alice", Threshold: "limit_100",
 			Month: "2026-01", MonthUsageMicros: 25_000_000, MonthlyLimitMicros: 25_000_000, OccurredAt: now}},
-		walletEvent{"ev-declined", notify.TypeRechargeFailed, "gina", &eventsv1.WalletRechargeFailed{Uid: "gina", RechargeId: "r1",
+		walletEvent{"ev-declined", topics.WalletRechargeFailed, "gina", &eventsv1.WalletRechargeFailed{Uid: "gina", RechargeId: "r1",
 			AmountMicros: 20_000_000, FailureMessage: "Your card was declined.", ConsecutiveFailures: 1, OccurredAt: now}},
-		walletEvent{"ev-off", notify.TypeRechargeFailed, "mallory", &eventsv1.WalletRechargeFailed{Uid: "mallory", RechargeId: "r3",
+		walletEvent{"ev-off", topics.WalletRechargeFailed, "mallory", &eventsv1.WalletRechargeFailed{Uid: "mallory", RechargeId: "r3",
 			AmountMicros: 20_000_000, FailureMessage: "Your card has insufficient funds.", ConsecutiveFailures: 3,
 			AutoRechargeDisabled: true, OccurredAt: now}},
 		// Nobody to tell, nothing to tell, and a redelivery.
-		walletEvent{"ev-ghost", notify.TypeBalanceLow, "ghost", &eventsv1.WalletBalanceLow{Uid: "ghost", AvailableMicros: 1, ThresholdMicros: 5_000_000}},
+		walletEvent{"ev-ghost", topics.WalletBalanceLow, "ghost", &eventsv1.WalletBalanceLow{Uid: "ghost", AvailableMicros: 1, ThresholdMicros: 5_000_000}},
 		walletEvent{"ev-deposit", "agentic.wallet.deposit.credited.v1", "alice", &eventsv1.WalletDepositCredited{Uid: "alice", AmountMicros: 10_000_000}},
 		low,
 	)
@@ -117,7 +119,7 @@ func TestBillingNotifications(t *testing.T) {
 			`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.ConsumerGroup).Scan(&n)
 		return n
 	}
-	waitFor(t, "7 distinct wallet events processed", func() bool { return processed() == 7 })
+	testwait.Until(t, "7 distinct wallet events processed", func() bool { return processed() == 7 }, waitOpts...)
 	r.sink.Wait(5, 20*time.Second)
 	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
 	msgs := r.sink.Messages()
@@ -176,10 +178,10 @@ func TestBillingNotifications(t *testing.T) {
 	if queued != 5 {
 		t.Errorf("notifications: %d sent of %d queued, want 5", sent, queued)
 	}
-	waitFor(t, "all notifications recorded sent", func() bool {
+	testwait.Until(t, "all notifications recorded sent", func() bool {
 		_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM notifications WHERE state = 'sent'`).Scan(&sent)
 		return sent == 5
-	})
+	}, waitOpts...)
 
 	// A redelivery much later (e.g. after a rebalance) is still nothing.
 	produceWallet(t, r.brokers, low)
@@ -200,10 +202,10 @@ func TestSubscriberCapNotification(t *testing.T) {
 		c.ConsumerMaxWait = 100 * time.Millisecond
 	})
 	const usageType = "agentic.usage.interaction.recorded.v1"
-	capReached := busEvent{id: "ev-cap", typ: notify.TypeSubscriberCapReached, key: agentID,
+	capReached := busEvent{id: "ev-cap", typ: topics.UsageSubscriberCapReached, key: agentID,
 		payload: &eventsv1.SubscriberCapReached{AgentId: agentID, OwnerUid: "alice", AgentName: "Math Tutor",
 			SubscriberUid: "erin", CapMicros: 5_000_000, SpentMicros: 4_990_000, Period: "2026-01", OccurredAt: timestamppb.Now()}}
-	produce(t, r.brokers, notify.UsageTopic, "/agentic/conversations",
+	produce(t, r.brokers, topics.Usage, "/agentic/conversations",
 		busEvent{id: "ev-int-1", typ: usageType, key: agentID, payload: &eventsv1.InteractionRecorded{
 			InteractionId: "m1", AgentId: agentID, OwnerUid: "alice", AgentName: "Math Tutor", UserUid: "erin",
 			PayerUid: "alice", TotalMicros: 1_000_000}},
@@ -226,9 +228,9 @@ func TestSubscriberCapNotification(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "3 distinct usage events processed", func() bool {
+	testwait.Until(t, "3 distinct usage events processed", func() bool {
 		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.UsageConsumerGroup) == 3
-	})
+	}, waitOpts...)
 	r.sink.Wait(1, 20*time.Second)
 	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
 	msgs := r.sink.Messages()
@@ -259,7 +261,7 @@ func TestSubscriberCapNotification(t *testing.T) {
 		t.Errorf("html:\n%s", p.html)
 	}
 	if n := count(`SELECT count(*) FROM notifications WHERE event_id = 'ev-cap' AND kind = $1 AND uid = 'alice'
-		AND event_type = $2`, notify.KindSubscriberCap, notify.TypeSubscriberCapReached); n != 1 {
+		AND event_type = $2`, notify.KindSubscriberCap, topics.UsageSubscriberCapReached); n != 1 {
 		t.Errorf("%d subscriber_cap notifications for alice, want 1", n)
 	}
 	if n := count(`SELECT count(*) FROM notifications`); n != 1 {
@@ -268,12 +270,12 @@ func TestSubscriberCapNotification(t *testing.T) {
 	if n := count(`SELECT count(*) FROM parked_events`); n != 0 {
 		t.Errorf("%d events parked, want 0", n)
 	}
-	waitFor(t, "the notification recorded sent", func() bool {
+	testwait.Until(t, "the notification recorded sent", func() bool {
 		return count(`SELECT count(*) FROM notifications WHERE state = 'sent'`) == 1
-	})
+	}, waitOpts...)
 
 	// A redelivery after it was sent is still nothing.
-	produce(t, r.brokers, notify.UsageTopic, "/agentic/conversations", capReached)
+	produce(t, r.brokers, topics.Usage, "/agentic/conversations", capReached)
 	time.Sleep(1500 * time.Millisecond)
 	if n := len(r.sink.Messages()); n != 1 {
 		t.Errorf("after a redelivery the relay has %d messages, want 1", n)

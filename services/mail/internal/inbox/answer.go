@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentic-app/agentic/services/mail/internal/compose"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Defaults of AnswerConfig.
@@ -128,8 +129,8 @@ func NewAnswerWorker(cfg AnswerConfig) (*AnswerWorker, error) {
 // Run answers until ctx is cancelled.
 func (w *AnswerWorker) Run(ctx context.Context) error {
 	w.cfg.Logger.Info("answer worker started", "concurrency", w.cfg.Concurrency, "hourly_limit", w.cfg.HourlyLimit)
-	runLoop(ctx, loopConfig{name: "answer", concurrency: w.cfg.Concurrency, poll: w.cfg.Poll, wake: w.cfg.Wake,
-		grace: w.cfg.Grace, log: w.cfg.Logger},
+	worker.RunJobs(ctx, worker.JobLoop{Name: "answer", Concurrency: w.cfg.Concurrency, Poll: w.cfg.Poll, Wake: w.cfg.Wake,
+		Grace: w.cfg.Grace, Logger: w.cfg.Logger},
 		func(ctx context.Context) (Message, bool, error) { return w.cfg.Store.ClaimMessage(ctx, w.cfg.Lease) },
 		w.process)
 	return nil

@@ -7,17 +7,18 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Topic, source and types of the mail service's events (key: agent id;
 // subject: the inbound message's id).
 const (
-	Topic        = "agentic.mail.v1"
+	Topic        = topics.Mail
 	Source       = "/agentic/mail"
-	TypeReceived = "agentic.mail.message.received.v1"
-	TypeAnswered = "agentic.mail.message.answered.v1"
-	TypeRefused  = "agentic.mail.message.refused.v1"
-	TypeSent     = "agentic.mail.reply.sent.v1"
+	TypeReceived = topics.MailMessageReceived
+	TypeAnswered = topics.MailMessageAnswered
+	TypeRefused  = topics.MailMessageRefused
+	TypeSent     = topics.MailReplySent
 )
 
 func event(typ, agentID, messageID string, payload events.Event) events.Event {

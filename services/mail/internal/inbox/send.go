@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Relay hands a message to the outgoing SMTP relay (relay.Client).
@@ -132,8 +133,8 @@ func (w *SendWorker) Run(ctx context.Context) error {
 	if w.sampleDepth {
 		go w.sample(ctx)
 	}
-	runLoop(ctx, loopConfig{name: w.cfg.Name, concurrency: w.cfg.Concurrency, poll: w.cfg.Poll, wake: w.cfg.Wake,
-		grace: w.cfg.Grace, log: w.cfg.Logger},
+	worker.RunJobs(ctx, worker.JobLoop{Name: w.cfg.Name, Concurrency: w.cfg.Concurrency, Poll: w.cfg.Poll, Wake: w.cfg.Wake,
+		Grace: w.cfg.Grace, Logger: w.cfg.Logger},
 		func(ctx context.Context) (Reply, bool, error) { return w.cfg.Queue.Claim(ctx, w.cfg.Lease) },
 		func(ctx context.Context, r Reply) {
 			w.replies.WithLabelValues(w.send(ctx, r), r.Kind).Inc()
@@ -142,19 +143,12 @@ func (w *SendWorker) Run(ctx context.Context) error {
 }
 
 func (w *SendWorker) sample(ctx context.Context) {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, 5*time.Second, func(ctx context.Context) {
 		if m, r, err := w.cfg.Store.Depth(ctx); err == nil {
 			w.depth.WithLabelValues("answers").Set(float64(m))
 			w.depth.WithLabelValues("replies").Set(float64(r))
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 func (w *SendWorker) send(ctx context.Context, r Reply) string {

@@ -30,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Defaults (MAIL_INFLOW_BACKLOG, MAIL_INFLOW_MAX_WAIT).
@@ -210,16 +211,8 @@ func (g *Gate) Run(ctx context.Context) error {
 		return nil
 	}
 	defer g.stopOnce.Do(func() { close(g.stopped) })
-	t := time.NewTicker(g.cfg.Refresh)
-	defer t.Stop()
-	for {
-		g.refresh(ctx)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	worker.Every(ctx, g.cfg.Refresh, g.refresh)
+	return nil
 }
 
 func (g *Gate) refresh(ctx context.Context) {

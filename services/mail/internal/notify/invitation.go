@@ -15,6 +15,7 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Invitation e-mails (issue 29 item 7): the catalog's
@@ -23,12 +24,9 @@ import (
 // invitee: who invited them, to which agent, and a link that signs them in
 // and opens Shared with me.
 const (
-	// CatalogTopic is the catalog's topic; only InvitationEmailRequested is
-	// read from it, every other type is ignored.
-	CatalogTopic                 = "agentic.catalog.v1"
-	TypeInvitationEmailRequested = "agentic.catalog.subscriber.invitation_email_requested.v1"
 	// InvitationConsumerGroup is the mail service's group on the catalog
-	// topic (its own: the invitations' lag shows apart).
+	// topic (its own: the invitations' lag shows apart); only
+	// InvitationEmailRequested is read from it, every other type is ignored.
 	InvitationConsumerGroup = "mail-invitations"
 	// KindInvitation is the notifications.kind of an invitation e-mail.
 	KindInvitation = "invitation"
@@ -60,7 +58,7 @@ func InvitationHandler(cfg Config) (events.Handler, error) {
 // handleInvitation handles one event of the catalog topic. Anything but
 // InvitationEmailRequested returns at once: no decoding, no I/O.
 func (h *handler) handleInvitation(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-	if ev.Type != TypeInvitationEmailRequested {
+	if ev.Type != topics.CatalogSubscriberInvitationEmailRequested {
 		return nil // agents created, subscribers activated, …: nothing to send
 	}
 	log := h.cfg.Logger.With("event_id", ev.ID, "event_type", ev.Type)

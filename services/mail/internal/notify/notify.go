@@ -25,26 +25,20 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/inbox"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
-// The wallet's topic and the event types notified (see wallet_events.proto).
 const (
-	WalletTopic        = "agentic.wallet.v1"
-	TypeSpendWarning   = "agentic.wallet.spend.warning.v1"
-	TypeBalanceLow     = "agentic.wallet.balance.low.v1"
-	TypeRechargeFailed = "agentic.wallet.recharge.failed.v1"
-
-	// ConsumerGroup is the mail service's own group on the wallet topic.
+	// ConsumerGroup is the mail service's own group on the wallet topic
+	// (Handler: spend warnings, low balances and failed recharges are
+	// notified, see wallet_events.proto).
 	ConsumerGroup = "mail-notifications"
 
-	// The conversations service's usage topic and the one type of it
-	// notified (see usage_events.proto); every other type on it (chiefly
-	// InteractionRecorded, one per answer) is ignored.
-	UsageTopic               = "agentic.usage.v1"
-	TypeSubscriberCapReached = "agentic.usage.subscriber_cap.reached.v1"
 	// UsageConsumerGroup is the mail service's group on the usage topic: a
 	// group of its own, so a burst of answers (InteractionRecorded) never
 	// delays the wallet's notifications, and each stream's lag shows apart.
+	// Only SubscriberCapReached is notified (UsageHandler, see
+	// usage_events.proto); every other type on the topic is ignored.
 	UsageConsumerGroup = "mail-usage"
 
 	// DefaultFrom is the sender when MAIL_NOTIFY_FROM is not set.
@@ -147,11 +141,11 @@ func (h *handler) handle(ctx context.Context, tx pgx.Tx, ev events.Received) err
 	log := h.cfg.Logger.With("event_id", ev.ID, "event_type", ev.Type)
 	var msg proto.Message
 	switch ev.Type {
-	case TypeSpendWarning:
+	case topics.WalletSpendWarning:
 		msg = &eventsv1.WalletSpendWarning{}
-	case TypeBalanceLow:
+	case topics.WalletBalanceLow:
 		msg = &eventsv1.WalletBalanceLow{}
-	case TypeRechargeFailed:
+	case topics.WalletRechargeFailed:
 		msg = &eventsv1.WalletRechargeFailed{}
 	default:
 		return nil // deposits, charges, …: nothing to tell
@@ -179,7 +173,7 @@ func (h *handler) handle(ctx context.Context, tx pgx.Tx, ev events.Received) err
 // handleUsage handles one event of the usage topic. Anything but
 // SubscriberCapReached returns at once: no decoding, no I/O.
 func (h *handler) handleUsage(ctx context.Context, tx pgx.Tx, ev events.Received) error {
-	if ev.Type != TypeSubscriberCapReached {
+	if ev.Type != topics.UsageSubscriberCapReached {
 		return nil // interactions recorded, …: nothing to tell
 	}
 	log := h.cfg.Logger.With("event_id", ev.ID, "event_type", ev.Type)

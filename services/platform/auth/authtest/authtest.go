@@ -1,4 +1,5 @@
-// Package authtest helps services test which of their HTTP routes check ID
+// Package authtest stands in for Firebase in the services' tests: verifiers
+// that accept made-up ID tokens, and a check of which HTTP routes check
 // token revocation (auth.RequireFresh).
 package authtest
 
@@ -17,6 +18,40 @@ import (
 
 	"github.com/agentic-app/agentic/services/platform/auth"
 )
+
+// Tokens accepts "token-<uid>" as uid's ID token with the unverified e-mail
+// <uid>@example.com, and "token-<uid>~<email>[~verified]" with that e-mail,
+// verified when so marked (Firebase email_verified); it refuses any other
+// token. The claims expire in an hour so that an auth.CachingVerifier (the
+// services' Config.Verifier is wrapped in one) keeps them.
+var Tokens = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
+	rest, ok := strings.CutPrefix(raw, "token-")
+	if !ok {
+		return auth.Claims{}, auth.ErrInvalidToken
+	}
+	parts := strings.Split(rest, "~")
+	c := auth.Claims{UID: parts[0], Email: parts[0] + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}
+	for _, p := range parts[1:] {
+		if p == "verified" {
+			c.EmailVerified = true
+		} else {
+			c.Email = p
+		}
+	}
+	return c, nil
+})
+
+// TokenIsUID accepts every token as the ID token of the uid it spells, for
+// tests of handlers and middleware that only need a caller.
+var TokenIsUID = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
+	return auth.Claims{UID: raw, ExpiresAt: time.Now().Add(time.Hour)}, nil
+})
+
+// Refuse refuses every token, for tests that register routes without
+// calling them as a user.
+var Refuse = auth.VerifierFunc(func(context.Context, string) (auth.Claims, error) {
+	return auth.Claims{}, auth.ErrInvalidToken
+})
 
 // RevokedVerifier accepts every token as uid's (plain check, as a token
 // cache would) but refuses it when asked to check revocation: the token of a

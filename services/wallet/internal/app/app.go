@@ -5,18 +5,21 @@ package app
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net"
 	"time"
 
+	"google.golang.org/grpc"
+
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
 	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
-	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
-	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/ratelimit"
 	"github.com/agentic-app/agentic/services/platform/server"
+	"github.com/agentic-app/agentic/services/platform/service"
 	"github.com/agentic-app/agentic/services/wallet/internal/cache"
 	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
 	"github.com/agentic-app/agentic/services/wallet/internal/stripeapi"
@@ -81,6 +84,9 @@ type Config struct {
 	RelayPollInterval time.Duration
 	// ConsumerMaxWait overrides the catalog consumer's fetch wait (tests).
 	ConsumerMaxWait time.Duration
+	// RateLimitNow overrides the clock of the checkout limit's windows
+	// (tests: an instant that stays in one window).
+	RateLimitNow func() time.Time
 }
 
 // LoadConfig reads the configuration from the environment.
@@ -103,103 +109,63 @@ func LoadConfig() (Config, error) {
 		AppBaseURL:           l.String("APP_BASE_URL", "http://localhost:8080"),
 		CheckoutRateLimit:    l.Int("CHECKOUT_RATE_LIMIT", 5),
 		CheckoutRateWindow:   l.Duration("CHECKOUT_RATE_WINDOW", time.Minute),
-		HoldSweepInterval:    l.Duration("HOLD_SWEEP_INTERVAL", 15*time.Second),
-		AgentFeeInterval:     l.Duration("AGENT_FEE_INTERVAL", time.Minute),
-		RechargeInterval:     l.Duration("RECHARGE_INTERVAL", 30*time.Second),
-		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", 15*time.Minute),
-		ReconcileInterval:    l.Duration("RECONCILE_INTERVAL", 10*time.Minute),
-		ReconcileLookback:    l.Duration("RECONCILE_LOOKBACK", 72*time.Hour),
+		HoldSweepInterval:    l.Duration("HOLD_SWEEP_INTERVAL", wallet.DefaultHoldSweepInterval),
+		AgentFeeInterval:     l.Duration("AGENT_FEE_INTERVAL", wallet.DefaultAgentFeeInterval),
+		RechargeInterval:     l.Duration("RECHARGE_INTERVAL", wallet.DefaultRechargeInterval),
+		RechargeRetryAfter:   l.Duration("RECHARGE_RETRY_AFTER", wallet.DefaultRechargeRetryAfter),
+		ReconcileInterval:    l.Duration("RECONCILE_INTERVAL", wallet.DefaultReconcileInterval),
+		ReconcileLookback:    l.Duration("RECONCILE_LOOKBACK", wallet.DefaultReconcileLookback),
 		EarningsHold:         l.Duration("EARNINGS_HOLD", wallet.DefaultEarningsHold),
-		EarningsInterval:     l.Duration("EARNINGS_INTERVAL", 15*time.Second),
+		EarningsInterval:     l.Duration("EARNINGS_INTERVAL", wallet.DefaultEarningsInterval),
 	}
+	// Production without the Stripe secrets (DevString) or with emulator mode
+	// is refused, naming every offending variable.
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	// Production without the Stripe secrets (or with emulator mode) stops here,
-	// naming every offending variable.
-	if err := l.Err(); err != nil {
-		return c, err
-	}
 	if c.ReconcileInterval <= 0 || c.ReconcileLookback <= 0 {
-		return c, fmt.Errorf("RECONCILE_INTERVAL and RECONCILE_LOOKBACK must be greater than 0")
+		l.Check(errors.New("RECONCILE_INTERVAL and RECONCILE_LOOKBACK must be greater than 0"))
 	}
 	if c.RechargeInterval <= 0 || c.RechargeRetryAfter < 0 {
-		return c, fmt.Errorf("RECHARGE_INTERVAL must be > 0 and RECHARGE_RETRY_AFTER >= 0")
+		l.Check(errors.New("RECHARGE_INTERVAL must be > 0 and RECHARGE_RETRY_AFTER >= 0"))
 	}
 	if c.EarningsHold < 0 || c.EarningsInterval <= 0 {
-		return c, fmt.Errorf("EARNINGS_HOLD must be >= 0 and EARNINGS_INTERVAL > 0")
+		l.Check(errors.New("EARNINGS_HOLD must be >= 0 and EARNINGS_INTERVAL > 0"))
 	}
 	if c.AgentFeeInterval <= 0 {
-		return c, fmt.Errorf("AGENT_FEE_INTERVAL: must be greater than 0")
+		l.Check(errors.New("AGENT_FEE_INTERVAL: must be greater than 0"))
 	}
 	if c.HoldSweepInterval <= 0 {
-		return c, fmt.Errorf("HOLD_SWEEP_INTERVAL: must be greater than 0")
+		l.Check(errors.New("HOLD_SWEEP_INTERVAL: must be greater than 0"))
 	}
 	if c.CheckoutRateLimit < 1 {
-		return c, fmt.Errorf("CHECKOUT_RATE_LIMIT: must be at least 1")
+		l.Check(errors.New("CHECKOUT_RATE_LIMIT: must be at least 1"))
 	}
-	if c.StripeWebhookSecret == "" || c.StripeSecretKey == "" {
-		return c, fmt.Errorf("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must not be empty")
+	if c.CheckoutRateWindow <= 0 {
+		l.Check(errors.New("CHECKOUT_RATE_WINDOW: must be greater than 0"))
 	}
-	grpcTLS, tlsErr := server.LoadGRPCTLS()
-	c.GRPCTLS = grpcTLS
-	if tlsErr != nil {
-		return c, tlsErr
-	}
+	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	stopTracing, err := observability.StartTracing(ctx, ServiceName)
-	if err != nil {
-		return fmt.Errorf("tracing: %w", err)
-	}
-	defer stopTracing()
-	reg := observability.NewRegistry()
-	// Internal gRPC: mutual TLS and per-method authorization (grpcpolicy.go).
-	grpcSec, err := server.NewGRPCSecurity(cfg.GRPCTLS, ServiceName, logger, reg)
+	s, err := service.Start(ctx, ServiceName, service.Config{
+		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: wallet.Migrations,
+		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
+		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
+		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
+		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
+		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+	}, logger)
 	if err != nil {
 		return err
 	}
-
-	// Database: create (local only), connect with retry, migrate.
-	pool, err := database.Open(ctx, database.OpenConfig{
-		URL: cfg.DatabaseURL, Create: cfg.DatabaseCreate, Logger: logger, Registerer: reg,
-		Migrations: wallet.Migrations,
-		Extra:      []database.MigrateFunc{events.Migrate, events.MigrateConsumer},
-	})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-
-	verifier, err := auth.NewVerifier(ctx, cfg.Verifier, cfg.FirebaseProjectID, logger)
-	if err != nil {
-		return err
-	}
-
-	relay, err := events.NewRelay(events.RelayConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, Logger: logger, Registerer: reg,
-		PollInterval: cfg.RelayPollInterval,
-	})
-	if err != nil {
-		return err
-	}
-	defer relay.Close()
-
-	purger, err := events.NewPurgerFromEnv(pool, logger, reg) // retention of outbox rows and processed ids
-	if err != nil {
-		return err
-	}
+	defer s.Close()
+	logger, reg := s.Logger, s.Registry
 
 	// Agents' owner, name and status for the monthly fee (inactive: no renewal).
-	catalogConsumer, err := events.NewConsumer(events.ConsumerConfig{
-		Pool: pool, Brokers: cfg.KafkaBrokers, GroupID: wallet.CatalogConsumerGroup, Topics: []string{wallet.CatalogTopic},
-		Handler: wallet.CatalogEventHandler(), MaxWait: cfg.ConsumerMaxWait, Logger: logger, Registerer: reg,
-	})
-	if err != nil {
+	if err := s.Consume("catalog-events", events.ConsumerConfig{
+		GroupID: wallet.CatalogConsumerGroup, Topics: []string{topics.Catalog}, Handler: wallet.CatalogEventHandler(),
+	}); err != nil {
 		return err
 	}
 
@@ -212,7 +178,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		APIBase: cfg.StripeAPIBase, SecretKey: cfg.StripeSecretKey,
 		PublishableKey: cfg.StripePublishableKey, WebhookSecret: cfg.StripeWebhookSecret,
 	})
-	store := wallet.NewPostgresStore(pool).SetEarningsHold(cfg.EarningsHold)
+	store := wallet.NewPostgresStore(s.Pool).SetEarningsHold(cfg.EarningsHold)
 	walletCache := cache.New(rdb, logger, reg)
 	defer func() {
 		// Before the Redis client closes: the last writes' invalidations
@@ -228,97 +194,70 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	payouts := wallet.NewPayouts(store, payments, walletCache, wallet.PayoutsConfig{AppBaseURL: cfg.AppBaseURL, Logger: logger})
 	svc := wallet.NewService(store,
 		walletCache,
-		cache.NewLimiter(rdb, "checkout", cfg.CheckoutRateLimit, cfg.CheckoutRateWindow, logger, reg),
+		newCheckoutLimit(rdb, walletCache, cfg, logger, reg), // quotas.go
 		payments,
 		wallet.Config{AppBaseURL: cfg.AppBaseURL, Logger: logger, Registerer: reg,
 			RechargeRetryAfter: cfg.RechargeRetryAfter, RechargeRetryAfterSet: true, ReconcileLookback: cfg.ReconcileLookback,
 			Payouts: payouts})
 	set := endpoints.New(svc, logger, reg)
 	set.AddPayouts(payouts, logger, reg)
-	sweepInterval := cfg.HoldSweepInterval
-	if sweepInterval <= 0 {
-		sweepInterval = 15 * time.Second
-	}
-	feeInterval := cfg.AgentFeeInterval
-	if feeInterval <= 0 {
-		feeInterval = time.Minute
-	}
-	rechargeInterval := cfg.RechargeInterval
-	if rechargeInterval <= 0 {
-		rechargeInterval = 30 * time.Second
-	}
-	earningsInterval := cfg.EarningsInterval
-	if earningsInterval <= 0 {
-		earningsInterval = 15 * time.Second
-	}
-	reconcileInterval := cfg.ReconcileInterval
-	if reconcileInterval <= 0 {
-		reconcileInterval = 10 * time.Minute
-	}
+	// A Config built by hand (tests) may leave the intervals zero.
+	sweepInterval := orDefault(cfg.HoldSweepInterval, wallet.DefaultHoldSweepInterval)
+	feeInterval := orDefault(cfg.AgentFeeInterval, wallet.DefaultAgentFeeInterval)
+	rechargeInterval := orDefault(cfg.RechargeInterval, wallet.DefaultRechargeInterval)
+	earningsInterval := orDefault(cfg.EarningsInterval, wallet.DefaultEarningsInterval)
+	reconcileInterval := orDefault(cfg.ReconcileInterval, wallet.DefaultReconcileInterval)
 	logger.Info("wallet configured", "stripe_api_base", cfg.StripeAPIBase, "app_base_url", cfg.AppBaseURL,
 		"hold_sweep_interval", sweepInterval.String(), "agent_fee_interval", feeInterval.String(),
 		"earnings_hold", cfg.EarningsHold.String())
 
 	// Redis is not a readiness check: the wallet serves from PostgreSQL without it.
-	mux := server.NewMux(reg,
-		server.Check{Name: "database", Fn: database.Check(pool)},
-		server.Check{Name: "kafka", Fn: relay.Check, Optional: true},
-	)
-	transport.RegisterHTTP(mux, set, verifier, logger)
+	transport.RegisterHTTP(s.Mux, set, s.Verifier, logger)
 	// Per-user quotas in Redis (quotas.go).
-	api, err := withQuotas(mux, rdb, verifier, logger, reg)
+	rules, err := quotaRules()
 	if err != nil {
 		return err
 	}
+	api := ratelimit.GuardMux(s.Mux, rdb, rules, s.Verifier, ratelimit.Options{Service: ServiceName, Logger: logger, Registerer: reg})
 
-	grpcSrv, health := server.NewGRPCServer(logger, grpcSec.ServerOptions(GRPCPolicy(cfg.GRPCTLS.Development))...)
-	walletv1.RegisterWalletServiceServer(grpcSrv, transport.NewGRPCServer(set))
-
-	workers := []server.Worker{
-		{Name: "outbox-relay", Run: relay.Run},
-		{Name: "events-purger", Run: purger.Run},
-		// Every replica sweeps; they take different holds (SKIP LOCKED).
-		{Name: "hold-sweeper", Run: func(ctx context.Context) error {
-			return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
-		}},
-		{Name: "catalog-events", Run: catalogConsumer.Run},
-		// Every replica matures earnings; they take different creators
-		// (SKIP LOCKED). Reads, transfers and payouts also mature the
-		// caller's due earnings first, so the ticker is never a wait.
-		{Name: "earnings-maturation", Run: func(ctx context.Context) error {
-			return wallet.RunEvery(ctx, "earnings maturation", earningsInterval, logger, svc.MatureEarnings)
-		}},
-		// Every replica renews; they take different agents (SKIP LOCKED) and
-		// a period can be charged only once (agent_fee_periods' key).
-		{Name: "agent-fee-scheduler", Run: func(ctx context.Context) error {
-			return wallet.RunEvery(ctx, "agent fee renewal", feeInterval, logger, svc.RenewAgentFees)
-		}},
-		// Creates the PaymentIntents of auto-recharges (woken by the debit
-		// that starts one; the ticker picks up what a crash left pending).
-		{Name: "recharger", Run: func(ctx context.Context) error { return svc.RunRecharger(ctx, rechargeInterval) }},
-		// Repeats the Transfer of payouts saved but never sent or sent with an
-		// unknown outcome (same Idempotency-Key; replicas claim different
-		// payouts, SKIP LOCKED).
-		{Name: "payout-reconciler", Run: func(ctx context.Context) error {
-			return wallet.RunEvery(ctx, "payout reconciliation", wallet.PayoutReconcileInterval, logger, payouts.ReconcilePayouts)
-		}},
-		// A missed webhook is never lost for good (idempotent with the
-		// webhook path, so replicas may overlap).
-		{Name: "stripe-reconciliation", Run: func(ctx context.Context) error {
-			return wallet.RunEvery(ctx, "stripe reconciliation", reconcileInterval, logger, svc.Reconcile)
-		}},
-	}
-	return server.Run(ctx, server.RunConfig{
-		Logger:          logger,
-		HTTPAddr:        cfg.HTTPAddr,
-		HTTPListener:    cfg.HTTPListener,
-		HTTPHandler:     server.Middleware(api, ServiceName, logger, reg),
-		GRPCAddr:        cfg.GRPCAddr,
-		GRPCListener:    cfg.GRPCListener,
-		GRPCServer:      grpcSrv,
-		GRPCHealth:      health,
-		Workers:         workers,
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		Ready:           cfg.Ready,
+	// Every replica sweeps; they take different holds (SKIP LOCKED).
+	s.AddWorker("hold-sweeper", func(ctx context.Context) error {
+		return wallet.RunHoldSweeper(ctx, svc, sweepInterval, logger)
 	})
+	// Every replica matures earnings; they take different creators
+	// (SKIP LOCKED). Reads, transfers and payouts also mature the
+	// caller's due earnings first, so the ticker is never a wait.
+	s.AddWorker("earnings-maturation", func(ctx context.Context) error {
+		return wallet.RunEvery(ctx, "earnings maturation", earningsInterval, logger, svc.MatureEarnings)
+	})
+	// Every replica renews; they take different agents (SKIP LOCKED) and
+	// a period can be charged only once (agent_fee_periods' key).
+	s.AddWorker("agent-fee-scheduler", func(ctx context.Context) error {
+		return wallet.RunEvery(ctx, "agent fee renewal", feeInterval, logger, svc.RenewAgentFees)
+	})
+	// Creates the PaymentIntents of auto-recharges (woken by the debit
+	// that starts one; the ticker picks up what a crash left pending).
+	s.AddWorker("recharger", func(ctx context.Context) error { return svc.RunRecharger(ctx, rechargeInterval) })
+	// Repeats the Transfer of payouts saved but never sent or sent with an
+	// unknown outcome (same Idempotency-Key; replicas claim different
+	// payouts, SKIP LOCKED).
+	s.AddWorker("payout-reconciler", func(ctx context.Context) error {
+		return wallet.RunEvery(ctx, "payout reconciliation", wallet.PayoutReconcileInterval, logger, payouts.ReconcilePayouts)
+	})
+	// A missed webhook is never lost for good (idempotent with the
+	// webhook path, so replicas may overlap).
+	s.AddWorker("stripe-reconciliation", func(ctx context.Context) error {
+		return wallet.RunEvery(ctx, "stripe reconciliation", reconcileInterval, logger, svc.Reconcile)
+	})
+	return s.Serve(ctx, api, GRPCPolicy(cfg.GRPCTLS.Development), func(g *grpc.Server) {
+		walletv1.RegisterWalletServiceServer(g, transport.NewGRPCServer(set))
+	})
+}
+
+// orDefault is d, or def where d is not a positive duration.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }

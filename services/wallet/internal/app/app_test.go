@@ -22,24 +22,16 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
-	"github.com/agentic-app/agentic/services/platform/auth"
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
 	"github.com/agentic-app/agentic/services/wallet/internal/stripesim"
 	"github.com/agentic-app/agentic/services/wallet/internal/wallet"
 )
 
 const webhookSecret = "whsec_test_secret"
-
-// testVerifier accepts "token-<uid>".
-var testVerifier = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	uid, ok := strings.CutPrefix(raw, "token-")
-	if !ok {
-		return auth.Claims{}, auth.ErrInvalidToken
-	}
-	return auth.Claims{UID: uid, Email: uid + "@example.com", ExpiresAt: time.Now().Add(time.Hour)}, nil
-})
 
 type running struct {
 	http    string
@@ -73,41 +65,22 @@ func start(t testing.TB, redis string, opts ...func(*Config)) running {
 	}))
 	t.Cleanup(simSrv.Close)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan [2]net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
+	started := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
 		cfg := Config{
 			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
 			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: testVerifier, RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
+			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens, RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
 			RedisURL: redis, StripeAPIBase: simSrv.URL, StripeSecretKey: "sk_test_x", StripePublishableKey: "pk_test_x",
 			StripeWebhookSecret: webhookSecret, AppBaseURL: "http://localhost:8080",
 			CheckoutRateLimit: 5, CheckoutRateWindow: time.Minute,
-			Ready: func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
+			Ready: ready,
 		}
 		for _, o := range opts {
 			o(&cfg)
 		}
-		done <- Run(ctx, cfg, nil)
-	}()
-	var addrs [2]net.Addr
-	select {
-	case addrs = <-ready:
-	case err := <-done:
-		t.Fatalf("app exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("app did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("app did not shut down")
-		}
+		return Run(ctx, cfg, nil)
 	})
-	app := "http://" + addrs[0].String()
+	app := started.HTTP
 	sim := stripesim.New(stripesim.Config{
 		PublicURL: simSrv.URL, WebhookURL: app + "/api/stripe/webhook", WebhookSecret: webhookSecret,
 		SecretKey: "sk_test_x", RetryDelays: []time.Duration{},
@@ -120,7 +93,7 @@ func start(t testing.TB, redis string, opts ...func(*Config)) running {
 		simH = h
 		mu.Unlock()
 	}
-	return running{http: app, grpc: addrs[1].String(), dbURL: dbURL, brokers: brokers, sim: sim, simURL: simSrv.URL, setSim: setSim}
+	return running{http: app, grpc: started.GRPC, dbURL: dbURL, brokers: brokers, sim: sim, simURL: simSrv.URL, setSim: setSim}
 }
 
 func call(t *testing.T, method, url, token, body string, hdr ...string) (int, map[string]any) {
@@ -369,7 +342,9 @@ func TestCheckoutPayAndWebhooks(t *testing.T) {
 }
 
 func TestCheckoutValidationAndRateLimit(t *testing.T) {
-	app := start(t, redisURL())
+	// The checkout limit's window does not end mid-test.
+	mid := time.Now().Truncate(time.Minute).Add(30 * time.Second)
+	app := start(t, redisURL(), func(c *Config) { c.RateLimitNow = func() time.Time { return mid } })
 	uid := uniq("bob")
 	url := app.http + "/api/stripe/create-checkout-session"
 	for _, body := range []string{

@@ -81,3 +81,17 @@ func TestLoadConfigInvalidAppEnv(t *testing.T) {
 		t.Fatalf("APP_ENV=dev: %v", err)
 	}
 }
+
+// A checkout limit needs a window: zero or less is refused at start, not
+// found out at the first checkout.
+func TestLoadConfigRefusesAnEmptyCheckoutWindow(t *testing.T) {
+	for _, w := range []string{"0s", "-1m"} {
+		clearStripeEnv(t)
+		t.Setenv("APP_ENV", "development")
+		t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
+		t.Setenv("CHECKOUT_RATE_WINDOW", w)
+		if _, err := LoadConfig(); err == nil || !strings.Contains(err.Error(), "CHECKOUT_RATE_WINDOW") {
+			t.Errorf("CHECKOUT_RATE_WINDOW=%s: %v", w, err)
+		}
+	}
+}

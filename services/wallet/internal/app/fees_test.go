@@ -15,7 +15,8 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
 	"github.com/agentic-app/agentic/services/platform/database"
-	"github.com/agentic-app/agentic/services/wallet/internal/wallet"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // publish sends a CloudEvent (binary mode) like the platform's outbox relay.
@@ -46,16 +47,7 @@ func agentFees(t *testing.T, app running, uid string) []any {
 	return body["data"].([]any)
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var waitOpts = []testwait.Option{testwait.Timeout(20 * time.Second), testwait.Every(50 * time.Millisecond)}
 
 // TestAgentFeesInTheService: the first answer of an agent charges its fee
 // (GET /api/user/agent-fees shows it paid); the scheduler in the running
@@ -107,10 +99,10 @@ func TestAgentFeesInTheService(t *testing.T) {
 		paid_until = now() - interval '1 day', last_used_at = now() - interval '2 days' WHERE agent_id = $1`, agent); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the scheduler to pause the agent", func() bool {
+	testwait.Until(t, "the scheduler to pause the agent", func() bool {
 		fees := agentFees(t, app, uid)
 		return len(fees) == 1 && fees[0].(map[string]any)["status"] == "paused"
-	})
+	}, waitOpts...)
 	_, err = c.Reserve(ctx, &walletv1.ReserveRequest{Uid: uid, AmountMicros: 1_000, IdempotencyKey: "q2", Metadata: meta})
 	if status.Code(err) != codes.FailedPrecondition || reason(err) != "agent_paused" {
 		t.Fatalf("paused agent: %v (%s)", err, reason(err))
@@ -119,13 +111,13 @@ func TestAgentFeesInTheService(t *testing.T) {
 	// The owner sets the agent inactive: no pause, no renewal.
 	payload, _ := protojson.Marshal(&eventsv1.AgentStatusChanged{AgentId: agent, OwnerUid: uid, Name: "Math Tutor",
 		OldStatus: "active", NewStatus: "inactive", OccurredAt: timestamppb.Now()})
-	publish(t, app.brokers, wallet.CatalogTopic, agent, uniq("evt"), wallet.TypeAgentStatusChanged, payload)
-	eventually(t, "the catalog event to apply", func() bool {
+	publish(t, app.brokers, topics.Catalog, agent, uniq("evt"), topics.CatalogAgentStatusChanged, payload)
+	testwait.Until(t, "the catalog event to apply", func() bool {
 		var st string
 		var paused bool
 		_ = pool.QueryRow(ctx, `SELECT status, paused FROM agent_billing WHERE agent_id = $1`, agent).Scan(&st, &paused)
 		return st == "inactive" && !paused
-	})
+	}, waitOpts...)
 	if fees := agentFees(t, app, uid); len(fees) != 0 {
 		t.Fatalf("inactive agent listed: %v", fees)
 	}

@@ -1,22 +1,20 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/openapi"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
+	"github.com/agentic-app/agentic/services/platform/ratelimit/ratelimittest"
 	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
 	"github.com/agentic-app/agentic/services/wallet/internal/transport"
 )
@@ -29,21 +27,19 @@ func quotaMux(t *testing.T) *http.ServeMux {
 	var set endpoints.Set
 	authtest.StubEndpoints(&set)
 	mux := http.NewServeMux()
-	transport.RegisterHTTP(mux, set, quotaTokenIsUID, nil)
+	transport.RegisterHTTP(mux, set, authtest.TokenIsUID, nil)
 	return mux
 }
 
-var quotaTokenIsUID = auth.VerifierFunc(func(_ context.Context, raw string) (auth.Claims, error) {
-	return auth.Claims{UID: raw}, nil
-})
-
-func quotaDo(h http.Handler, method, path, uid string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, path, strings.NewReader(`{}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+uid)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+// quotaGuard is the service's quota table in front of quotaMux, as Run
+// puts it.
+func quotaGuard(t *testing.T, rdb redis.Scripter) http.Handler {
+	t.Helper()
+	rules, err := quotaRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ratelimit.GuardMux(quotaMux(t), rdb, rules, authtest.TokenIsUID, ratelimit.Options{Service: ServiceName})
 }
 
 // Every rule names a route the wallet registers (a typo would silently
@@ -53,56 +49,29 @@ func TestQuotaRulesNameRegisteredRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := quotaMux(t)
-	for pattern, rule := range rules {
-		method, path, _ := strings.Cut(pattern, " ")
-		req := httptest.NewRequest(method, path, nil)
-		if _, got := mux.Handler(req); got != pattern {
-			t.Errorf("rule %q: the wallet routes %s %s to %q", pattern, method, path, got)
-		}
-		if want := ratelimit.FailOpen; method != http.MethodGet {
-			want = ratelimit.FailClosed
-			if rule.Mode != want {
-				t.Errorf("money route %q: mode %v, want fail closed", pattern, rule.Mode)
-			}
-		} else if rule.Mode != want {
-			t.Errorf("read %q: mode %v, want fail open", pattern, rule.Mode)
-		}
-	}
-	for _, p := range []string{"POST " + transport.PathCheckout, "POST " + transport.PathSetupSession, "PUT " + transport.PathBillingSettings} {
-		if _, ok := rules[p]; !ok {
-			t.Errorf("money route %q has no quota", p)
-		}
-	}
+	ratelimittest.CheckRules(t, rules, quotaMux(t), "POST "+transport.PathCheckout, "POST "+transport.PathSetupSession, "PUT "+transport.PathBillingSettings)
 }
 
 // With real Redis: user A's third checkout in a minute is refused (429,
 // Retry-After), user B's are not; money routes do not share a counter.
 func TestCheckoutQuotaPerUser(t *testing.T) {
 	t.Setenv("RATE_LIMIT_MONEY", "2/1m")
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-	t.Cleanup(func() { _ = rdb.Close() })
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("redis: %v", err)
-	}
-	h, err := withQuotas(quotaMux(t), rdb, quotaTokenIsUID, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rdb := ratelimittest.Redis(t)
+	h := quotaGuard(t, rdb)
 	a, b := "quota-a-"+time.Now().Format("150405.000000"), "quota-b-"+time.Now().Format("150405.000000")
 	for i := range 2 {
-		if rec := quotaDo(h, "POST", transport.PathCheckout, a); rec.Code == http.StatusTooManyRequests || rec.Code == http.StatusServiceUnavailable {
+		if rec := ratelimittest.Do(h, "POST", transport.PathCheckout, a); rec.Code == http.StatusTooManyRequests || rec.Code == http.StatusServiceUnavailable {
 			t.Fatalf("A's checkout %d refused: %d", i+1, rec.Code)
 		}
 	}
-	rec := quotaDo(h, "POST", transport.PathCheckout, a)
+	rec := ratelimittest.Do(h, "POST", transport.PathCheckout, a)
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
 		t.Fatalf("A's third checkout: %d Retry-After %q, want 429 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	if rec := quotaDo(h, "POST", transport.PathCheckout, b); rec.Code == http.StatusTooManyRequests {
+	if rec := ratelimittest.Do(h, "POST", transport.PathCheckout, b); rec.Code == http.StatusTooManyRequests {
 		t.Fatal("B limited by A's checkouts")
 	}
-	if rec := quotaDo(h, "PUT", transport.PathBillingSettings, a); rec.Code == http.StatusTooManyRequests {
+	if rec := ratelimittest.Do(h, "PUT", transport.PathBillingSettings, a); rec.Code == http.StatusTooManyRequests {
 		t.Fatal("billing settings share the checkout counter")
 	}
 }
@@ -118,18 +87,15 @@ func TestQuotasWithRedisDown(t *testing.T) {
 	_ = ln.Close()
 	rdb := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	h, err := withQuotas(quotaMux(t), rdb, quotaTokenIsUID, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := quotaGuard(t, rdb)
 	for _, r := range []struct{ method, path string }{
 		{"POST", transport.PathCheckout}, {"POST", transport.PathSetupSession}, {"PUT", transport.PathBillingSettings},
 	} {
-		if rec := quotaDo(h, r.method, r.path, "u1"); rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"unavailable"`) {
+		if rec := ratelimittest.Do(h, r.method, r.path, "u1"); rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"unavailable"`) {
 			t.Errorf("%s %s with Redis down: %d %s, want 503 unavailable (fail closed)", r.method, r.path, rec.Code, rec.Body)
 		}
 	}
-	if rec := quotaDo(h, "GET", transport.PathBalance, "u1"); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusTooManyRequests {
+	if rec := ratelimittest.Do(h, "GET", transport.PathBalance, "u1"); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusTooManyRequests {
 		t.Errorf("balance with Redis down: %d, want it served (fail open)", rec.Code)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
 	"github.com/agentic-app/agentic/services/platform/database"
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // saveCard goes through POST /api/stripe/setup-session and the simulator's
@@ -108,7 +109,7 @@ func TestAutoRechargeThroughSimulator(t *testing.T) {
 	payHosted(t, payURL)
 
 	answers(t, app, uid, "a", 100, 20_000) // $2 in all: $6 → $4, below $5
-	eventually(t, "the recharge to be credited", func() bool { return balance(t, app, uid) == 24 })
+	testwait.Until(t, "the recharge to be credited", func() bool { return balance(t, app, uid) == 24 }, waitOpts...)
 	if n := rechargeCount(t, app, uid, ""); n != 1 {
 		t.Fatalf("%d recharges, want 1", n)
 	}
@@ -148,7 +149,7 @@ func TestDeclinedCardThreeTimesTurnsAutoRechargeOff(t *testing.T) {
 	payHosted(t, payURL)
 	for i := 1; i <= 3; i++ {
 		answers(t, app, uid, fmt.Sprintf("d%d", i), 1, 10_000)
-		eventually(t, fmt.Sprintf("decline %d", i), func() bool { return rechargeCount(t, app, uid, "failed") == i })
+		testwait.Until(t, fmt.Sprintf("decline %d", i), func() bool { return rechargeCount(t, app, uid, "failed") == i }, waitOpts...)
 	}
 	ar := balances(t, app, uid)["autoRecharge"].(map[string]any)
 	if ar["enabled"] != false || ar["disabledReason"] == nil || !strings.Contains(ar["disabledReason"].(string), "3 declined") ||

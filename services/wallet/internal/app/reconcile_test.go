@@ -3,6 +3,8 @@ package app
 import (
 	"testing"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/testwait"
 )
 
 // TestReconciliationAppliesDroppedWebhooksOnce: with the simulator's
@@ -19,7 +21,7 @@ func TestReconciliationAppliesDroppedWebhooksOnce(t *testing.T) {
 
 	sid, payURL := checkout(t, app, uid, 1250)
 	payHosted(t, payURL)
-	eventually(t, "reconciliation to credit the session", func() bool { return balance(t, app, uid) == 12.5 })
+	testwait.Until(t, "reconciliation to credit the session", func() bool { return balance(t, app, uid) == 12.5 }, waitOpts...)
 	time.Sleep(600 * time.Millisecond) // several more rounds
 	if b := balance(t, app, uid); b != 12.5 {
 		t.Fatalf("balance %v after more reconciliation rounds", b)
@@ -33,12 +35,12 @@ func TestReconciliationAppliesDroppedWebhooksOnce(t *testing.T) {
 	// A card saved while webhooks are dropped, and an auto-recharge whose
 	// payment_intent.succeeded is dropped.
 	saveCard(t, app, uid, false)
-	eventually(t, "reconciliation to save the card", func() bool {
+	testwait.Until(t, "reconciliation to save the card", func() bool {
 		return balances(t, app, uid)["autoRecharge"].(map[string]any)["hasCard"] == true
-	})
+	}, waitOpts...)
 	enableAutoRecharge(t, app, uid, 12, 20)
 	answers(t, app, uid, "x", 10, 100_000) // $1: $12.50 → $11.50, below $12
-	eventually(t, "reconciliation to credit the recharge", func() bool { return balance(t, app, uid) == 31.5 })
+	testwait.Until(t, "reconciliation to credit the recharge", func() bool { return balance(t, app, uid) == 31.5 }, waitOpts...)
 	time.Sleep(600 * time.Millisecond)
 	if b := balance(t, app, uid); b != 31.5 {
 		t.Fatalf("balance %v after more rounds", b)

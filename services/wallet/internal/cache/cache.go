@@ -1,5 +1,5 @@
-// Package cache implements the wallet's Redis adapters: the per-user read
-// cache (wallet.Cache) and the checkout rate limiter (wallet.RateLimiter).
+// Package cache implements the wallet's per-user read cache in Redis
+// (wallet.Cache).
 //
 // Redis is an optimisation, never a dependency: every operation has short
 // timeouts, errors are logged and counted, a failed read is a miss, and after
@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -267,6 +266,11 @@ func (c *Cache) bumpGeneration(ctx context.Context, uid string) error {
 	return err
 }
 
+// RedisErrors is the wallet_redis_errors_total counter of op: the
+// wallet's other Redis clients (the checkout limit, op "ratelimit") count
+// their failures with the cache's.
+func (c *Cache) RedisErrors(op string) prometheus.Counter { return c.m.errors.WithLabelValues(op) }
+
 // Drain waits, at most until ctx ends, for the invalidations in flight
 // (shutdown: another replica must not keep serving what this one changed).
 func (c *Cache) Drain(ctx context.Context) error {
@@ -281,53 +285,4 @@ func (c *Cache) Drain(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Limiter is a fixed-window per-user rate limiter (INCR + EXPIRE on
-// wallet:{uid}:rl:<name>:<window start>). When Redis fails it allows the
-// request (fails open: Envoy's coarse limit still applies) and counts it.
-type Limiter struct {
-	rdb    redis.UniversalClient
-	log    *slog.Logger
-	name   string
-	limit  int64
-	window time.Duration
-	now    func() time.Time
-	denied prometheus.Counter
-	m      metrics
-}
-
-// NewLimiter allows limit calls per window per user. reg may be nil.
-func NewLimiter(rdb redis.UniversalClient, name string, limit int, window time.Duration, logger *slog.Logger, reg prometheus.Registerer) *Limiter {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	denied := prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "wallet_rate_limited_total", Help: "Requests rejected by the per-user rate limit.", ConstLabels: prometheus.Labels{"limit": name},
-	})
-	if reg != nil {
-		denied = observability.Register(reg, denied)
-	}
-	return &Limiter{rdb: rdb, log: logger, name: name, limit: int64(limit), window: window, now: time.Now, denied: denied, m: newMetrics(reg)}
-}
-
-// Allow implements wallet.RateLimiter.
-func (l *Limiter) Allow(ctx context.Context, uid string) bool {
-	ctx, cancel := timeout(ctx)
-	defer cancel()
-	start := l.now().UnixNano() / int64(l.window) * int64(l.window)
-	key := "wallet:{" + uid + "}:rl:" + l.name + ":" + strconv.FormatInt(start/int64(time.Millisecond), 10)
-	pipe := l.rdb.TxPipeline()
-	incr := pipe.Incr(ctx, key)
-	pipe.Expire(ctx, key, l.window+time.Second)
-	if _, err := pipe.Exec(ctx); err != nil {
-		l.m.errors.WithLabelValues("ratelimit").Inc()
-		l.log.WarnContext(ctx, "redis unavailable, rate limit not applied", "limit", l.name, "error", err)
-		return true
-	}
-	if incr.Val() > l.limit {
-		l.denied.Inc()
-		return false
-	}
-	return true
 }

@@ -16,7 +16,7 @@ import (
 
 // Tests use the Redis at 127.0.0.1:6379 (REDIS_URL in the local stack) with
 // per-run user ids.
-func newCache(t *testing.T, url string) (*Cache, *Limiter, *prometheus.Registry) {
+func newCache(t *testing.T, url string) (*Cache, *prometheus.Registry) {
 	t.Helper()
 	rdb, err := NewClient(url)
 	if err != nil {
@@ -24,7 +24,7 @@ func newCache(t *testing.T, url string) (*Cache, *Limiter, *prometheus.Registry)
 	}
 	t.Cleanup(func() { _ = rdb.Close() })
 	reg := prometheus.NewRegistry()
-	return New(rdb, nil, reg), NewLimiter(rdb, "checkout", 3, time.Minute, nil, reg), reg
+	return New(rdb, nil, reg), reg
 }
 
 func uid(name string) string { return fmt.Sprintf("%s-%d", name, time.Now().UnixNano()) }
@@ -42,7 +42,7 @@ func settle(t *testing.T, c *Cache, u string) {
 }
 
 func TestCacheHitAndInvalidation(t *testing.T) {
-	c, _, reg := newCache(t, "redis://127.0.0.1:6379/0")
+	c, reg := newCache(t, "redis://127.0.0.1:6379/0")
 	ctx := context.Background()
 	u := uid("ann")
 	if _, gen, hit := c.Lookup(ctx, u, "balance"); hit || gen != "0" {
@@ -98,7 +98,7 @@ func (f *failingPipelines) ProcessPipelineHook(next redis.ProcessPipelineHook) r
 // before the write readable: they are bypassed (even once the breaker has
 // closed again) until a background retry gets the new generation through.
 func TestFailedInvalidationIsRetried(t *testing.T) {
-	c, _, _ := newCache(t, "redis://127.0.0.1:6379/0")
+	c, _ := newCache(t, "redis://127.0.0.1:6379/0")
 	hook := &failingPipelines{}
 	c.rdb.AddHook(hook)
 	ctx := context.Background()
@@ -145,7 +145,7 @@ func TestFailedInvalidationIsRetried(t *testing.T) {
 // Invalidations of one user while one is in flight are coalesced: the next
 // increment covers them, and the bypass lasts until it is stored.
 func TestInvalidationsInFlightAreCoalesced(t *testing.T) {
-	c, _, _ := newCache(t, "redis://127.0.0.1:6379/0")
+	c, _ := newCache(t, "redis://127.0.0.1:6379/0")
 	hook := &blockingPipelines{entered: make(chan struct{}, 4), release: make(chan struct{})}
 	c.rdb.AddHook(hook)
 	ctx := context.Background()
@@ -191,7 +191,7 @@ func TestRedisDown(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	c, l, _ := newCache(t, "redis://"+addr+"/0")
+	c, _ := newCache(t, "redis://"+addr+"/0")
 	ctx := context.Background()
 	start := time.Now()
 	if _, gen, hit := c.Lookup(ctx, "u", "balance"); hit || gen != "" {
@@ -199,9 +199,6 @@ func TestRedisDown(t *testing.T) {
 	}
 	c.Put(ctx, "u", "0", "balance", []byte("1"), time.Second)
 	c.Invalidate(ctx, "u")
-	if !l.Allow(ctx, "u") {
-		t.Fatal("limiter must fail open")
-	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("dead redis took %v", d)
 	}
@@ -212,28 +209,5 @@ func TestRedisDown(t *testing.T) {
 	c.Lookup(ctx, "u", "balance")
 	if got := testutil.ToFloat64(c.m.ops.WithLabelValues("lookup", "skipped")); got != 1 {
 		t.Fatalf("skipped %v", got)
-	}
-}
-
-func TestLimiterFixedWindow(t *testing.T) {
-	_, l, _ := newCache(t, "redis://127.0.0.1:6379/0")
-	ctx := context.Background()
-	now := time.Date(2030, 1, 1, 0, 0, 10, 0, time.UTC)
-	l.now = func() time.Time { return now }
-	u := uid("lim")
-	for i := 0; i < 3; i++ {
-		if !l.Allow(ctx, u) {
-			t.Fatalf("call %d denied", i)
-		}
-	}
-	if l.Allow(ctx, u) {
-		t.Fatal("4th call allowed")
-	}
-	if !l.Allow(ctx, uid("other")) {
-		t.Fatal("other user denied")
-	}
-	now = now.Add(time.Minute)
-	if !l.Allow(ctx, u) {
-		t.Fatal("next window denied")
 	}
 }

@@ -5,19 +5,21 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Billing (issue 16): spend controls, debt, agent fees, auto-recharge.
 
 // Additional event types (payloads in proto/agentic/events/v1/wallet_events.proto).
 const (
-	TypeSpendWarning      = "agentic.wallet.spend.warning.v1"
-	TypeBalanceLow        = "agentic.wallet.balance.low.v1"
-	TypeDepositReversed   = "agentic.wallet.deposit.reversed.v1"
-	TypeDepositReinstated = "agentic.wallet.deposit.reinstated.v1"
-	TypeAgentPaused       = "agentic.wallet.agent.paused.v1"
-	TypeAgentResumed      = "agentic.wallet.agent.resumed.v1"
-	TypeRechargeFailed    = "agentic.wallet.recharge.failed.v1"
+	TypeSpendWarning      = topics.WalletSpendWarning
+	TypeBalanceLow        = topics.WalletBalanceLow
+	TypeDepositReversed   = topics.WalletDepositReversed
+	TypeDepositReinstated = topics.WalletDepositReinstated
+	TypeAgentPaused       = topics.WalletAgentPaused
+	TypeAgentResumed      = topics.WalletAgentResumed
+	TypeRechargeFailed    = topics.WalletRechargeFailed
 )
 
 // Transfer types added for reversals and debt (see migrations/00003).

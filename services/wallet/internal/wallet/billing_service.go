@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // billingMetrics: agent fees charged (by a Reserve, a deposit resuming a
@@ -103,16 +104,10 @@ func RunEvery(ctx context.Context, name string, interval time.Duration, logger *
 	if logger == nil {
 		logger = slog.Default()
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, interval, func(ctx context.Context) {
 		if _, err := fn(ctx); err != nil && ctx.Err() == nil {
 			logger.ErrorContext(ctx, name+" failed", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	})
+	return nil
 }

@@ -10,22 +10,18 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // The catalog's agent events the wallet consumes to know each agent's
 // owner, name and status (an agent that is not active renews no fee).
 const (
-	CatalogTopic           = "agentic.catalog.v1"
-	CatalogConsumerGroup   = "wallet-catalog"
-	TypeAgentCreated       = "agentic.catalog.agent.created.v1"
-	TypeAgentUpdated       = "agentic.catalog.agent.updated.v1"
-	TypeAgentStatusChanged = "agentic.catalog.agent.status_changed.v1"
-	// TypeAgentDeleted: the agent was deleted (issue 29): its fee stops at
-	// once (status "deleted": never renewed, not in GET
+	CatalogConsumerGroup = "wallet-catalog"
+	// AgentDeleted is the status of a deleted agent (issue 29,
+	// agent.deleted): its fee stops at once (never renewed, not in GET
 	// /api/user/agent-fees, no fee for an answer still in flight).
-	TypeAgentDeleted = "agentic.catalog.agent.deleted.v1"
-	AgentDeleted     = "deleted"
-	AgentInactive    = "inactive"
+	AgentDeleted  = "deleted"
+	AgentInactive = "inactive"
 )
 
 // CatalogEventHandler applies catalog agent events inside the consumer's
@@ -38,25 +34,25 @@ func CatalogEventHandler() events.Handler {
 	return func(ctx context.Context, tx pgx.Tx, ev events.Received) error {
 		var agentID, owner, name, status string
 		switch ev.Type {
-		case TypeAgentCreated:
+		case topics.CatalogAgentCreated:
 			var m eventsv1.AgentCreated
 			if err := dec.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			agentID, owner, name, status = m.GetAgentId(), m.GetOwnerUid(), m.GetName(), m.GetStatus()
-		case TypeAgentUpdated:
+		case topics.CatalogAgentUpdated:
 			var m eventsv1.AgentUpdated
 			if err := dec.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			agentID, owner, name = m.GetAgentId(), m.GetOwnerUid(), m.GetName()
-		case TypeAgentStatusChanged:
+		case topics.CatalogAgentStatusChanged:
 			var m eventsv1.AgentStatusChanged
 			if err := dec.Unmarshal(ev.Payload, &m); err != nil {
 				return fmt.Errorf("decode %s: %w", ev.Type, err)
 			}
 			agentID, owner, name, status = m.GetAgentId(), m.GetOwnerUid(), m.GetName(), m.GetNewStatus()
-		case TypeAgentDeleted:
+		case topics.CatalogAgentDeleted:
 			var m struct {
 				AgentID  string `json:"agentId"`
 				OwnerUID string `json:"ownerUid"`

@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // TestDeletedAgentFeeStops: the catalog's agent.deleted (issue 29) stops the
@@ -33,7 +34,7 @@ func TestDeletedAgentFeeStops(t *testing.T) {
 	handle := CatalogEventHandler()
 	for range 2 { // the second delivery is harmless
 		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			return handle(ctx, tx, events.Received{ID: "del-1", Type: TypeAgentDeleted, Payload: payload, Time: time.Now()})
+			return handle(ctx, tx, events.Received{ID: "del-1", Type: topics.CatalogAgentDeleted, Payload: payload, Time: time.Now()})
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/events/topics"
 )
 
 // Creator earnings (issue 28, migrations/00007_earnings.sql). A consumer of
@@ -18,7 +20,7 @@ import (
 // payouts.
 
 // TypeEarningsCredited is the event of a credited earning (WalletEarningsCredited).
-const TypeEarningsCredited = "agentic.wallet.earnings.credited.v1"
+const TypeEarningsCredited = topics.WalletEarningsCredited
 
 // Transfer types of earnings and payouts.
 const (

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // MaxExportRows bounds one CSV export (the newest rows).
@@ -74,7 +76,7 @@ func (s *PostgresStore) ExportTransfers(ctx context.Context, uid string, f Expor
 		args = append(args, "%"+likeEscape(f.Search)+"%")
 		search = ` AND description ILIKE $` + strconv.Itoa(len(args)) + ` ESCAPE '\'`
 	}
-	sql := `SELECT ` + transferColumns + ` FROM transfers WHERE ` + strings.Join(where, " AND ") + search
+	sql := `SELECT ` + ledger.TransferColumns + ` FROM transfers WHERE ` + strings.Join(where, " AND ") + search
 	if earnings {
 		sql = `SELECT * FROM (` + sql + ` UNION ALL
 			SELECT * FROM (SELECT ` + earningRowColumns + ` FROM earnings e JOIN transfers t ON t.id = e.transfer_id
@@ -85,7 +87,7 @@ func (s *PostgresStore) ExportTransfers(ctx context.Context, uid string, f Expor
 	if err != nil {
 		return nil, fmt.Errorf("export transfers: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transfer, error) { return scanTransfer(r) })
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transfer, error) { return ledger.ScanTransfer[TransferType](r) })
 }
 
 // ExportTransactions implements Service.

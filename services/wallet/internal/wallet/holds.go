@@ -14,6 +14,7 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/observability"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // Hold events (metric label values).
@@ -255,16 +256,10 @@ func RunHoldSweeper(ctx context.Context, svc Service, interval time.Duration, lo
 	if logger == nil {
 		logger = slog.Default()
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	worker.Every(ctx, interval, func(ctx context.Context) {
 		if _, err := svc.SweepExpiredHolds(ctx); err != nil && ctx.Err() == nil {
 			logger.ErrorContext(ctx, "hold sweep failed", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	})
+	return nil
 }

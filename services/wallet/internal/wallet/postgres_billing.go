@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // Spend controls in the ledger (migrations/00003_spend_controls.sql). Every
@@ -25,7 +26,7 @@ const monthSQL = `(date_trunc('month', now() AT TIME ZONE 'UTC'))::date`
 
 // lockWallet locks uid's wallet row; exists is false for a user without one.
 func lockWallet(ctx context.Context, tx pgx.Tx, uid string) (available int64, exists bool, err error) {
-	err = tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, UserAccount(uid)).Scan(&available)
+	available, err = ledger.LockBalance(ctx, tx, UserAccount(uid))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -75,7 +76,7 @@ func (r *settingsRow) dest() []any {
 		&r.failures, &r.disabledReason, &r.lastFailure, &r.retryReady}
 }
 
-func readSettings(ctx context.Context, q querier, uid string) (settingsRow, error) {
+func readSettings(ctx context.Context, q ledger.Querier, uid string) (settingsRow, error) {
 	var r settingsRow
 	err := q.QueryRow(ctx, `SELECT `+settingsColumns+` FROM (SELECT 1) one
 		LEFT JOIN billing_settings s ON s.uid = $1`, uid).Scan(r.dest()...)

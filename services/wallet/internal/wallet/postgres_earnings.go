@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // Earnings in the ledger (migrations/00007_earnings.sql).
@@ -51,17 +52,15 @@ func (s *PostgresStore) creditEarning(ctx context.Context, tx pgx.Tx, e earningC
 	pending := EarningsPendingAccount(creator)
 	// The pending account first: created on the first earning, and its row
 	// lock serialises every earning and maturation of this creator.
-	if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_earnings_pending', $2, $3)
-		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()`,
-		pending, creator, amount); err != nil {
+	if err := ledger.AddOrCreate(ctx, tx, ledger.KindUserEarningsPending, pending, creator, amount); err != nil {
 		return fmt.Errorf("credit pending earnings: %w", err)
 	}
 	meta := map[string]string{
 		MetaAgentID: e.agentID, MetaAgentName: e.agentName, "consumer_uid": e.consumer, MetaMessageID: e.messageID,
 		MetaMarkupMicros: strconv.FormatInt(e.split.MarkupMicros, 10), MetaGreetingMicros: strconv.FormatInt(e.split.GreetingMicros, 10),
 	}
-	t, err := insertTransfer(ctx, tx, transferRow{key: e.key, debit: AccountPlatformRevenue, credit: pending, amount: amount,
-		typ: TypeEarning, uid: creator, description: "Earnings · " + orAgent(e.agentName), provider: ProviderPlatform, metadata: meta})
+	t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: e.key, Debit: AccountPlatformRevenue, Credit: pending, Amount: amount,
+		Type: TypeEarning, UID: creator, Description: "Earnings · " + orAgent(e.agentName), Provider: ProviderPlatform, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -106,7 +105,7 @@ func orAgent(name string) string {
 func (s *PostgresStore) matureEarnings(ctx context.Context, tx pgx.Tx, uid string) (int64, error) {
 	pending, available := EarningsPendingAccount(uid), EarningsAvailableAccount(uid)
 	var due int64
-	err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, pending).Scan(new(int64))
+	_, err := ledger.LockBalance(ctx, tx, pending)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
@@ -122,17 +121,15 @@ func (s *PostgresStore) matureEarnings(ctx context.Context, tx pgx.Tx, uid strin
 	if due == 0 {
 		return 0, nil
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_earnings_available', $2, $3)
-		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()`,
-		available, uid, due); err != nil {
+	if err := ledger.AddOrCreate(ctx, tx, ledger.KindUserEarningsAvailable, available, uid, due); err != nil {
 		return 0, fmt.Errorf("credit available earnings: %w", err)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return 0, err
 	}
-	t, err := insertTransfer(ctx, tx, transferRow{key: "earnings:release:" + id.String(), debit: pending, credit: available,
-		amount: due, typ: TypeEarningRelease, uid: uid, description: "Earnings released", provider: ProviderPlatform})
+	t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: "earnings:release:" + id.String(), Debit: pending, Credit: available,
+		Amount: due, Type: TypeEarningRelease, UID: uid, Description: "Earnings released", Provider: ProviderPlatform})
 	if err != nil {
 		return 0, err
 	}
@@ -144,7 +141,7 @@ func (s *PostgresStore) matureEarnings(ctx context.Context, tx pgx.Tx, uid strin
 	if tag.RowsAffected() == 0 {
 		return 0, fmt.Errorf("release earnings of %s: no rows", uid)
 	}
-	if _, err := addBalance(ctx, tx, pending, -due); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, pending, -due); err != nil {
 		return 0, err
 	}
 	return due, nil
@@ -282,8 +279,7 @@ func (s *PostgresStore) TransferEarnings(ctx context.Context, uid string, micros
 		if _, exists, err := lockWallet(ctx, tx, uid); err != nil {
 			return err
 		} else if !exists {
-			if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_wallet', $2) ON CONFLICT (id) DO NOTHING`,
-				wallet, uid); err != nil {
+			if err := ledger.Create(ctx, tx, ledger.KindUserWallet, wallet, uid); err != nil {
 				return fmt.Errorf("create wallet: %w", err)
 			}
 			if _, _, err := lockWallet(ctx, tx, uid); err != nil {
@@ -293,8 +289,7 @@ func (s *PostgresStore) TransferEarnings(ctx context.Context, uid string, micros
 		if _, err := s.matureEarnings(ctx, tx, uid); err != nil {
 			return err
 		}
-		var have int64
-		err := tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, available).Scan(&have)
+		have, err := ledger.LockBalance(ctx, tx, available)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("lock available earnings: %w", err)
 		}
@@ -305,15 +300,15 @@ func (s *PostgresStore) TransferEarnings(ctx context.Context, uid string, micros
 		if err != nil {
 			return err
 		}
-		t, err := insertTransfer(ctx, tx, transferRow{key: "earnings:transfer:" + id.String(), debit: available, credit: wallet,
-			amount: micros, typ: TypeEarningTransfer, uid: uid, description: TransferFromEarnings, provider: ProviderPlatform})
+		t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: "earnings:transfer:" + id.String(), Debit: available, Credit: wallet,
+			Amount: micros, Type: TypeEarningTransfer, UID: uid, Description: TransferFromEarnings, Provider: ProviderPlatform})
 		if err != nil {
 			return err
 		}
-		if res.AvailableMicros, err = addBalance(ctx, tx, available, -micros); err != nil {
+		if res.AvailableMicros, err = ledger.AddBalance(ctx, tx, available, -micros); err != nil {
 			return err
 		}
-		if _, err := addBalance(ctx, tx, wallet, micros); err != nil {
+		if _, err := ledger.AddBalance(ctx, tx, wallet, micros); err != nil {
 			return err
 		}
 		eff, err := s.afterCredit(ctx, tx, uid, t)
@@ -456,7 +451,7 @@ func (s *PostgresStore) historySnapshot(ctx context.Context, uid string) (int64,
 }
 
 // dayLineColumns renders an earnings_days row (alias d) as a transfer row
-// (transferColumns' order): an income line "Earnings · <agent> · Nov 26".
+// (ledger.TransferColumns' order): an income line "Earnings · <agent> · Nov 26".
 const dayLineColumns = `d.id::text, d.seq, d.creator_uid, '` + AccountPlatformRevenue + `', 'earnings_pending:' || d.creator_uid,
 	d.amount_micros, 'income', ` + dayDescriptionSQL + `, '` + ProviderPlatform + `',
 	jsonb_build_object('kind', '` + KindEarningsDay + `', 'agent_id', d.agent_id, 'agent_name', d.agent_name,

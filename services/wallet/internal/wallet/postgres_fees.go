@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // The monthly agent fee in the ledger (migrations/00005_agent_fees.sql).
@@ -150,9 +151,9 @@ func FeeKey(agentID string, start time.Time) string {
 // usage and the events.
 func (s *PostgresStore) chargeFee(ctx context.Context, tx pgx.Tx, p feePlan) (debitEffects, error) {
 	wallet := UserAccount(p.uid)
-	t, err := insertTransfer(ctx, tx, transferRow{key: FeeKey(p.agentID, p.start), debit: wallet, credit: AccountPlatformRevenue,
-		amount: p.micros, typ: TypeExpense, uid: p.uid, description: FeeDescription(p.agentName, p.start, p.end),
-		provider: ProviderPlatform, metadata: map[string]string{
+	t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: FeeKey(p.agentID, p.start), Debit: wallet, Credit: AccountPlatformRevenue,
+		Amount: p.micros, Type: TypeExpense, UID: p.uid, Description: FeeDescription(p.agentName, p.start, p.end),
+		Provider: ProviderPlatform, Metadata: map[string]string{
 			MetaKind: KindAgentFee, MetaAgentID: p.agentID, MetaAgentName: p.agentName,
 			"period_start": p.start.UTC().Format(time.RFC3339), "period_end": p.end.UTC().Format(time.RFC3339),
 		}})
@@ -167,11 +168,11 @@ func (s *PostgresStore) chargeFee(ctx context.Context, tx pgx.Tx, p feePlan) (de
 		updated_at = now() WHERE agent_id = $1`, p.agentID, p.start, p.end); err != nil {
 		return debitEffects{}, fmt.Errorf("update agent period: %w", err)
 	}
-	available, err := addBalance(ctx, tx, wallet, -p.micros)
+	available, err := ledger.AddBalance(ctx, tx, wallet, -p.micros)
 	if err != nil {
 		return debitEffects{}, err
 	}
-	if _, err := addBalance(ctx, tx, AccountPlatformRevenue, p.micros); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, AccountPlatformRevenue, p.micros); err != nil {
 		return debitEffects{}, err
 	}
 	usage, month, err := recordExpense(ctx, tx, p.uid, p.micros)

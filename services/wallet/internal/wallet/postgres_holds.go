@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // Holds in the ledger (see migrations/00002_holds.sql): a hold is a transfer
@@ -98,7 +100,7 @@ func (s *PostgresStore) Reserve(ctx context.Context, r Reservation) (HoldResult,
 		res, after, err = s.reserve(ctx, tx, r)
 		return err
 	})
-	if errors.Is(err, errKeyRace) {
+	if errors.Is(err, ledger.ErrKeyRace) {
 		// A concurrent Reserve with the same key (for another user: the
 		// same user's would have waited on the wallet lock) committed first.
 		res, err = s.replayReserve(ctx, r)
@@ -169,25 +171,79 @@ func (s *PostgresStore) replayReserve(ctx context.Context, r Reservation) (HoldR
 
 // reserve runs a Reserve inside tx. refusal (insufficient funds) is
 // returned after the commit; err rolls back.
+//
+//	lock + read (wallet, same-key hold, billing state, agent) → replay
+//	→ debt → agent fee plan → monthly limit → funds → fee + hold.
 func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (res HoldResult, refusal error, err error) {
-	wallet, holds := UserAccount(r.UID), HoldsAccount(r.UID)
+	v := &reserving{r: r, tx: tx, wallet: UserAccount(r.UID), holds: HoldsAccount(r.UID)}
+	if err = s.lockForReserve(ctx, v); err != nil {
+		return HoldResult{}, nil, err
+	}
+	var done bool
+	if res, done, err = s.replayHeld(ctx, v); done {
+		return res, nil, err
+	}
 
+	if v.st.debt > 0 {
+		return HoldResult{}, fmt.Errorf("%w: owes %d", ErrDebtOutstanding, v.st.debt), nil
+	}
+
+	// 4. The agent's monthly fee, when the answer is for an agent whose paid
+	// period does not cover now (its first answer, a due renewal, a paused
+	// agent): charged here, before the hold, in this transaction.
+	if !v.consumer {
+		if v.fee, err = s.planFee(ctx, tx, r, v.st.now, v.agent); err != nil {
+			return HoldResult{}, nil, err
+		}
+	}
+	v.need = r.AmountMicros + v.fee.micros
+
+	if res, refusal, err = s.checkLimit(ctx, v); refusal != nil || err != nil {
+		return res, refusal, err
+	}
+	if res, refusal, err = s.checkFunds(ctx, v); refusal != nil || err != nil {
+		return res, refusal, err
+	}
+	return s.takeHold(ctx, v)
+}
+
+// reserving is one Reserve on its way through reserve's steps, inside one
+// transaction (tx): what each step read or decided, for the steps after it.
+type reserving struct {
+	r             Reservation
+	tx            pgx.Tx
+	wallet, holds string
+
+	// lockForReserve
+	available    int64
+	walletExists bool
+	h            Hold
+	holdErr      error
+	st           reserveState
+	consumer     bool
+	agent        *agentRow
+
+	// reserve
+	fee  feePlan
+	need int64
+
+	// expireStale
+	expired []SweptHold
+}
+
+// lockForReserve is reserve's first step: the wallet lock and the reads it
+// protects, in one batch.
+func (s *PostgresStore) lockForReserve(ctx context.Context, v *reserving) error {
+	r := v.r
 	// 1. The wallet lock: every Reserve, Capture, Release, Charge and sweep of
 	// this user serialises here (and seq values are drawn under it).
 	// Steps 1–3 (and 4's agent lock) read in one round trip: the statements
 	// of a batch run in order, so the reads after the lock see what it
 	// protects.
-	var (
-		available    int64
-		walletExists bool
-		h            Hold
-		holdErr      error
-		st           reserveState
-	)
 	b := &pgx.Batch{}
-	b.Queue(`SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, wallet).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&available)
-		walletExists = err == nil
+	b.Queue(ledger.LockBalanceSQL, v.wallet).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&v.available)
+		v.walletExists = err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("lock wallet: %w", err)
 		}
@@ -196,137 +252,139 @@ func (s *PostgresStore) reserve(ctx context.Context, tx pgx.Tx, r Reservation) (
 	// 2. Idempotency: a same-key Reserve of this user has committed or not
 	// started; another user's is caught by the unique key at the insert.
 	b.Queue(`SELECT `+holdColumns+` FROM holds WHERE idempotency_key = $1`, r.IdempotencyKey).QueryRow(func(row pgx.Row) error {
-		h, holdErr = scanHold(row)
+		v.h, v.holdErr = scanHold(row)
 		return nil
 	})
 	// 3. The user's billing state, exact under the wallet lock: debt, what is
 	// on hold, this month's usage and the monthly limit.
 	sql, args := reserveStateQuery(r.UID)
 	b.Queue(sql, args...).QueryRow(func(row pgx.Row) (err error) {
-		st, err = scanReserveState(row)
+		v.st, err = scanReserveState(row)
 		return err
 	})
 	// 4a. The agent's row, locked (after the wallet: the lock order), for
 	// its monthly fee below; an agent seen for the first time is created
 	// there instead.
 	// (A consumer's agent fee was seen to by its creator's transaction.)
-	consumer := IsConsumer(r.Metadata)
-	var agent *agentRow
-	if agentID := r.Metadata[MetaAgentID]; agentID != "" && !consumer {
+	v.consumer = IsConsumer(r.Metadata)
+	if agentID := r.Metadata[MetaAgentID]; agentID != "" && !v.consumer {
 		b.Queue(lockAgentSQL, agentID).QueryRow(func(row pgx.Row) error {
 			a, err := scanAgent(row)
 			switch {
 			case err == nil:
-				agent = &a
+				v.agent = &a
 			case !errors.Is(err, pgx.ErrNoRows):
 				return fmt.Errorf("lock agent: %w", err)
 			}
 			return nil
 		})
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return HoldResult{}, nil, err
-	}
-	err = holdErr
+	return v.tx.SendBatch(ctx, b).Close()
+}
+
+// replayHeld answers a Reserve whose key already has a hold from that hold
+// (done); any other error than "no such hold" ends the Reserve too.
+func (s *PostgresStore) replayHeld(ctx context.Context, v *reserving) (res HoldResult, done bool, err error) {
+	err = v.holdErr
 	switch {
 	case err == nil:
-		if !r.Matches(h) {
-			return HoldResult{}, nil, ErrIdempotencyConflict
+		if !v.r.Matches(v.h) {
+			return HoldResult{}, true, ErrIdempotencyConflict
 		}
-		bal, err := userBalance(ctx, tx, h.UID)
+		bal, err := userBalance(ctx, v.tx, v.h.UID)
 		if err != nil {
-			return HoldResult{}, nil, err
+			return HoldResult{}, true, err
 		}
-		return HoldResult{Hold: h, Replayed: true, Balance: bal}, nil, nil
+		return HoldResult{Hold: v.h, Replayed: true, Balance: bal}, true, nil
 	case !errors.Is(err, pgx.ErrNoRows):
-		return HoldResult{}, nil, fmt.Errorf("read hold by key: %w", err)
+		return HoldResult{}, true, fmt.Errorf("read hold by key: %w", err)
 	}
+	return HoldResult{}, false, nil
+}
 
-	if st.debt > 0 {
-		return HoldResult{}, fmt.Errorf("%w: owes %d", ErrDebtOutstanding, st.debt), nil
-	}
-
-	// 4. The agent's monthly fee, when the answer is for an agent whose paid
-	// period does not cover now (its first answer, a due renewal, a paused
-	// agent): charged here, before the hold, in this transaction.
-	var fee feePlan
-	if !consumer {
-		if fee, err = s.planFee(ctx, tx, r, st.now, agent); err != nil {
-			return HoldResult{}, nil, err
-		}
-	}
-
-	// Expired holds the sweeper has not reached yet still sit in the holds
-	// account: return them (under the wallet lock) before refusing, so that
-	// nobody is refused for money that is free. Those expiries are committed
-	// even when the Reserve is then refused.
-	var expired []SweptHold
-	expireStale := func() error {
-		if !walletExists || expired != nil {
-			return nil
-		}
-		var err error
-		if expired, err = s.expireUserHolds(ctx, tx, r.UID); err != nil {
-			return err
-		}
-		if expired == nil {
-			expired = []SweptHold{}
-		}
-		for _, h := range expired {
-			st.held -= h.AmountMicros
-			available += h.AmountMicros
-		}
+// Expired holds the sweeper has not reached yet still sit in the holds
+// account: return them (under the wallet lock) before refusing, so that
+// nobody is refused for money that is free. Those expiries are committed
+// even when the Reserve is then refused.
+func (s *PostgresStore) expireStale(ctx context.Context, v *reserving) error {
+	if !v.walletExists || v.expired != nil {
 		return nil
 	}
-	need := r.AmountMicros + fee.micros
+	var err error
+	if v.expired, err = s.expireUserHolds(ctx, v.tx, v.r.UID); err != nil {
+		return err
+	}
+	if v.expired == nil {
+		v.expired = []SweptHold{}
+	}
+	for _, h := range v.expired {
+		v.st.held -= h.AmountMicros
+		v.available += h.AmountMicros
+	}
+	return nil
+}
 
+// checkLimit refuses a Reserve over the monthly limit.
+func (s *PostgresStore) checkLimit(ctx context.Context, v *reserving) (res HoldResult, refusal, err error) {
+	st, need := &v.st, v.need
 	// 5. The monthly limit: what this month has spent, what is on hold and
 	// this reservation (with a due fee) must fit; so captures, which never
 	// exceed their holds, can never take the month over the limit.
 	if l := st.limit; l != nil && st.usage+st.held+need > *l {
-		if err := expireStale(); err != nil {
+		if err := s.expireStale(ctx, v); err != nil {
 			return HoldResult{}, nil, err
 		}
 		if st.usage+st.held+need > *l {
 			// "Reached" as far as the owner is concerned: warn (once).
-			if err := s.spendWarning(ctx, tx, r.UID, st.month, LimitWarning100, *l, st.usage); err != nil {
+			if err := s.spendWarning(ctx, v.tx, v.r.UID, st.month, LimitWarning100, *l, st.usage); err != nil {
 				return HoldResult{}, nil, err
 			}
-			return HoldResult{Expired: expired}, fmt.Errorf("%w: used %d, held %d, requested %d, limit %d",
+			return HoldResult{Expired: v.expired}, fmt.Errorf("%w: used %d, held %d, requested %d, limit %d",
 				ErrMonthlyLimit, st.usage, st.held, need, *l), nil
 		}
 	}
+	return HoldResult{}, nil, nil
+}
 
+// checkFunds refuses a Reserve the available balance cannot pay (fee and
+// hold).
+func (s *PostgresStore) checkFunds(ctx context.Context, v *reserving) (res HoldResult, refusal, err error) {
+	fee, need := v.fee, v.need
 	// 6. Funds: the fee and the hold both come from the available balance.
-	if available < need {
-		if err := expireStale(); err != nil {
+	if v.available < need {
+		if err := s.expireStale(ctx, v); err != nil {
 			return HoldResult{}, nil, err
 		}
 	}
-	if !walletExists || available < need {
+	if !v.walletExists || v.available < need {
 		if fee.renewal {
 			// A renewal that cannot be paid pauses the agent (committed with
 			// the refusal) until a deposit pays it.
-			if err := s.pauseAgent(ctx, tx, fee); err != nil {
+			if err := s.pauseAgent(ctx, v.tx, fee); err != nil {
 				return HoldResult{}, nil, err
 			}
-			return HoldResult{Expired: expired}, fmt.Errorf("%w: agent %s, fee %d, requested %d, available %d",
-				ErrAgentPaused, fee.agentID, fee.micros, r.AmountMicros, max(available, 0)), nil
+			return HoldResult{Expired: v.expired}, fmt.Errorf("%w: agent %s, fee %d, requested %d, available %d",
+				ErrAgentPaused, fee.agentID, fee.micros, v.r.AmountMicros, max(v.available, 0)), nil
 		}
-		return HoldResult{Expired: expired}, &FundsShortError{NeededMicros: need, AvailableMicros: max(available, 0), FeeMicros: fee.micros}, nil
+		return HoldResult{Expired: v.expired}, &FundsShortError{NeededMicros: need, AvailableMicros: max(v.available, 0), FeeMicros: fee.micros}, nil
 	}
+	return HoldResult{}, nil, nil
+}
 
+// takeHold is reserve's last step: the due fee, then the hold.
+func (s *PostgresStore) takeHold(ctx context.Context, v *reserving) (res HoldResult, refusal error, err error) {
+	fee := v.fee
 	var eff debitEffects
 	if fee.micros > 0 {
-		if eff, err = s.chargeFee(ctx, tx, fee); err != nil {
+		if eff, err = s.chargeFee(ctx, v.tx, fee); err != nil {
 			return HoldResult{}, nil, err
 		}
 	}
-	res, err = s.hold(ctx, tx, r, wallet, holds, fee.markUsed()...)
+	res, err = s.hold(ctx, v.tx, v.r, v.wallet, v.holds, fee.markUsed()...)
 	if err != nil {
 		return HoldResult{}, nil, err
 	}
-	res.Expired = expired
+	res.Expired = v.expired
 	res.RechargeID = eff.rechargeID
 	res.FeeCharged = fee.micros > 0
 	return res, nil, nil
@@ -368,8 +426,8 @@ func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wall
 	if err != nil {
 		return HoldResult{}, err
 	}
-	transferSQL, transferArgs, err := transferInsert(transferRow{key: holdTransferKey(id.String(), "reserve"), debit: wallet,
-		credit: holds, amount: r.AmountMicros, typ: TypeHold, uid: r.UID, description: "Hold", provider: ProviderPlatform})
+	transferSQL, transferArgs, err := ledger.InsertStatement(ledger.Entry[TransferType]{Key: holdTransferKey(id.String(), "reserve"), Debit: wallet,
+		Credit: holds, Amount: r.AmountMicros, Type: TypeHold, UID: r.UID, Description: "Hold", Provider: ProviderPlatform})
 	if err != nil {
 		return HoldResult{}, err
 	}
@@ -385,14 +443,13 @@ func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wall
 		h               Hold
 	)
 	b := &pgx.Batch{}
-	b.Queue(addBalanceSQL, wallet, -r.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
-		available, err = scanBalance(row, wallet)
+	b.Queue(ledger.AddBalanceSQL, wallet, -r.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
+		available, err = ledger.ScanBalance(row, wallet)
 		return err
 	})
 	// The holds account is created on the first Reserve (an upsert: one
 	// statement, under the wallet lock so never contended).
-	b.Queue(`INSERT INTO accounts (id, kind, uid, balance_micros) VALUES ($1, 'user_holds', $2, $3)
-		ON CONFLICT (id) DO UPDATE SET balance_micros = accounts.balance_micros + EXCLUDED.balance_micros, updated_at = now()
+	b.Queue(ledger.AddOrCreateSQL(ledger.KindUserHolds)+`
 		RETURNING balance_micros`, holds, r.UID, r.AmountMicros).QueryRow(func(row pgx.Row) error {
 		if err := row.Scan(&held); err != nil {
 			return fmt.Errorf("update holds account: %w", err)
@@ -400,7 +457,7 @@ func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wall
 		return nil
 	})
 	b.Queue(transferSQL, transferArgs...).QueryRow(func(row pgx.Row) error {
-		_, err := scanInsertedTransfer(row)
+		_, err := ledger.ScanInserted[TransferType](row)
 		return err
 	})
 	b.Queue(`
@@ -411,7 +468,7 @@ func (s *PostgresStore) hold(ctx context.Context, tx pgx.Tx, r Reservation, wall
 		QueryRow(func(row pgx.Row) (err error) {
 			h, err = scanHold(row)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return errKeyRace
+				return ledger.ErrKeyRace
 			}
 			if err != nil {
 				return fmt.Errorf("insert hold: %w", err)
@@ -554,124 +611,144 @@ func (s *PostgresStore) Release(ctx context.Context, holdID string) (HoldResult,
 // goes back holds → wallet. Without c (release, expiry) everything goes
 // back. Enqueues c.Events with the expense.
 func (s *PostgresStore) settle(ctx context.Context, tx pgx.Tx, h Hold, to HoldStatus, c *Capture) (HoldResult, error) {
-	wallet, holds := UserAccount(h.UID), HoldsAccount(h.UID)
-	var (
-		captured            int64
-		description         string
-		captureMeta         map[string]string
-		captureID, returnID *string
-		expense             Transfer
-	)
+	v := &settling{h: h, to: to}
 	if c != nil {
-		captured, description, captureMeta = c.AmountMicros, c.Description, c.Metadata
+		v.captured, v.description, v.meta = c.AmountMicros, c.Description, c.Metadata
 	}
-	rest := h.AmountMicros - captured
-
-	metaJSON, err := encodeMetadata(captureMeta)
+	v.rest = h.AmountMicros - v.captured
+	if err := v.post(ctx, tx); err != nil {
+		return HoldResult{}, err
+	}
+	bal := Balance{Micros: v.available + v.held, HeldMicros: v.held}
+	if v.captured == 0 {
+		return HoldResult{Hold: v.settled, Balance: bal}, nil
+	}
+	rechargeID, touched, err := s.afterCapture(ctx, tx, v, c, bal)
 	if err != nil {
 		return HoldResult{}, err
 	}
-	// The transfers, the two user balances and the hold's new state go as one
-	// batch (one round trip under the wallet lock; in order, the first
-	// failure fails the rest). Transfer ids are chosen here so that the hold
-	// can name them in the same batch.
-	var (
-		held, available int64
-		settled         Hold
-	)
+	return HoldResult{Hold: v.settled, Balance: bal, RechargeID: rechargeID, Touched: touched}, nil
+}
+
+// settling is one settle: what it moves and what its batch read back.
+type settling struct {
+	h           Hold
+	to          HoldStatus
+	captured    int64 // holds → platform revenue
+	rest        int64 // holds → wallet
+	description string
+	meta        map[string]string
+
+	expense         Transfer
+	held, available int64
+	settled         Hold
+}
+
+// post writes the transfers, the two user balances and the hold's new state
+// as one batch (one round trip under the wallet lock; in order, the first
+// failure fails the rest). Transfer ids are chosen here so that the hold can
+// name them in the same batch.
+func (v *settling) post(ctx context.Context, tx pgx.Tx) error {
+	h := v.h
+	wallet, holds := UserAccount(h.UID), HoldsAccount(h.UID)
+	metaJSON, err := encodeMetadata(v.meta)
+	if err != nil {
+		return err
+	}
+	var captureID, returnID *string
 	b := &pgx.Batch{}
-	if captured > 0 {
-		sql, args, err := transferInsert(transferRow{key: holdTransferKey(h.ID, "capture"), debit: holds,
-			credit: AccountPlatformRevenue, amount: captured, typ: TypeExpense, uid: h.UID,
-			description: description, provider: ProviderPlatform, metadata: captureMeta})
+	if v.captured > 0 {
+		sql, args, err := ledger.InsertStatement(ledger.Entry[TransferType]{Key: holdTransferKey(h.ID, "capture"), Debit: holds,
+			Credit: AccountPlatformRevenue, Amount: v.captured, Type: TypeExpense, UID: h.UID,
+			Description: v.description, Provider: ProviderPlatform, Metadata: v.meta})
 		if err != nil {
-			return HoldResult{}, err
+			return err
 		}
 		id := args[0].(uuid.UUID).String()
 		captureID = &id
 		b.Queue(sql, args...).QueryRow(func(row pgx.Row) (err error) {
-			expense, err = scanInsertedTransfer(row)
+			v.expense, err = ledger.ScanInserted[TransferType](row)
 			return err
 		})
 	}
-	if rest > 0 {
-		sql, args, err := transferInsert(transferRow{key: holdTransferKey(h.ID, "release"), debit: holds, credit: wallet,
-			amount: rest, typ: TypeHoldRelease, uid: h.UID, description: "Hold " + string(to), provider: ProviderPlatform})
+	if v.rest > 0 {
+		sql, args, err := ledger.InsertStatement(ledger.Entry[TransferType]{Key: holdTransferKey(h.ID, "release"), Debit: holds, Credit: wallet,
+			Amount: v.rest, Type: TypeHoldRelease, UID: h.UID, Description: "Hold " + string(v.to), Provider: ProviderPlatform})
 		if err != nil {
-			return HoldResult{}, err
+			return err
 		}
 		id := args[0].(uuid.UUID).String()
 		returnID = &id
 		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
-			_, err := scanInsertedTransfer(row)
+			_, err := ledger.ScanInserted[TransferType](row)
 			return err
 		})
 	}
-	b.Queue(addBalanceSQL, holds, -h.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
-		held, err = scanBalance(row, holds)
+	b.Queue(ledger.AddBalanceSQL, holds, -h.AmountMicros).QueryRow(func(row pgx.Row) (err error) {
+		v.held, err = ledger.ScanBalance(row, holds)
 		return err
 	})
-	b.Queue(addBalanceSQL, wallet, rest).QueryRow(func(row pgx.Row) (err error) {
-		available, err = scanBalance(row, wallet)
+	b.Queue(ledger.AddBalanceSQL, wallet, v.rest).QueryRow(func(row pgx.Row) (err error) {
+		v.available, err = ledger.ScanBalance(row, wallet)
 		return err
 	})
 	b.Queue(`UPDATE holds SET status = $2, captured_micros = $3, capture_description = $4,
 		capture_metadata = $5, capture_transfer_id = $6, release_transfer_id = $7, settled_at = now()
 		WHERE id = $1 AND status = 'held' RETURNING `+holdColumns,
-		h.ID, string(to), captured, description, metaJSON, captureID, returnID).QueryRow(func(row pgx.Row) (err error) {
-		if settled, err = scanHold(row); err != nil {
+		h.ID, string(v.to), v.captured, v.description, metaJSON, captureID, returnID).QueryRow(func(row pgx.Row) (err error) {
+		if v.settled, err = scanHold(row); err != nil {
 			return fmt.Errorf("settle hold %s: %w", h.ID, err)
 		}
 		return nil
 	})
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return HoldResult{}, err
-	}
-	bal := Balance{Micros: available + held, HeldMicros: held}
-	var (
-		eff     debitEffects
-		touched []string
-	)
-	if captured > 0 {
-		if c.Events != nil {
-			for _, ev := range c.Events(expense, bal.Micros) {
-				if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
-					return HoldResult{}, err
-				}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// afterCapture does what a capture means beyond the hold: c's events, the
+// usage and its billing rules, the creator's earning and platform revenue.
+// It returns the auto-recharge the debit started, if any, and the creators
+// whose earnings changed.
+func (s *PostgresStore) afterCapture(ctx context.Context, tx pgx.Tx, v *settling, c *Capture, bal Balance) (rechargeID string, touched []string, err error) {
+	uid := v.h.UID
+	if c.Events != nil {
+		for _, ev := range c.Events(v.expense, bal.Micros) {
+			if _, err := s.outbox.Enqueue(ctx, tx, ev); err != nil {
+				return "", nil, err
 			}
 		}
-		// The capture is usage: this month's total, spend warnings, low
-		// balance and auto-recharge, under the wallet lock the caller holds.
-		usage, month, err := recordExpense(ctx, tx, h.UID, captured)
-		if err != nil {
-			return HoldResult{}, err
-		}
-		if eff, err = s.afterDebit(ctx, tx, h.UID, available, usage, month); err != nil {
-			return HoldResult{}, err
-		}
-		// A consumer's answer: the creator's part (markup + greeting) goes
-		// on from platform revenue to their pending earnings, in this
-		// transaction (key hold:<id>:earning).
-		revenue := captured
-		split, consumer, err := ConsumerSplit(captureMeta)
-		if err != nil {
-			return HoldResult{}, err
-		}
-		if consumer && split.Micros() > 0 {
-			if err := s.creditEarning(ctx, tx, earningFor(split, holdTransferKey(h.ID, "earning"), h.UID, captureMeta, h.Metadata)); err != nil {
-				return HoldResult{}, err
-			}
-			revenue -= split.Micros()
-			touched = []string{split.CreatorUID}
-		}
-		// The shared revenue row last, just before the commit: every
-		// capture of every user waits for its lock, so it is held for one
-		// statement and the commit, not for the bookkeeping above.
-		if _, err := addBalance(ctx, tx, AccountPlatformRevenue, revenue); err != nil {
-			return HoldResult{}, err
-		}
 	}
-	return HoldResult{Hold: settled, Balance: bal, RechargeID: eff.rechargeID, Touched: touched}, nil
+	// The capture is usage: this month's total, spend warnings, low
+	// balance and auto-recharge, under the wallet lock the caller holds.
+	usage, month, err := recordExpense(ctx, tx, uid, v.captured)
+	if err != nil {
+		return "", nil, err
+	}
+	eff, err := s.afterDebit(ctx, tx, uid, v.available, usage, month)
+	if err != nil {
+		return "", nil, err
+	}
+	// A consumer's answer: the creator's part (markup + greeting) goes
+	// on from platform revenue to their pending earnings, in this
+	// transaction (key hold:<id>:earning).
+	revenue := v.captured
+	split, consumer, err := ConsumerSplit(v.meta)
+	if err != nil {
+		return "", nil, err
+	}
+	if consumer && split.Micros() > 0 {
+		if err := s.creditEarning(ctx, tx, earningFor(split, holdTransferKey(v.h.ID, "earning"), uid, v.meta, v.h.Metadata)); err != nil {
+			return "", nil, err
+		}
+		revenue -= split.Micros()
+		touched = []string{split.CreatorUID}
+	}
+	// The shared revenue row last, just before the commit: every
+	// capture of every user waits for its lock, so it is held for one
+	// statement and the commit, not for the bookkeeping above.
+	if _, err := ledger.AddBalance(ctx, tx, AccountPlatformRevenue, revenue); err != nil {
+		return "", nil, err
+	}
+	return eff.rechargeID, touched, nil
 }
 
 // expireUserHolds expires uid's open holds past their expiry; the caller

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // Payouts in PostgreSQL (migrations/00008_payouts.sql). Lock order, as
@@ -73,8 +75,7 @@ func lockCreatorWallet(ctx context.Context, tx pgx.Tx, uid string) error {
 	if _, exists, err := lockWallet(ctx, tx, uid); err != nil || exists {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_wallet', $2) ON CONFLICT (id) DO NOTHING`,
-		UserAccount(uid), uid); err != nil {
+	if err := ledger.Create(ctx, tx, ledger.KindUserWallet, UserAccount(uid), uid); err != nil {
 		return fmt.Errorf("create wallet: %w", err)
 	}
 	_, _, err := lockWallet(ctx, tx, uid)
@@ -96,21 +97,14 @@ func moveMoney(ctx context.Context, tx pgx.Tx, key, debit, credit string, amount
 	if exists {
 		return nil
 	}
-	if _, err := insertTransfer(ctx, tx, transferRow{key: key, debit: debit, credit: credit, amount: amount, typ: typ, uid: uid,
-		description: description, provider: ProviderStripe, metadata: meta}); err != nil {
-		return err
-	}
-	if _, err := addBalance(ctx, tx, debit, -amount); err != nil {
-		return err
-	}
-	_, err := addBalance(ctx, tx, credit, amount)
+	_, err := ledger.Move(ctx, tx, ledger.Entry[TransferType]{Key: key, Debit: debit, Credit: credit, Amount: amount, Type: typ, UID: uid,
+		Description: description, Provider: ProviderStripe, Metadata: meta})
 	return err
 }
 
 // ensureInTransitAccount creates uid's in-transit account if needed.
 func ensureInTransitAccount(ctx context.Context, tx pgx.Tx, uid string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_payouts_in_transit', $2) ON CONFLICT (id) DO NOTHING`,
-		PayoutsInTransitAccount(uid), uid)
+	err := ledger.Create(ctx, tx, ledger.KindUserPayoutsInTransit, PayoutsInTransitAccount(uid), uid)
 	if err != nil {
 		return fmt.Errorf("create in-transit account: %w", err)
 	}
@@ -121,8 +115,7 @@ func ensureInTransitAccount(ctx context.Context, tx pgx.Tx, uid string) error {
 // (money returned to a creator whose account was never created: not
 // possible in practice, but the return must not fail for it).
 func ensureAvailableAccount(ctx context.Context, tx pgx.Tx, uid string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_earnings_available', $2) ON CONFLICT (id) DO NOTHING`,
-		EarningsAvailableAccount(uid), uid)
+	err := ledger.Create(ctx, tx, ledger.KindUserEarningsAvailable, EarningsAvailableAccount(uid), uid)
 	if err != nil {
 		return fmt.Errorf("create available earnings account: %w", err)
 	}
@@ -167,8 +160,7 @@ func (s *PostgresStore) CreatePayout(ctx context.Context, uid string, amountMicr
 			return ErrPayoutInFlight
 		}
 		available := EarningsAvailableAccount(uid)
-		var have int64
-		err = tx.QueryRow(ctx, `SELECT balance_micros FROM accounts WHERE id = $1 FOR UPDATE`, available).Scan(&have)
+		have, err := ledger.LockBalance(ctx, tx, available)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("lock available earnings: %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
+	"github.com/agentic-app/agentic/services/wallet/internal/ledger"
 )
 
 // debtOf reads what uid owes (0 without a debt account), locking the debt
@@ -45,15 +46,15 @@ func (s *PostgresStore) repayDebt(ctx context.Context, tx pgx.Tx, uid string, cr
 	if pay <= 0 {
 		return available, nil
 	}
-	if _, err := insertTransfer(ctx, tx, transferRow{key: "debt:repay:" + credit.ID, debit: UserAccount(uid),
-		credit: DebtAccount(uid), amount: pay, typ: TypeRepayment, uid: uid, description: "Debt repayment",
-		provider: credit.Provider, metadata: map[string]string{"credit_transfer_id": credit.ID}}); err != nil {
+	if _, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: "debt:repay:" + credit.ID, Debit: UserAccount(uid),
+		Credit: DebtAccount(uid), Amount: pay, Type: TypeRepayment, UID: uid, Description: "Debt repayment",
+		Provider: credit.Provider, Metadata: map[string]string{"credit_transfer_id": credit.ID}}); err != nil {
 		return 0, err
 	}
-	if available, err = addBalance(ctx, tx, UserAccount(uid), -pay); err != nil {
+	if available, err = ledger.AddBalance(ctx, tx, UserAccount(uid), -pay); err != nil {
 		return 0, err
 	}
-	if _, err := addBalance(ctx, tx, DebtAccount(uid), pay); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, DebtAccount(uid), pay); err != nil {
 		return 0, err
 	}
 	return available, nil
@@ -334,13 +335,13 @@ func (s *PostgresStore) reverse(ctx context.Context, tx pgx.Tx, r reversal) (Rev
 	}
 	var walletTransfer Transfer
 	if take > 0 {
-		t, err := insertTransfer(ctx, tx, transferRow{key: r.key + ":wallet", debit: UserAccount(r.uid), credit: AccountStripeClearing,
-			amount: take, typ: r.typ, uid: r.uid, description: r.description, provider: ProviderStripe, metadata: meta})
+		t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: r.key + ":wallet", Debit: UserAccount(r.uid), Credit: AccountStripeClearing,
+			Amount: take, Type: r.typ, UID: r.uid, Description: r.description, Provider: ProviderStripe, Metadata: meta})
 		if err != nil {
 			return Reversal{}, err
 		}
 		walletTransfer = t
-		if available, err = addBalance(ctx, tx, UserAccount(r.uid), -take); err != nil {
+		if available, err = ledger.AddBalance(ctx, tx, UserAccount(r.uid), -take); err != nil {
 			return Reversal{}, err
 		}
 	}
@@ -349,22 +350,21 @@ func (s *PostgresStore) reverse(ctx context.Context, tx pgx.Tx, r reversal) (Rev
 		return Reversal{}, err
 	}
 	if rest > 0 {
-		if _, err := tx.Exec(ctx, `INSERT INTO accounts (id, kind, uid) VALUES ($1, 'user_debt', $2) ON CONFLICT (id) DO NOTHING`,
-			DebtAccount(r.uid), r.uid); err != nil {
+		if err := ledger.Create(ctx, tx, ledger.KindUserDebt, DebtAccount(r.uid), r.uid); err != nil {
 			return Reversal{}, fmt.Errorf("create debt account: %w", err)
 		}
-		if _, err := insertTransfer(ctx, tx, transferRow{key: r.key + ":debt", debit: DebtAccount(r.uid), credit: AccountStripeClearing,
-			amount: rest, typ: TypeDebt, uid: r.uid, description: r.description + " (already spent: owed)",
-			provider: ProviderStripe, metadata: meta}); err != nil {
+		if _, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: r.key + ":debt", Debit: DebtAccount(r.uid), Credit: AccountStripeClearing,
+			Amount: rest, Type: TypeDebt, UID: r.uid, Description: r.description + " (already spent: owed)",
+			Provider: ProviderStripe, Metadata: meta}); err != nil {
 			return Reversal{}, err
 		}
-		owed, err := addBalance(ctx, tx, DebtAccount(r.uid), -rest)
+		owed, err := ledger.AddBalance(ctx, tx, DebtAccount(r.uid), -rest)
 		if err != nil {
 			return Reversal{}, err
 		}
 		debt = -owed
 	}
-	if _, err := addBalance(ctx, tx, AccountStripeClearing, micros); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, AccountStripeClearing, micros); err != nil {
 		return Reversal{}, err
 	}
 	var held, at int64
@@ -390,17 +390,17 @@ func (s *PostgresStore) reverse(ctx context.Context, tx pgx.Tx, r reversal) (Rev
 // deposit from Stripe clearing, which pays the debt first like any credit.
 func (s *PostgresStore) reinstate(ctx context.Context, tx pgx.Tx, p paymentRow, disputeID string, cents int64) (debitEffects, error) {
 	micros := cents * MicrosPerCent
-	t, err := insertTransfer(ctx, tx, transferRow{key: "stripe:dispute:" + disputeID + ":reinstated", debit: AccountStripeClearing,
-		credit: UserAccount(p.uid), amount: micros, typ: TypeDeposit, uid: p.uid,
-		description: "Stripe dispute won: top-up reinstated", provider: ProviderStripe,
-		metadata: map[string]string{"payment_intent_id": p.pi, "dispute_id": disputeID}})
+	t, err := ledger.Insert(ctx, tx, ledger.Entry[TransferType]{Key: "stripe:dispute:" + disputeID + ":reinstated", Debit: AccountStripeClearing,
+		Credit: UserAccount(p.uid), Amount: micros, Type: TypeDeposit, UID: p.uid,
+		Description: "Stripe dispute won: top-up reinstated", Provider: ProviderStripe,
+		Metadata: map[string]string{"payment_intent_id": p.pi, "dispute_id": disputeID}})
 	if err != nil {
 		return debitEffects{}, err
 	}
-	if _, err := addBalance(ctx, tx, UserAccount(p.uid), micros); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, UserAccount(p.uid), micros); err != nil {
 		return debitEffects{}, err
 	}
-	if _, err := addBalance(ctx, tx, AccountStripeClearing, -micros); err != nil {
+	if _, err := ledger.AddBalance(ctx, tx, AccountStripeClearing, -micros); err != nil {
 		return debitEffects{}, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE stripe_payments SET disputed_cents = disputed_cents - $2, updated_at = now()

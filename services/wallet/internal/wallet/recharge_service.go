@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/worker"
 )
 
 // CreateSetupSession implements Service: the user's Stripe customer (created
@@ -209,25 +210,20 @@ func (s *service) processRecharge(ctx context.Context, id string) (bool, error) 
 
 // RunRecharger implements Service.
 func (s *service) RunRecharger(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	// Recharges left pending by a crash or a provider error wait for no debit.
-	if _, err := s.ProcessRecharges(ctx); err != nil && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "auto-recharge round failed", "error", err)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case id := <-s.kick:
+	// The round at once: recharges left pending by a crash or a provider
+	// error wait for no debit. A debit that starts one kicks it in between.
+	worker.EveryAndOn(ctx, interval,
+		func(ctx context.Context) {
+			if _, err := s.ProcessRecharges(ctx); err != nil && ctx.Err() == nil {
+				s.log.ErrorContext(ctx, "auto-recharge round failed", "error", err)
+			}
+		},
+		s.kick,
+		func(ctx context.Context, id string) {
 			if _, err := s.processRecharge(ctx, id); err != nil && ctx.Err() == nil {
 				s.billing.schedErrs.Inc()
 				s.log.ErrorContext(ctx, "auto-recharge failed", "recharge_id", id, "error", err)
 			}
-		case <-t.C:
-			if _, err := s.ProcessRecharges(ctx); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "auto-recharge round failed", "error", err)
-			}
-		}
-	}
+		})
+	return nil
 }

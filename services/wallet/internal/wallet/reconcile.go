@@ -1,9 +1,6 @@
 package wallet
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Reconcile implements Service: it lists the Checkout Sessions and
 // PaymentIntents created at Stripe within the lookback and applies the
@@ -73,6 +70,3 @@ func (s *service) Reconcile(ctx context.Context) (int, error) {
 	}
 	return applied, nil
 }
-
-// defaultReconcileLookback covers Stripe's own webhook retries (3 days).
-const defaultReconcileLookback = 72 * time.Hour

@@ -142,27 +142,27 @@ type Config struct {
 	Now func() time.Time
 	// Registerer receives the hold metrics (nil: not registered).
 	Registerer prometheus.Registerer
-	// SweepBatch bounds the holds one sweeper round expires (default 500).
+	// SweepBatch bounds the holds one sweeper round expires (default DefaultSweepBatch).
 	SweepBatch int
-	// FeeBatch bounds the agents one fee-scheduler round renews (default 100).
+	// FeeBatch bounds the agents one fee-scheduler round renews (default DefaultFeeBatch).
 	FeeBatch int
 	// RechargeRetryAfter is the back-off after a declined auto-recharge
-	// before a debit may start another (default 15 minutes; 0 in tests
+	// before a debit may start another (default DefaultRechargeRetryAfter; 0 in tests
 	// that set RechargeRetryAfterSet).
 	RechargeRetryAfter    time.Duration
 	RechargeRetryAfterSet bool
 	// RechargeLease is how long a worker owns a pending recharge while it
-	// talks to Stripe (default 1 minute); RechargeMaxAttempts bounds the
-	// attempts of a recharge Stripe keeps failing with errors (default 10).
+	// talks to Stripe (default DefaultRechargeLease); RechargeMaxAttempts bounds the
+	// attempts of a recharge Stripe keeps failing with errors (default DefaultRechargeMaxAttempts).
 	RechargeLease       time.Duration
 	RechargeMaxAttempts int
 	// ReconcileLookback is how far back reconciliation lists Stripe's
-	// objects (default 72 hours).
+	// objects (default DefaultReconcileLookback).
 	ReconcileLookback time.Duration
 	// Payouts reports creators' payouts for GET /api/user/earnings (nil:
 	// nothing paid out, no payout account).
 	Payouts PayoutSummarizer
-	// EarningsBatch bounds the creators one maturation round handles (default 500).
+	// EarningsBatch bounds the creators one maturation round handles (default DefaultEarningsBatch).
 	EarningsBatch int
 }
 
@@ -192,25 +192,25 @@ func NewService(store Store, cache Cache, limiter RateLimiter, payments Payments
 		cache = noCache{}
 	}
 	if cfg.SweepBatch <= 0 {
-		cfg.SweepBatch = 500
+		cfg.SweepBatch = DefaultSweepBatch
 	}
 	if cfg.FeeBatch <= 0 {
-		cfg.FeeBatch = 100
+		cfg.FeeBatch = DefaultFeeBatch
 	}
 	if cfg.RechargeRetryAfter <= 0 && !cfg.RechargeRetryAfterSet {
-		cfg.RechargeRetryAfter = 15 * time.Minute
+		cfg.RechargeRetryAfter = DefaultRechargeRetryAfter
 	}
 	if cfg.RechargeLease <= 0 {
-		cfg.RechargeLease = time.Minute
+		cfg.RechargeLease = DefaultRechargeLease
 	}
 	if cfg.RechargeMaxAttempts <= 0 {
-		cfg.RechargeMaxAttempts = 10
+		cfg.RechargeMaxAttempts = DefaultRechargeMaxAttempts
 	}
 	if cfg.EarningsBatch <= 0 {
-		cfg.EarningsBatch = 500
+		cfg.EarningsBatch = DefaultEarningsBatch
 	}
 	if cfg.ReconcileLookback <= 0 {
-		cfg.ReconcileLookback = defaultReconcileLookback
+		cfg.ReconcileLookback = DefaultReconcileLookback
 	}
 	cfg.AppBaseURL = strings.TrimRight(cfg.AppBaseURL, "/")
 	return &service{store: store, cache: cache, limiter: limiter, payments: payments, cfg: cfg, log: cfg.Logger,
