@@ -47,11 +47,15 @@ $(BIN)/tilt: | $(BIN)
 	fi
 
 # The Firebase Auth emulator (firebase-tools from npm), installed once per version.
+# Without optional dependencies (each has a fallback; the Auth emulator needs
+# none): one of them, the Hosting emulator's re2, is a C++ module compiled from
+# source when its prebuilt binary cannot be downloaded (offline), most of the
+# 14 minutes this install took on a fresh 2-core machine.
 $(BIN)/firebase: | $(BIN)
 	@cached=$(TOOLS_CACHE)/firebase-tools-$(FIREBASE_TOOLS_VERSION); \
 	if [ ! -x $$cached/node_modules/.bin/firebase ]; then \
 	  mkdir -p $$cached && echo '{"name":"agentic-firebase-tools","private":true}' > $$cached/package.json; \
-	  (cd $$cached && npm install --no-audit --no-fund --loglevel=error firebase-tools@$(FIREBASE_TOOLS_VERSION)); \
+	  (cd $$cached && npm install --no-audit --no-fund --loglevel=error --omit=optional firebase-tools@$(FIREBASE_TOOLS_VERSION)); \
 	fi; \
 	ln -sf $$cached/node_modules/.bin/firebase $@
 
@@ -95,7 +99,9 @@ deps: web/node_modules/.stamp e2e/node_modules/.stamp ## install npm packages
 
 # ---------------------------------------------------------------- run
 .PHONY: dev
-dev: tools deps ## run the whole product locally under Tilt (app on http://localhost:8080; AGENTIC_TILT_K8S=1: Kubernetes mode)
+dev: ## run the whole product locally under Tilt (app on http://localhost:8080; AGENTIC_TILT_K8S=1: Kubernetes mode)
+	@# The tools, npm packages and Go builds side by side, with stage times.
+	@bash tilt/scripts/prepare.sh
 	@# One shell: the pid it writes is tilt's after exec (make down reads it).
 	mkdir -p .data && echo $$$$ > .data/tilt-up.pid && exec tilt up --port 10350
 
@@ -161,7 +167,7 @@ e2e: deps ## Playwright against a running `make dev` stack
 
 .PHONY: e2e-ci
 e2e-ci: tools deps ## whole stack + Playwright under `tilt ci`
-	tilt ci --port 10351 --timeout 40m -- --e2e
+	tilt ci --port 10351 --timeout 60m -- --e2e
 
 .PHONY: chart-check
 chart-check: ## helm lint/template + strict decoding, policies, Envoy validation (no cluster)
@@ -171,7 +177,11 @@ chart-check: ## helm lint/template + strict decoding, policies, Envoy validation
 TAG ?= dev
 .PHONY: images
 images: ## build the container images (needs a Docker engine with BuildKit)
-	for svc in identity catalog documents wallet analytics conversations mail; do docker build -f services/$$svc/Dockerfile -t agentic-$$svc:$(TAG) .; done
+	@# One Dockerfile for every service; the ports are each one's 81xx/91xx (docs/deploy.md).
+	n=1; for svc in identity catalog documents wallet analytics conversations mail; do \
+	  docker build -f services/Dockerfile --build-arg SERVICE=$$svc --build-arg HTTP_PORT=810$$n --build-arg GRPC_PORT=910$$n -t agentic-$$svc:$(TAG) . || exit 1; \
+	  n=$$((n + 1)); \
+	done
 	docker build -f web/Dockerfile -t agentic-web:$(TAG) web
 
 .PHONY: test-scripts

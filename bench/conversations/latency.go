@@ -190,7 +190,7 @@ func buildSimPrompt(agentName, instr string, ps []passage, question string) simP
 	b.WriteString("\n## Instructions\n" + instr + "\n")
 	b.WriteString("\n## Knowledge\n")
 	if len(ps) == 0 {
-		b.WriteString("No linked knowledge is relevant to this message. Do not invent facts about the agent's documents.")
+		b.WriteString("No passage of the agent's documents is relevant to this message. If it asks about something the documents would cover, say that your documents do not cover it; cite nothing and do not invent facts about them.")
 		return simPrompt{system: b.String(), user: question}
 	}
 	b.WriteString("Answer from the passages below when they are relevant. Cite every passage you use with its number in square brackets, for example [1]. If they do not contain the answer, say so instead of guessing.\n" +

@@ -378,9 +378,9 @@ func (d dbs) checkSessions(ctx context.Context, paid []paidSession) (sessionRepo
 
 // consumers: which consumer groups (in which service's database) read which topic.
 var consumers = map[string][]struct{ group, db string }{
-	"agentic.identity.v1": {{"catalog", "catalog"}, {"analytics", "analytics"}},
+	"agentic.identity.v1": {{"catalog", "catalog"}, {"analytics", "analytics"}, {"conversations-catalog", "conversations"}},
 	"agentic.catalog.v1": {{"wallet-catalog", "wallet"}, {"analytics", "analytics"}, {"mail-invitations", "mail"},
-		{"documents-catalog", "documents"}, {"conversations-catalog", "conversations"}},
+		{"documents-catalog", "documents"}, {"conversations-catalog", "conversations"}, {"catalog-ratings", "catalog"}},
 	"agentic.documents.v1": {{"conversations-documents", "conversations"}, {"analytics", "analytics"}},
 	"agentic.wallet.v1":    {{"mail-notifications", "mail"}, {"analytics", "analytics"}},
 	"agentic.usage.v1":     {{"catalog-usage", "catalog"}, {"analytics", "analytics"}, {"mail-usage", "mail"}},
