@@ -155,7 +155,7 @@ export default function ApiKeysPanel({ agentId, agentName, enabled = true }: Api
       render: (d: string | null) => (isExpired(d) ? <Tag color="red">Expired</Tag> : formatDate(d, 'Never')),
     },
     {
-      title: <span className="agents-sr-only">Actions</span>,
+      title: <span className="sr-only">Actions</span>,
       key: 'actions',
       align: 'right',
       render: (_, k) => (

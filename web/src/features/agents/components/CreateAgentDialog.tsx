@@ -202,7 +202,7 @@ function CreateAgentForm({ onDone, onCreated }: { onDone: () => void; onCreated?
               {ICON_OPTIONS.map((option) => (
                 <Radio.Button key={option.value} value={option.value} title={option.label} className="agents-picker__item">
                   <AgentIcon iconName={option.value} iconColor="#374151" size="small" />
-                  <span className="agents-sr-only">{option.label}</span>
+                  <span className="sr-only">{option.label}</span>
                 </Radio.Button>
               ))}
             </Radio.Group>
@@ -228,7 +228,7 @@ function CreateAgentForm({ onDone, onCreated }: { onDone: () => void; onCreated?
               {COLOR_OPTIONS.map((option) => (
                 <Radio.Button key={option.value} value={option.value} title={option.label} className="agents-picker__item">
                   <span className="agents-swatch" style={{ backgroundColor: option.value }} aria-hidden="true" />
-                  <span className="agents-sr-only">{option.label}</span>
+                  <span className="sr-only">{option.label}</span>
                 </Radio.Button>
               ))}
             </Radio.Group>

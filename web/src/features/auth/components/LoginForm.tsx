@@ -1,11 +1,16 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Input } from 'antd';
+import { Button } from 'antd';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
-import { FormField, fieldA11y } from '@/components/FormField';
+import { useForm } from 'react-hook-form';
+import { InputField } from '@/components/InputField';
 import { useAuth } from '../auth-context';
 import { ForgotPasswordDialog, RESET_TEXTS } from './ForgotPasswordDialog';
 import { loginSchema, type LoginInput, type LoginValues } from '../lib/schemas';
+
+const FIELDS = [
+  { name: 'email', id: 'login-email', label: 'Email', type: 'email', autoComplete: 'email', placeholder: 'you@example.com' },
+  { name: 'password', id: 'login-password', label: 'Password', type: 'password', autoComplete: 'current-password' },
+] as const;
 
 export function LoginForm() {
   const { login } = useAuth();
@@ -32,37 +37,9 @@ export function LoginForm() {
   return (
     <>
       <form className="auth-form" onSubmit={onSubmit} noValidate aria-label="Login">
-        <Controller
-          control={control}
-          name="email"
-          render={({ field }) => (
-            <FormField id="login-email" label="Email" error={errors.email?.message}>
-              <Input
-                {...field}
-                {...fieldA11y('login-email', errors.email?.message)}
-                type="email"
-                autoComplete="email"
-                placeholder="you@example.com"
-                size="large"
-              />
-            </FormField>
-          )}
-        />
-        <Controller
-          control={control}
-          name="password"
-          render={({ field }) => (
-            <FormField id="login-password" label="Password" error={errors.password?.message}>
-              <Input
-                {...field}
-                {...fieldA11y('login-password', errors.password?.message)}
-                type="password"
-                autoComplete="current-password"
-                size="large"
-              />
-            </FormField>
-          )}
-        />
+        {FIELDS.map((f) => (
+          <InputField key={f.name} control={control} error={errors[f.name]?.message} {...f} />
+        ))}
         <div className="auth-forgot">
           <Button type="link" className="auth-forgot__link" onClick={() => setResetOpen(true)}>
             {RESET_TEXTS.link}

@@ -1,9 +1,22 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Input } from 'antd';
-import { Controller, useForm } from 'react-hook-form';
-import { FormField, fieldA11y } from '@/components/FormField';
+import { Button } from 'antd';
+import { useForm } from 'react-hook-form';
+import { InputField } from '@/components/InputField';
 import { useAuth } from '../auth-context';
 import { registerSchema, type RegisterInput, type RegisterValues } from '../lib/schemas';
+
+const FIELDS = [
+  { name: 'username', id: 'register-username', label: 'Username', type: 'text', autoComplete: 'username' },
+  { name: 'email', id: 'register-email', label: 'Email', type: 'email', autoComplete: 'email', placeholder: 'you@example.com' },
+  { name: 'password', id: 'register-password', label: 'Password', type: 'password', autoComplete: 'new-password' },
+  {
+    name: 'confirmPassword',
+    id: 'register-confirm-password',
+    label: 'Confirm Password',
+    type: 'password',
+    autoComplete: 'new-password',
+  },
+] as const;
 
 export function RegisterForm() {
   const { register } = useAuth();
@@ -27,67 +40,9 @@ export function RegisterForm() {
 
   return (
     <form className="auth-form" onSubmit={onSubmit} noValidate aria-label="Register">
-      <Controller
-        control={control}
-        name="username"
-        render={({ field }) => (
-          <FormField id="register-username" label="Username" error={errors.username?.message}>
-            <Input
-              {...field}
-              {...fieldA11y('register-username', errors.username?.message)}
-              type="text"
-              autoComplete="username"
-              size="large"
-            />
-          </FormField>
-        )}
-      />
-      <Controller
-        control={control}
-        name="email"
-        render={({ field }) => (
-          <FormField id="register-email" label="Email" error={errors.email?.message}>
-            <Input
-              {...field}
-              {...fieldA11y('register-email', errors.email?.message)}
-              type="email"
-              autoComplete="email"
-              placeholder="you@example.com"
-              size="large"
-            />
-          </FormField>
-        )}
-      />
-      <Controller
-        control={control}
-        name="password"
-        render={({ field }) => (
-          <FormField id="register-password" label="Password" error={errors.password?.message}>
-            <Input
-              {...field}
-              {...fieldA11y('register-password', errors.password?.message)}
-              type="password"
-              autoComplete="new-password"
-              size="large"
-            />
-          </FormField>
-        )}
-      />
-      <Controller
-        control={control}
-        name="confirmPassword"
-        render={({ field }) => (
-          <FormField id="register-confirm-password" label="Confirm Password" error={errors.confirmPassword?.message}>
-            <Input
-              {...field}
-              {...fieldA11y('register-confirm-password', errors.confirmPassword?.message)}
-              type="password"
-              autoComplete="new-password"
-              size="large"
-            />
-          </FormField>
-        )}
-      />
+      {FIELDS.map((f) => (
+        <InputField key={f.name} control={control} error={errors[f.name]?.message} {...f} />
+      ))}
       <Button type="primary" htmlType="submit" size="large" block disabled={isSubmitting}>
         {isSubmitting ? 'Creating account...' : 'Create account'}
       </Button>

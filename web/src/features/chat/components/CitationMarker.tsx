@@ -61,7 +61,7 @@ export function CitationMarker({ label, numbers }: CitationMarkerProps) {
       onKeyDown={onKeyDown}
       data-testid="citation-popover"
     >
-      <p id={titleId} className="chat-sr-only">
+      <p id={titleId} className="sr-only">
         Source {label}
       </p>
       {sources.map(({ citation, passage, hidden }) => {
@@ -79,7 +79,7 @@ export function CitationMarker({ label, numbers }: CitationMarkerProps) {
             {href && (
               <a className="chat-cite__open" href={href} target="_blank" rel="noopener noreferrer">
                 Open in Google Docs <ExportOutlined aria-hidden="true" />
-                <span className="chat-sr-only"> (new tab)</span>
+                <span className="sr-only"> (new tab)</span>
               </a>
             )}
           </div>

@@ -96,7 +96,7 @@ export function ConversationList(props: ConversationListProps) {
   return (
     <div className="chat-conversations">
       <div className="chat-conversations__head">
-        <Heading className={titleHidden ? 'chat-conversations__title chat-sr-only' : 'chat-conversations__title'}>Conversations</Heading>
+        <Heading className={titleHidden ? 'chat-conversations__title sr-only' : 'chat-conversations__title'}>Conversations</Heading>
         <Button type="primary" size="small" icon={<PlusOutlined aria-hidden="true" />} onClick={onCreate} loading={creating}>
           New conversation
         </Button>

@@ -1,5 +1,5 @@
-import { Component, lazy, Suspense, type ReactNode } from 'react';
-import { LoadingSpinner } from '@/components/LoadingSpinner';
+import { lazy } from 'react';
+import { LazyChunk } from '@/components/LazyChunk';
 import type { ChatPanelProps } from './ChatPanel';
 import type { ConversationTranscriptProps } from './ConversationTranscript';
 
@@ -7,43 +7,20 @@ import type { ConversationTranscriptProps } from './ConversationTranscript';
 const ChatPanel = lazy(() => import('./ChatPanel'));
 const ConversationTranscript = lazy(() => import('./ConversationTranscript'));
 
-class ChunkErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
-  state = { failed: false };
-
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-
-  render() {
-    if (this.state.failed) {
-      return (
-        <div role="alert" className="chat-load-error">
-          The chat could not be loaded. Check your connection and reload the page.
-        </div>
-      );
-    }
-    return this.props.children;
-  }
-}
-
 /** ChatPanel, lazily loaded (keeps Ant Design X out of every route's initial JavaScript). */
 export function LazyChatPanel(props: ChatPanelProps) {
   return (
-    <ChunkErrorBoundary>
-      <Suspense fallback={<LoadingSpinner fullPage={false} />}>
-        <ChatPanel {...props} />
-      </Suspense>
-    </ChunkErrorBoundary>
+    <LazyChunk what="The chat" className="chat-load-error">
+      <ChatPanel {...props} />
+    </LazyChunk>
   );
 }
 
 /** ConversationTranscript (a read-only conversation), lazily loaded like the chat. */
 export function LazyConversationTranscript(props: ConversationTranscriptProps) {
   return (
-    <ChunkErrorBoundary>
-      <Suspense fallback={<LoadingSpinner fullPage={false} />}>
-        <ConversationTranscript {...props} />
-      </Suspense>
-    </ChunkErrorBoundary>
+    <LazyChunk what="The chat" className="chat-load-error">
+      <ConversationTranscript {...props} />
+    </LazyChunk>
   );
 }

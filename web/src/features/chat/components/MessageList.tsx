@@ -22,7 +22,7 @@ const ROLES: BubbleListProps['role'] = {
   ai: { placement: 'start', variant: 'borderless' },
 };
 
-const who = (label: string) => <span className="chat-sr-only">{label}</span>;
+const who = (label: string) => <span className="sr-only">{label}</span>;
 
 /**
  * The conversation as Ant Design X bubbles: stored messages, then the turns of this session that the

@@ -82,7 +82,7 @@ export function FirstRunChecklist({ uid, stats, activities, balance }: FirstRunC
             )}
             <span className={step.done ? 'first-run__label first-run__label--done' : 'first-run__label'}>
               {step.label}
-              <span className="dash-sr-only">{step.done ? ' (done)' : ' (to do)'}</span>
+              <span className="sr-only">{step.done ? ' (done)' : ' (to do)'}</span>
             </span>
             {!step.done && (
               <Link to={step.href} className="first-run__action" aria-label={`${step.label}: ${step.action}`}>

@@ -31,7 +31,7 @@ export function StatCard({ title, value, growth, isNew = false }: StatCardProps)
       <p className="stat-card__growth" data-direction={tone.direction} data-color={tone.color}>
         <span className={`growth--${tone.color}`}>
           <i className={`dash-ri ri-arrow-${tone.direction}-line`} aria-hidden="true" />
-          <span className="dash-sr-only">{tone.direction === 'up' ? 'Up ' : 'Down '}</span>
+          <span className="sr-only">{tone.direction === 'up' ? 'Up ' : 'Down '}</span>
           {formatGrowth(growth)}
         </span>{' '}
         from last month

@@ -56,7 +56,7 @@ export function DocumentsTable({
             <th scope="col">Labels</th>
             <th scope="col">Status</th>
             <th scope="col">
-              <span className="documents-sr-only">Actions</span>
+              <span className="sr-only">Actions</span>
             </th>
           </tr>
         </thead>

@@ -161,7 +161,7 @@ function Passage({ passage, id }: { passage: KnowledgePassage; id: string }) {
         </span>
         {passage.labels.length > 0 && (
           <span className="documents-labels">
-            <span className="documents-sr-only">Labels:</span>
+            <span className="sr-only">Labels:</span>
             {passage.labels.map((label) => (
               <span key={label} className="documents-badge documents-badge--gray">
                 {label}
@@ -180,7 +180,7 @@ function Passage({ passage, id }: { passage: KnowledgePassage; id: string }) {
       </div>
       {passage.headingPath && (
         <p className="retrieval-passage__path" data-testid="passage-heading-path">
-          <span className="documents-sr-only">Section: </span>
+          <span className="sr-only">Section: </span>
           {passage.headingPath}
         </p>
       )}

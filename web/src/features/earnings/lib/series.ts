@@ -1,17 +1,11 @@
 import { addDays, format, parseISO } from 'date-fns';
+import type { DailyColumnRow } from '@/components/DailyColumnChart';
+import { dayLabel } from '@/lib/dates';
 import { formatMoney } from '@/features/wallet';
 import type { EarningsDay } from '../types';
 
 /** One stacked segment: what one agent earned on one UTC day (every day × agent present, zeros included). */
-export interface EarningsColumnRow {
-  date: string;
-  /** 'Mar 9'. */
-  day: string;
-  agent: string;
-  /** Dollars. */
-  amount: number;
-  dayTotal: number;
-}
+export type EarningsColumnRow = DailyColumnRow;
 
 export const SERIES_DAYS = 30;
 
@@ -24,10 +18,7 @@ export function lastUtcDays(today: Date, days = SERIES_DAYS): string[] {
   return out;
 }
 
-export function dayLabel(date: string): string {
-  const d = parseISO(date);
-  return Number.isNaN(d.getTime()) ? date : format(d, 'MMM d');
-}
+export { dayLabel };
 
 /** Agent labels by id, in order of earnings (largest first); a repeated name gets a short id suffix. */
 export function agentOrder(days: readonly EarningsDay[]): { id: string; label: string; total: number }[] {

@@ -154,7 +154,7 @@ export function MarketplaceBrowser() {
     <div className="mp-browser">
       <div className="mp-filters">
         <form role="search" className="mp-filters__search" onSubmit={submitSearch}>
-          <label htmlFor={`${ids}-q`} className="mp-sr-only">
+          <label htmlFor={`${ids}-q`} className="sr-only">
             {BROWSER_TEXTS.search}
           </label>
           <Input

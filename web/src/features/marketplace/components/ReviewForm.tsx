@@ -133,10 +133,10 @@ function SignedInReviewForm({ slug, id }: { slug: string; id: string }) {
                     onChange={() => field.onChange(n)}
                     onBlur={field.onBlur}
                     ref={n === 1 ? field.ref : undefined}
-                    className="mp-sr-only"
+                    className="sr-only"
                   />
                   <StarIcon />
-                  <span className="mp-sr-only">{n === 1 ? '1 star' : `${n} stars`}</span>
+                  <span className="sr-only">{n === 1 ? '1 star' : `${n} stars`}</span>
                 </label>
               ))}
             </div>

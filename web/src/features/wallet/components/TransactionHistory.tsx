@@ -65,7 +65,7 @@ export function TransactionHistory({ state, onLoadMore }: { state: TransactionsS
         >
           Export CSV
         </Button>
-        <span id="wallet-export-hint" className="wallet-sr-only">
+        <span id="wallet-export-hint" className="sr-only">
           Downloads every transaction matching the current search and type filter as transactions.csv
         </span>
       </header>

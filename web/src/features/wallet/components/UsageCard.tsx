@@ -71,7 +71,7 @@ function UsageBody({ usage }: { usage: Usage }) {
       <details className="usage-table">
         <summary>Show usage as a table</summary>
         <table className="wallet-table">
-          <caption className="wallet-sr-only">Spend per day by agent</caption>
+          <caption className="sr-only">Spend per day by agent</caption>
           <thead>
             <tr>
               <th scope="col">Day</th>

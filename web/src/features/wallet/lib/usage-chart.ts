@@ -1,20 +1,10 @@
-import { format, parseISO } from 'date-fns';
+import type { DailyColumnRow } from '@/components/DailyColumnChart';
+import { dayLabel } from '@/lib/dates';
 import type { Usage } from '../api/usage';
 import { formatMoney, formatUsd } from './format';
 
 /** One stacked segment: what one agent cost on one day (every day × agent is present, zeros included). */
-export interface UsageColumnRow {
-  /** YYYY-MM-DD. */
-  date: string;
-  /** Axis label, e.g. 'Mar 9'. */
-  day: string;
-  /** The agent's name (made unique when two agents share one). */
-  agent: string;
-  /** Dollars. */
-  amount: number;
-  /** The day's total over all agents (dollars), for the tooltip. */
-  dayTotal: number;
-}
+export type UsageColumnRow = DailyColumnRow;
 
 export const USAGE_TEXTS = {
   title: 'Usage',
@@ -33,11 +23,7 @@ export function formatSpend(dollars: number): string {
   return formatUsd(dollars);
 }
 
-/** 'Mar 9' from '2026-03-09' (the date itself if it does not parse). */
-export function dayLabel(date: string): string {
-  const d = parseISO(date);
-  return Number.isNaN(d.getTime()) ? date : format(d, 'MMM d');
-}
+export { dayLabel };
 
 /** Whether the range has nothing to draw. */
 export function isUsageEmpty(usage: Usage): boolean {

@@ -265,7 +265,7 @@ export function AgentEditor({
         <p className="agent-editor__description">{agent.description}</p>
         {agent.email && (
           <p className="agent-editor__email">
-            <MailOutlined aria-hidden="true" /> <span className="agents-sr-only">Agent e-mail address: </span>
+            <MailOutlined aria-hidden="true" /> <span className="sr-only">Agent e-mail address: </span>
             <a href={`mailto:${agent.email}`} data-testid="agent-email">
               {agent.email}
             </a>

@@ -60,7 +60,7 @@ export function AppearanceFields({ agentId, values, onChange, errors = {} }: App
           {ICON_OPTIONS.map((option) => (
             <Radio.Button key={option.value} value={option.value} title={option.label} className="agents-picker__item">
               <AgentIcon iconName={option.value} iconColor="#374151" size="small" />
-              <span className="agents-sr-only">{option.label}</span>
+              <span className="sr-only">{option.label}</span>
             </Radio.Button>
           ))}
         </Radio.Group>
@@ -82,7 +82,7 @@ export function AppearanceFields({ agentId, values, onChange, errors = {} }: App
           {COLOR_OPTIONS.map((option) => (
             <Radio.Button key={option.value} value={option.value} title={option.label} className="agents-picker__item">
               <span className="agents-swatch" style={{ backgroundColor: option.value }} aria-hidden="true" />
-              <span className="agents-sr-only">{option.label}</span>
+              <span className="sr-only">{option.label}</span>
             </Radio.Button>
           ))}
         </Radio.Group>

@@ -60,7 +60,7 @@ export function ChannelsTab({ agentId, agentEmail, agentStatus, enabled = true }
         {address ? (
           <>
             <div className="agent-channels__address">
-              <span className="agents-sr-only">Agent e-mail address: </span>
+              <span className="sr-only">Agent e-mail address: </span>
               <a href={`mailto:${address}`} className="agent-channels__email" data-testid="channels-email">
                 {address}
               </a>

@@ -168,7 +168,7 @@ export function UsersTab({ agentId, enabled, defaultCapCents, onAgentSaved }: Us
       render: (_, s) => <SubscriberCapCell subscriber={s} defaultCapCents={defaultCapCents} onChange={setCapFor} />,
     },
     {
-      title: <span className="agents-sr-only">Actions</span>,
+      title: <span className="sr-only">Actions</span>,
       key: 'actions',
       align: 'right',
       render: (_, s) => (
