@@ -31,40 +31,71 @@ import (
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
-// Config is what Start needs; a service's own Config hands it over.
-type Config struct {
+// Settings are the settings every service has, read from the same
+// environment variables by LoadSettings. A service's Config embeds them, so
+// that it declares and reads only its own.
+type Settings struct {
+	// HTTPAddr and GRPCAddr are where the servers listen (HTTP_ADDR,
+	// GRPC_ADDR).
+	HTTPAddr, GRPCAddr string
+	// DatabaseURL is the service's own database (DATABASE_URL), created at
+	// start when DatabaseCreate (DATABASE_CREATE; the local stack).
 	DatabaseURL    string
 	DatabaseCreate bool
+	// KafkaBrokers: KAFKA_BROKERS, comma-separated.
+	KafkaBrokers []string
+	// FirebaseProjectID is the project whose ID tokens are accepted
+	// (FIREBASE_PROJECT_ID); Verifier replaces the Firebase verifier (tests).
+	FirebaseProjectID string
+	Verifier          auth.Verifier
+	// ShutdownTimeout bounds the drain at a signal (SHUTDOWN_TIMEOUT).
+	ShutdownTimeout time.Duration
+	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
+	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadSettings
+	// refuses in production.
+	GRPCTLS server.GRPCTLS
+
+	// Tests: listeners replacing the addresses, the hook called once they
+	// listen, the relay's idle poll and the consumers' fetch wait (a service
+	// without an outbox or consumers ignores the last two).
+	HTTPListener, GRPCListener net.Listener
+	Ready                      func(httpAddr, grpcAddr net.Addr)
+	RelayPollInterval          time.Duration
+	ConsumerMaxWait            time.Duration
+}
+
+// LoadSettings reads Settings from the environment into l (bad values are
+// reported by l.Err with every other): the service listens on httpAddr and
+// grpcAddr and uses the local database agentic_<name> unless told otherwise.
+func LoadSettings(l *config.Loader, name, httpAddr, grpcAddr string) Settings {
+	return Settings{
+		HTTPAddr:          l.String("HTTP_ADDR", httpAddr),
+		GRPCAddr:          l.String("GRPC_ADDR", grpcAddr),
+		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_"+name+"?sslmode=disable"),
+		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
+		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
+		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
+		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		GRPCTLS:           LoadGRPCTLS(l),
+	}
+}
+
+// Config is what Start needs: the service's Settings and what it is built
+// with.
+type Config struct {
+	Settings
 	// Migrations and MigrationsDir are the service's goose migrations
 	// (MigrationsDir defaults to "migrations").
 	Migrations    fs.FS
 	MigrationsDir string
-
-	KafkaBrokers []string
 	// Outbox: the service publishes events (the outbox table and its relay).
 	Outbox bool
 	// Consumes: the service consumes events (processed_events, parked_events);
 	// Consume is refused without it.
 	Consumes bool
-
 	// VerifyTokens: the service authenticates users by their ID tokens, with
 	// Verifier when set (tests), otherwise Firebase for FirebaseProjectID.
-	VerifyTokens      bool
-	FirebaseProjectID string
-	Verifier          auth.Verifier
-
-	// GRPCTLS is the internal gRPC mutual TLS (server.LoadGRPCTLS).
-	GRPCTLS server.GRPCTLS
-
-	HTTPAddr, GRPCAddr string
-	ShutdownTimeout    time.Duration
-
-	// Tests: listeners replacing the addresses, the hook called once they
-	// listen, the relay's idle poll and the consumers' fetch wait.
-	HTTPListener, GRPCListener net.Listener
-	Ready                      func(httpAddr, grpcAddr net.Addr)
-	RelayPollInterval          time.Duration
-	ConsumerMaxWait            time.Duration
+	VerifyTokens bool
 }
 
 // Service holds the parts every service shares. Start builds it, the app

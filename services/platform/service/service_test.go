@@ -31,12 +31,12 @@ func TestServeRunsTheRelayConsumersAndWorkersUntilCancelled(t *testing.T) {
 	ready := make(chan net.Addr, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := Start(ctx, "servicetest", Config{
-		DatabaseURL: dbtest.NewURL(t, "service"), KafkaBrokers: brokers, Outbox: true, Consumes: true,
+	s, err := Start(ctx, "servicetest", Config{Outbox: true, Consumes: true, Settings: Settings{
+		DatabaseURL: dbtest.NewURL(t, "service"), KafkaBrokers: brokers,
 		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second,
 		RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
 		Ready: func(h, _ net.Addr) { ready <- h },
-	}, logger)
+	}}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +125,9 @@ func TestServeRunsTheRelayConsumersAndWorkersUntilCancelled(t *testing.T) {
 // Consume without Config.Consumes would run against tables Start did not
 // create: it is refused up front.
 func TestConsumeNeedsConsumes(t *testing.T) {
-	s, err := Start(context.Background(), "servicetest", Config{
+	s, err := Start(context.Background(), "servicetest", Config{Settings: Settings{
 		DatabaseURL: dbtest.NewURL(t, "service"), KafkaBrokers: []string{"127.0.0.1:1"},
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

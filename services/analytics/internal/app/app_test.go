@@ -20,7 +20,6 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/analytics/readmodel"
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/service/servicetest"
@@ -50,11 +49,10 @@ func start(t testing.TB, brokers []string, dbURL, group string) running {
 	t.Helper()
 	app := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
 		return Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", DatabaseURL: dbURL, KafkaBrokers: brokers,
-			FirebaseProjectID: "demo-agentic", ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
-			ConsumerGroup: group, Now: func() time.Time { return now },
-			ConsumerMaxWait: 100 * time.Millisecond, ConsumerRetryBackoff: 5 * time.Millisecond,
-			Ready: ready,
+			Settings:             servicetest.Settings(dbURL, brokers, ready),
+			ConsumerGroup:        group,
+			Now:                  func() time.Time { return now },
+			ConsumerRetryBackoff: 5 * time.Millisecond,
 		}, nil)
 	})
 	return running{base: app.HTTP, dbURL: dbURL}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,12 +21,10 @@ import (
 	"github.com/agentic-app/agentic/services/catalog/internal/identityclient"
 	"github.com/agentic-app/agentic/services/catalog/internal/reviews"
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
-	"github.com/agentic-app/agentic/services/platform/server"
 	"github.com/agentic-app/agentic/services/platform/service"
 )
 
@@ -36,13 +33,9 @@ const ServiceName = "catalog"
 
 // Config is the service configuration (environment only).
 type Config struct {
-	HTTPAddr          string
-	GRPCAddr          string
-	DatabaseURL       string
-	DatabaseCreate    bool
-	KafkaBrokers      []string
-	FirebaseProjectID string
-	ShutdownTimeout   time.Duration
+	// Settings are what every service has (service.LoadSettings).
+	service.Settings
+
 	// AgentEmailDomain is the domain of the agents' e-mail addresses.
 	AgentEmailDomain string
 	// IdentityGRPCAddr is identity's gRPC address for invite-time lookups
@@ -99,40 +92,18 @@ type Config struct {
 	// reused (tests; 0: a minute). pages.go.
 	WebIndexURL, AppBaseURL string
 	PagesTTL                time.Duration
-
-	// Verifier replaces the Firebase verifier (tests).
-	Verifier auth.Verifier
-	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
-	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
-	// refuses in production.
-	GRPCTLS server.GRPCTLS
-
-	// HTTPListener / GRPCListener replace the addresses (tests).
-	HTTPListener, GRPCListener net.Listener
-	// Ready is called once the servers listen (tests).
-	Ready func(httpAddr, grpcAddr net.Addr)
-	// RelayPollInterval overrides the relay's idle poll (tests).
-	RelayPollInterval time.Duration
-	// ConsumerMaxWait overrides the consumer's fetch wait (tests).
-	ConsumerMaxWait time.Duration
 }
 
 // LoadConfig reads the configuration from the environment.
 func LoadConfig() (Config, error) {
 	var l config.Loader
 	c := Config{
-		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8102"),
-		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9102"),
-		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_catalog?sslmode=disable"),
-		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
-		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
-		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
-		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		AgentEmailDomain:  l.String("AGENT_EMAIL_DOMAIN", "agents.agentic.local"),
-		IdentityGRPCAddr:  l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
-		RedisURL:          l.String("REDIS_URL", DefaultRedisURL),
-		MaxAgentsPerUser:  l.Int("MAX_AGENTS_PER_USER", agents.DefaultMaxAgentsPerUser),
-		InvitationRate:    l.String("RATE_LIMIT_INVITATIONS", DefaultInvitationRate),
+		Settings:         service.LoadSettings(&l, ServiceName, "127.0.0.1:8102", "127.0.0.1:9102"),
+		AgentEmailDomain: l.String("AGENT_EMAIL_DOMAIN", "agents.agentic.local"),
+		IdentityGRPCAddr: l.String("IDENTITY_GRPC_ADDR", "127.0.0.1:9101"),
+		RedisURL:         l.String("REDIS_URL", DefaultRedisURL),
+		MaxAgentsPerUser: l.Int("MAX_AGENTS_PER_USER", agents.DefaultMaxAgentsPerUser),
+		InvitationRate:   l.String("RATE_LIMIT_INVITATIONS", DefaultInvitationRate),
 	}
 	c.MarketplaceEnabled = l.Bool("MARKETPLACE_ENABLED", true)
 	c.DocumentsGRPCAddr = l.String("DOCUMENTS_GRPC_ADDR", "127.0.0.1:9103")
@@ -158,19 +129,13 @@ func LoadConfig() (Config, error) {
 	_, err = reviewRules(c.ReviewRate, c.ReportRate)
 	l.Check(err)
 	l.NoAuthEmulator() // APP_ENV=production (the default) refuses unsigned emulator tokens
-	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	s, err := service.Start(ctx, ServiceName, service.Config{
-		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: agents.Migrations,
-		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
-		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
-		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
-		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
-		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+		Settings: cfg.Settings, Migrations: agents.Migrations, Outbox: true, Consumes: true, VerifyTokens: true,
 	}, logger)
 	if err != nil {
 		return err

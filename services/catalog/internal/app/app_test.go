@@ -28,7 +28,6 @@ import (
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
 	"github.com/agentic-app/agentic/services/platform/apitest"
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
@@ -93,12 +92,10 @@ func startWith(t testing.TB, identityAddr string, configure func(*Config)) runni
 	dbURL := dbtest.NewURL(t, "catalog")
 	brokers := eventstest.StartKafka(t)
 	cfg := Config{
-		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-		ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
-		AgentEmailDomain: "agents.test", IdentityGRPCAddr: identityAddr,
-		RedisURL:          DefaultRedisURL,
-		RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
+		Settings:         servicetest.Settings(dbURL, brokers, nil),
+		AgentEmailDomain: "agents.test",
+		IdentityGRPCAddr: identityAddr,
+		RedisURL:         DefaultRedisURL,
 	}
 	if configure != nil {
 		configure(&cfg)

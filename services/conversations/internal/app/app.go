@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"time"
 
@@ -26,7 +25,6 @@ import (
 	"github.com/agentic-app/agentic/services/conversations/internal/metering"
 	"github.com/agentic-app/agentic/services/conversations/internal/pricing"
 	"github.com/agentic-app/agentic/services/conversations/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
@@ -43,14 +41,10 @@ const MaxHoldTTL = time.Hour
 
 // Config is the service configuration (environment only).
 type Config struct {
-	HTTPAddr          string
-	GRPCAddr          string
-	DatabaseURL       string
-	DatabaseCreate    bool
-	KafkaBrokers      []string
-	FirebaseProjectID string
-	ShutdownTimeout   time.Duration
-	RedisURL          string
+	// Settings are what every service has (service.LoadSettings).
+	service.Settings
+
+	RedisURL string
 
 	// Peers' gRPC addresses.
 	CatalogGRPCAddr   string
@@ -95,21 +89,6 @@ type Config struct {
 	RetrievalTokenBudget int
 	ReferenceTokenBudget int
 
-	// Verifier replaces the Firebase verifier (tests).
-	Verifier auth.Verifier
-	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
-	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
-	// refuses in production.
-	GRPCTLS server.GRPCTLS
-
-	// HTTPListener / GRPCListener replace the addresses (tests).
-	HTTPListener, GRPCListener net.Listener
-	// Ready is called once the servers listen (tests).
-	Ready func(httpAddr, grpcAddr net.Addr)
-	// RelayPollInterval overrides the relay's idle poll (tests).
-	RelayPollInterval time.Duration
-	// ConsumerMaxWait overrides the consumer's fetch wait (tests).
-	ConsumerMaxWait time.Duration
 	// Now overrides the service clock (tests of the reconciler).
 	Now func() time.Time
 	// RateLimitNow overrides the clock of the chat and agent API limits'
@@ -126,14 +105,8 @@ type Config struct {
 func LoadConfig() (Config, error) {
 	var l config.Loader
 	c := Config{
-		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8106"),
-		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9106"),
-		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_conversations?sslmode=disable"),
-		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
-		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
-		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
-		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		RedisURL:          l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
+		Settings: service.LoadSettings(&l, ServiceName, "127.0.0.1:8106", "127.0.0.1:9106"),
+		RedisURL: l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
 
 		CatalogGRPCAddr:   l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
 		WalletGRPCAddr:    l.String("WALLET_GRPC_ADDR", "127.0.0.1:9104"),
@@ -168,7 +141,6 @@ func LoadConfig() (Config, error) {
 	prices, err := pricing.Load(l.String("LLM_PRICES", ""))
 	l.Check(err)
 	c.Prices = prices
-	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	if c.MaxAPIKeysPerAgent == 0 { // Run's zero value means the default; the variable may not be 0
 		l.Check(errors.New("MAX_API_KEYS_PER_AGENT must be positive"))
 	}
@@ -232,12 +204,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return fmt.Errorf("conversations: %w", err)
 	}
 	s, err := service.Start(ctx, ServiceName, service.Config{
-		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: conversations.Migrations,
-		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
-		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
-		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
-		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
-		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+		Settings: cfg.Settings, Migrations: conversations.Migrations, Outbox: true, Consumes: true, VerifyTokens: true,
 	}, logger)
 	if err != nil {
 		return err

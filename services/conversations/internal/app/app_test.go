@@ -208,24 +208,40 @@ func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.S
 	t.Helper()
 	o := e.opts
 	r := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
-		return Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: e.dbURL, KafkaBrokers: e.brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, RedisURL: "redis://127.0.0.1:6379/0",
-			CatalogGRPCAddr: e.peers, WalletGRPCAddr: e.peers, DocumentsGRPCAddr: e.peers, AccessCacheTTL: o.accessTTL,
-			LLMBaseURL: e.simURL + "/v1", LLMModel: pricing.SimModel, LLMSimulated: true, Prices: pricing.Default,
-			ContextWindow: 16384, MaxOutputTokens: 512, AnswerTimeout: 30 * time.Second, LLMRetryBaseDelay: 5 * time.Millisecond,
-			HoldTTL: 5 * time.Minute, ReconcileInterval: time.Hour,
-			ChatRateLimit: o.rateLimit, ChatRateWindow: time.Minute,
-			APIKeyRateLimit: o.apiKeyLimit, APIOwnerRateLimit: o.apiOwnerLimit, APIRateWindow: time.Minute,
-			APIKeyCacheTTL: o.keyCacheTTL, MaxAPIKeysPerAgent: o.maxAPIKeys,
-			RetrievalLimit: 8, RetrievalTokenBudget: 3000, ReferenceTokenBudget: 4000,
-			Verifier: verifierOr(o.verifier), RelayPollInterval: 20 * time.Millisecond, Now: e.clock.Now, RateLimitNow: o.rateLimitNow,
-			Service:         got,
-			WrapStore:       o.wrapStore,
-			ConsumerMaxWait: 100 * time.Millisecond,
-			Ready:           ready,
-		}, o.logger)
+		cfg := Config{
+			Settings:             servicetest.Settings(e.dbURL, e.brokers, ready),
+			RedisURL:             "redis://127.0.0.1:6379/0",
+			CatalogGRPCAddr:      e.peers,
+			WalletGRPCAddr:       e.peers,
+			DocumentsGRPCAddr:    e.peers,
+			AccessCacheTTL:       o.accessTTL,
+			LLMBaseURL:           e.simURL + "/v1",
+			LLMModel:             pricing.SimModel,
+			LLMSimulated:         true,
+			Prices:               pricing.Default,
+			ContextWindow:        16384,
+			MaxOutputTokens:      512,
+			AnswerTimeout:        30 * time.Second,
+			LLMRetryBaseDelay:    5 * time.Millisecond,
+			HoldTTL:              5 * time.Minute,
+			ReconcileInterval:    time.Hour,
+			ChatRateLimit:        o.rateLimit,
+			ChatRateWindow:       time.Minute,
+			APIKeyRateLimit:      o.apiKeyLimit,
+			APIOwnerRateLimit:    o.apiOwnerLimit,
+			APIRateWindow:        time.Minute,
+			APIKeyCacheTTL:       o.keyCacheTTL,
+			MaxAPIKeysPerAgent:   o.maxAPIKeys,
+			RetrievalLimit:       8,
+			RetrievalTokenBudget: 3000,
+			ReferenceTokenBudget: 4000,
+			Now:                  e.clock.Now,
+			RateLimitNow:         o.rateLimitNow,
+			Service:              got,
+			WrapStore:            o.wrapStore,
+		}
+		cfg.Verifier = verifierOr(o.verifier)
+		return Run(ctx, cfg, o.logger)
 	})
 	return r.HTTP, r.GRPC
 }

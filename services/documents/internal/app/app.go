@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,7 +26,6 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge/wordnet"
 	"github.com/agentic-app/agentic/services/documents/internal/transport"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
@@ -41,13 +39,9 @@ const ServiceName = "documents"
 
 // Config is the service configuration (environment only).
 type Config struct {
-	HTTPAddr          string
-	GRPCAddr          string
-	DatabaseURL       string
-	DatabaseCreate    bool
-	KafkaBrokers      []string
-	FirebaseProjectID string
-	ShutdownTimeout   time.Duration
+	// Settings are what every service has (service.LoadSettings).
+	service.Settings
+
 	// CatalogGRPCAddr is the catalog's gRPC address (ownership checks).
 	CatalogGRPCAddr string
 	// OwnershipCacheTTL is how long a positive ownership answer is reused
@@ -55,8 +49,6 @@ type Config struct {
 	OwnershipCacheTTL time.Duration
 	// CatalogTimeout bounds one ownership check.
 	CatalogTimeout time.Duration
-	// ConsumerMaxWait overrides the catalog-event consumer's fetch wait (tests).
-	ConsumerMaxWait time.Duration
 
 	// RedisURL is the Redis of the per-user quotas ("" = DefaultRedisURL).
 	RedisURL string
@@ -109,33 +101,13 @@ type Config struct {
 	SyncMaxAttempts  int
 	DriveBaseDelay   time.Duration
 	DriveMaxAttempts int
-
-	// Verifier replaces the Firebase verifier (tests).
-	Verifier auth.Verifier
-	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
-	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
-	// refuses in production.
-	GRPCTLS server.GRPCTLS
-
-	// HTTPListener / GRPCListener replace the addresses (tests).
-	HTTPListener, GRPCListener net.Listener
-	// Ready is called once the servers listen (tests).
-	Ready func(httpAddr, grpcAddr net.Addr)
-	// RelayPollInterval overrides the relay's idle poll (tests).
-	RelayPollInterval time.Duration
 }
 
 // LoadConfig reads the configuration from the environment.
 func LoadConfig() (Config, error) {
 	var l config.Loader
 	c := Config{
-		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8103"),
-		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9103"),
-		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_documents?sslmode=disable"),
-		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
-		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
-		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
-		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
+		Settings:          service.LoadSettings(&l, ServiceName, "127.0.0.1:8103", "127.0.0.1:9103"),
 		CatalogGRPCAddr:   l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
 		OwnershipCacheTTL: l.Duration("OWNERSHIP_CACHE_TTL", catalogclient.DefaultCacheTTL),
 		CatalogTimeout:    l.Duration("CATALOG_TIMEOUT", catalogclient.DefaultTimeout),
@@ -180,7 +152,6 @@ func LoadConfig() (Config, error) {
 	}
 	_, err := quotaRules(c.KnowledgeSearchRate)
 	l.Check(err)
-	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
@@ -217,12 +188,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return errors.New("documents: CatalogGRPCAddr is required")
 	}
 	s, err := service.Start(ctx, ServiceName, service.Config{
-		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: documents.Migrations,
-		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
-		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
-		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
-		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
-		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+		Settings: cfg.Settings, Migrations: documents.Migrations, Outbox: true, Consumes: true, VerifyTokens: true,
 	}, logger)
 	if err != nil {
 		return err

@@ -24,7 +24,6 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/drivesim"
 	"github.com/agentic-app/agentic/services/documents/internal/embeddings/embeddingstest"
 	"github.com/agentic-app/agentic/services/platform/apitest"
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 	"github.com/agentic-app/agentic/services/platform/service/servicetest"
@@ -137,15 +136,22 @@ func startWith(t testing.TB, catalogAddr string, o options) running {
 	dbURL := dbtest.NewURL(t, "documents")
 	brokers := eventstest.StartKafka(t)
 	cfg := Config{
-		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-		DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-		ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
-		CatalogGRPCAddr: catalogAddr, OwnershipCacheTTL: o.cacheTTL, CatalogTimeout: time.Second,
-		RelayPollInterval: 20 * time.Millisecond,
-		SyncInterval:      time.Hour, SyncConcurrency: 2, SyncLease: time.Minute,
-		SyncPoll: 20 * time.Millisecond, SyncRetryBase: 50 * time.Millisecond, SyncConfirmDelay: time.Hour,
-		SyncMaxAttempts: 2, DriveBaseDelay: 10 * time.Millisecond, DriveMaxAttempts: 2,
-		RedisURL: "redis://127.0.0.1:6379/0", MaxDocumentsPerAgent: o.maxDocuments, KnowledgeSearchRate: "0/1m",
+		Settings:             servicetest.Settings(dbURL, brokers, nil),
+		CatalogGRPCAddr:      catalogAddr,
+		OwnershipCacheTTL:    o.cacheTTL,
+		CatalogTimeout:       time.Second,
+		SyncInterval:         time.Hour,
+		SyncConcurrency:      2,
+		SyncLease:            time.Minute,
+		SyncPoll:             20 * time.Millisecond,
+		SyncRetryBase:        50 * time.Millisecond,
+		SyncConfirmDelay:     time.Hour,
+		SyncMaxAttempts:      2,
+		DriveBaseDelay:       10 * time.Millisecond,
+		DriveMaxAttempts:     2,
+		RedisURL:             "redis://127.0.0.1:6379/0",
+		MaxDocumentsPerAgent: o.maxDocuments,
+		KnowledgeSearchRate:  "0/1m",
 	}
 	if o.searchRate != "" {
 		cfg.KnowledgeSearchRate = o.searchRate

@@ -21,9 +21,9 @@ import (
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	identityv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/identity/v1"
 	"github.com/agentic-app/agentic/services/identity/internal/users"
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
 )
 
 // testAccounts stands in for the Firebase Admin SDK.
@@ -74,12 +74,9 @@ func start(t testing.TB) running {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens,
-			Accounts: testAccounts, Wallet: testWallet{},
-			RelayPollInterval: 20 * time.Millisecond,
-			Ready:             func(h, g net.Addr) { ready <- [2]net.Addr{h, g} },
+			Settings: servicetest.Settings(dbURL, brokers, func(h, g net.Addr) { ready <- [2]net.Addr{h, g} }),
+			Accounts: testAccounts,
+			Wallet:   testWallet{},
 		}, nil)
 	}()
 	var addrs [2]net.Addr

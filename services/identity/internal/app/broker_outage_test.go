@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
+	"github.com/agentic-app/agentic/services/platform/service/servicetest"
 )
 
 // Issue 18: with the broker down the identity service stays ready (its
@@ -26,11 +26,9 @@ func TestBrokerDownServiceStaysReadyAndOutboxDrains(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: broker.Addrs(), FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens, RelayPollInterval: 20 * time.Millisecond,
-			Accounts: testAccounts, Wallet: testWallet{},
-			Ready: func(h, _ net.Addr) { ready <- h },
+			Settings: servicetest.Settings(dbURL, broker.Addrs(), func(h, _ net.Addr) { ready <- h }),
+			Accounts: testAccounts,
+			Wallet:   testWallet{},
 		}, nil)
 	}()
 	var base string

@@ -44,13 +44,11 @@ const (
 
 // Config is the service configuration (environment only).
 type Config struct {
-	HTTPAddr        string
-	GRPCAddr        string
-	SMTPAddr        string
-	DatabaseURL     string
-	DatabaseCreate  bool
-	KafkaBrokers    []string
-	ShutdownTimeout time.Duration
+	// Settings are what every service has (service.LoadSettings); Ready
+	// below replaces theirs, as it also reports the SMTP listener.
+	service.Settings
+
+	SMTPAddr string
 
 	// Env is APP_ENV: "production" (the default) requires DKIM or SPF;
 	// "development" skips sender authentication.
@@ -87,20 +85,12 @@ type Config struct {
 	// app's origin the e-mails link to (APP_BASE_URL).
 	NotifyFrom string
 	AppBaseURL string
-	// ConsumerMaxWait bounds a Kafka fetch of the wallet and usage consumers (tests).
-	ConsumerMaxWait time.Duration
-
-	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
-	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
-	// refuses in production.
-	GRPCTLS server.GRPCTLS
 
 	// Tests.
-	HTTPListener, GRPCListener, SMTPListener net.Listener
-	Ready                                    func(httpAddr, grpcAddr, smtpAddr net.Addr)
-	Resolver                                 spf.DNSResolver
-	RelayTLS                                 *tls.Config
-	RelayPollInterval                        time.Duration
+	SMTPListener net.Listener
+	Ready        func(httpAddr, grpcAddr, smtpAddr net.Addr)
+	Resolver     spf.DNSResolver
+	RelayTLS     *tls.Config
 	// Worker timings (zero: the inbox defaults).
 	Poll, RetryBase, RetryMax, SendRetryBase, SendRetryMax, RateWindow time.Duration
 	ModelRetries                                                       int
@@ -111,13 +101,8 @@ func LoadConfig() (Config, error) {
 	var l config.Loader
 	host, _ := os.Hostname()
 	c := Config{
-		HTTPAddr:              l.String("HTTP_ADDR", "127.0.0.1:8107"),
-		GRPCAddr:              l.String("GRPC_ADDR", "127.0.0.1:9107"),
+		Settings:              service.LoadSettings(&l, ServiceName, "127.0.0.1:8107", "127.0.0.1:9107"),
 		SMTPAddr:              l.String("MAIL_SMTP_ADDR", "127.0.0.1:2525"),
-		DatabaseURL:           l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_mail?sslmode=disable"),
-		DatabaseCreate:        l.Bool("DATABASE_CREATE", false),
-		KafkaBrokers:          l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
-		ShutdownTimeout:       l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
 		Env:                   l.Env(),
 		Hostname:              l.String("MAIL_HOSTNAME", host),
 		TrustSPF:              l.Bool("MAIL_TRUST_SPF", false),
@@ -164,7 +149,6 @@ func LoadConfig() (Config, error) {
 	if c.MaxMessageBytes < 1024 {
 		l.Check(errors.New("config: MAIL_MAX_MESSAGE_BYTES must be at least 1024"))
 	}
-	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
@@ -212,12 +196,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.Ready != nil {
 		ready = func(h, g net.Addr) { cfg.Ready(h, g, smtpLn.Addr()) }
 	}
+	settings := cfg.Settings
+	settings.Ready = ready
 	s, err := service.Start(ctx, ServiceName, service.Config{
-		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: inbox.Migrations,
-		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
-		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
-		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
-		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: ready,
+		Settings: settings, Migrations: inbox.Migrations, Outbox: true, Consumes: true,
 	}, logger)
 	if err != nil {
 		return err

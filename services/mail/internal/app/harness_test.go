@@ -224,18 +224,18 @@ func start(t *testing.T, edit func(*Config)) running {
 	sink := smtptest.Start(t, smtptest.Options{})
 	r := running{sink: sink, catalog: cat, conv: conv, brokers: eventstest.StartKafka(t), dbURL: dbtest.NewURL(t, "mail")}
 	cfg := Config{
-		DatabaseURL: r.dbURL, KafkaBrokers: r.brokers, ShutdownTimeout: 5 * time.Second,
-		Env: EnvDevelopment, Hostname: "mx.agents.test", TrustSPF: true,
+		Settings: servicetest.Settings(r.dbURL, r.brokers, nil),
+		Env:      EnvDevelopment, Hostname: "mx.agents.test", TrustSPF: true,
 		RelayURL:          "smtp://" + sink.Addr(),
 		SenderHourlyLimit: 30, MaxMessageBytes: 10 << 20, AnswerConcurrency: 4, SendConcurrency: 2,
 		CatalogGRPCAddr: fakes, IdentityGRPCAddr: fakes, ConversationsGRPCAddr: fakes,
-		HTTPListener: listen(t), GRPCListener: listen(t), SMTPListener: listen(t),
-		RelayPollInterval: 20 * time.Millisecond,
-		Poll:              100 * time.Millisecond, RetryBase: 100 * time.Millisecond, RetryMax: 300 * time.Millisecond,
+		SMTPListener: listen(t),
+		Poll:         100 * time.Millisecond, RetryBase: 100 * time.Millisecond, RetryMax: 300 * time.Millisecond,
 		SendRetryBase: 100 * time.Millisecond, SendRetryMax: 300 * time.Millisecond,
 		// Paced as in production (package inflow); no test here fills it.
 		InflowBacklog: inflow.DefaultBacklog, InflowMaxWait: 5 * time.Second,
 	}
+	cfg.HTTPListener, cfg.GRPCListener = listen(t), listen(t)
 	if edit != nil {
 		edit(&cfg)
 	}

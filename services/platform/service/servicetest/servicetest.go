@@ -9,6 +9,9 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/agentic-app/agentic/services/platform/auth/authtest"
+	"github.com/agentic-app/agentic/services/platform/service"
 )
 
 // StartTimeout and StopTimeout bound how long a service may take to listen
@@ -76,4 +79,19 @@ func Start(t testing.TB, run func(ctx context.Context, ready Ready) error) Runni
 		r.GRPC = got[1].String()
 	}
 	return r
+}
+
+// Settings are the settings a service under test runs with: any free
+// ports, the given database and brokers, the test verifier (authtest.Tokens:
+// "token-<uid>" is uid), a 5 s drain and fast relay and consumer polls;
+// ready may be nil (set it later, or Start's).
+func Settings(dbURL string, brokers []string, ready Ready) service.Settings {
+	return service.Settings{
+		HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
+		DatabaseURL: dbURL, KafkaBrokers: brokers,
+		FirebaseProjectID: "demo-agentic", Verifier: authtest.Tokens,
+		ShutdownTimeout:   5 * time.Second,
+		RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
+		Ready: ready,
+	}
 }

@@ -7,18 +7,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"time"
 
 	"google.golang.org/grpc"
 
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
-	"github.com/agentic-app/agentic/services/platform/auth"
 	"github.com/agentic-app/agentic/services/platform/config"
 	"github.com/agentic-app/agentic/services/platform/events"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/ratelimit"
-	"github.com/agentic-app/agentic/services/platform/server"
 	"github.com/agentic-app/agentic/services/platform/service"
 	"github.com/agentic-app/agentic/services/wallet/internal/cache"
 	"github.com/agentic-app/agentic/services/wallet/internal/endpoints"
@@ -32,14 +29,10 @@ const ServiceName = "wallet"
 
 // Config is the service configuration (environment only).
 type Config struct {
-	HTTPAddr          string
-	GRPCAddr          string
-	DatabaseURL       string
-	DatabaseCreate    bool
-	KafkaBrokers      []string
-	FirebaseProjectID string
-	ShutdownTimeout   time.Duration
-	RedisURL          string
+	// Settings are what every service has (service.LoadSettings).
+	service.Settings
+
+	RedisURL string
 	// Stripe: API origin (Stripe, the dev simulator or stripe-mock), keys and webhook secret.
 	StripeAPIBase        string
 	StripeSecretKey      string
@@ -69,21 +62,6 @@ type Config struct {
 	EarningsHold     time.Duration
 	EarningsInterval time.Duration
 
-	// Verifier replaces the Firebase verifier (tests).
-	Verifier auth.Verifier
-	// GRPCTLS is the internal gRPC mutual TLS (GRPC_TLS_CA, GRPC_TLS_CERT,
-	// GRPC_TLS_KEY); the zero value is plaintext (tests), which LoadConfig
-	// refuses in production.
-	GRPCTLS server.GRPCTLS
-
-	// HTTPListener / GRPCListener replace the addresses (tests).
-	HTTPListener, GRPCListener net.Listener
-	// Ready is called once the servers listen (tests).
-	Ready func(httpAddr, grpcAddr net.Addr)
-	// RelayPollInterval overrides the relay's idle poll (tests).
-	RelayPollInterval time.Duration
-	// ConsumerMaxWait overrides the catalog consumer's fetch wait (tests).
-	ConsumerMaxWait time.Duration
 	// RateLimitNow overrides the clock of the checkout limit's windows
 	// (tests: an instant that stays in one window).
 	RateLimitNow func() time.Time
@@ -93,14 +71,8 @@ type Config struct {
 func LoadConfig() (Config, error) {
 	var l config.Loader
 	c := Config{
-		HTTPAddr:          l.String("HTTP_ADDR", "127.0.0.1:8104"),
-		GRPCAddr:          l.String("GRPC_ADDR", "127.0.0.1:9104"),
-		DatabaseURL:       l.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentic_wallet?sslmode=disable"),
-		DatabaseCreate:    l.Bool("DATABASE_CREATE", false),
-		KafkaBrokers:      l.List("KAFKA_BROKERS", []string{"127.0.0.1:9092"}),
-		FirebaseProjectID: l.String("FIREBASE_PROJECT_ID", "demo-agentic"),
-		ShutdownTimeout:   l.Duration("SHUTDOWN_TIMEOUT", 10*time.Second),
-		RedisURL:          l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
+		Settings: service.LoadSettings(&l, ServiceName, "127.0.0.1:8104", "127.0.0.1:9104"),
+		RedisURL: l.String("REDIS_URL", "redis://127.0.0.1:6379/0"),
 
 		StripeAPIBase:        l.String("STRIPE_API_BASE", "https://api.stripe.com"),
 		StripeSecretKey:      l.DevString("STRIPE_SECRET_KEY", "sk_test_agentic_dev", "the Stripe API key (no development default in production)"),
@@ -142,19 +114,13 @@ func LoadConfig() (Config, error) {
 	if c.CheckoutRateWindow <= 0 {
 		l.Check(errors.New("CHECKOUT_RATE_WINDOW: must be greater than 0"))
 	}
-	c.GRPCTLS = service.LoadGRPCTLS(&l)
 	return c, l.Err()
 }
 
 // Run starts the service and blocks until ctx is cancelled or a SIGINT/SIGTERM arrives.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	s, err := service.Start(ctx, ServiceName, service.Config{
-		DatabaseURL: cfg.DatabaseURL, DatabaseCreate: cfg.DatabaseCreate, Migrations: wallet.Migrations,
-		KafkaBrokers: cfg.KafkaBrokers, Outbox: true, RelayPollInterval: cfg.RelayPollInterval,
-		Consumes: true, ConsumerMaxWait: cfg.ConsumerMaxWait,
-		VerifyTokens: true, FirebaseProjectID: cfg.FirebaseProjectID, Verifier: cfg.Verifier,
-		GRPCTLS: cfg.GRPCTLS, HTTPAddr: cfg.HTTPAddr, GRPCAddr: cfg.GRPCAddr, ShutdownTimeout: cfg.ShutdownTimeout,
-		HTTPListener: cfg.HTTPListener, GRPCListener: cfg.GRPCListener, Ready: cfg.Ready,
+		Settings: cfg.Settings, Migrations: wallet.Migrations, Outbox: true, Consumes: true, VerifyTokens: true,
 	}, logger)
 	if err != nil {
 		return err

@@ -22,7 +22,6 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	walletv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/wallet/v1"
-	"github.com/agentic-app/agentic/services/platform/auth/authtest"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/database/dbtest"
 	"github.com/agentic-app/agentic/services/platform/events/eventstest"
@@ -67,13 +66,15 @@ func start(t testing.TB, redis string, opts ...func(*Config)) running {
 
 	started := servicetest.Start(t, func(ctx context.Context, ready servicetest.Ready) error {
 		cfg := Config{
-			HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0",
-			DatabaseURL: dbURL, KafkaBrokers: brokers, FirebaseProjectID: "demo-agentic",
-			ShutdownTimeout: 5 * time.Second, Verifier: authtest.Tokens, RelayPollInterval: 20 * time.Millisecond, ConsumerMaxWait: 100 * time.Millisecond,
-			RedisURL: redis, StripeAPIBase: simSrv.URL, StripeSecretKey: "sk_test_x", StripePublishableKey: "pk_test_x",
-			StripeWebhookSecret: webhookSecret, AppBaseURL: "http://localhost:8080",
-			CheckoutRateLimit: 5, CheckoutRateWindow: time.Minute,
-			Ready: ready,
+			Settings:             servicetest.Settings(dbURL, brokers, ready),
+			RedisURL:             redis,
+			StripeAPIBase:        simSrv.URL,
+			StripeSecretKey:      "sk_test_x",
+			StripePublishableKey: "pk_test_x",
+			StripeWebhookSecret:  webhookSecret,
+			AppBaseURL:           "http://localhost:8080",
+			CheckoutRateLimit:    5,
+			CheckoutRateWindow:   time.Minute,
 		}
 		for _, o := range opts {
 			o(&cfg)
