@@ -200,7 +200,7 @@ func TestRefusedDuringTheSession(t *testing.T) {
 	_ = c.Quit()
 
 	app.sink.Wait(1, 20*time.Second)
-	time.Sleep(500 * time.Millisecond) // nothing else may arrive
+	app.settle(t) // nothing more may arrive
 	got := app.sink.Messages()
 	if len(got) != 1 || parse(t, got[0].Data).subject != "Re: Mixed" {
 		t.Fatalf("replies: %d (only the mixed transaction's)", len(got))
@@ -239,7 +239,7 @@ func TestRedeliveryIsAnsweredOnce(t *testing.T) {
 	if err := send(t, app.smtp, owner, []string{agentEmail}, raw); err != nil { // and once more later
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	app.settle(t)
 	if got := app.sink.Messages(); len(got) != 1 {
 		t.Fatalf("replies: %d, want 1", len(got))
 	}
@@ -252,7 +252,7 @@ func TestRedeliveryIsAnsweredOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	app.sink.Wait(3, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	app.settle(t) // nothing more may arrive
 	got := app.sink.Messages()
 	if len(got) != 3 {
 		t.Fatalf("replies: %d, want 3", len(got))

@@ -77,7 +77,7 @@ func TestProductionModeRequiresSenderAuthentication(t *testing.T) {
 		t.Fatalf("SPF pass: %v", err)
 	}
 	app.sink.Wait(2, 20*time.Second)
-	time.Sleep(300 * time.Millisecond)
+	app.settle(t) // nothing more may arrive
 	got := app.sink.Messages()
 	if len(got) != 2 {
 		t.Fatalf("replies: %d, want 2 (signed, spf)", len(got))
@@ -110,7 +110,7 @@ func TestRelayDownReplySentAfterRecoveryExactlyOnce(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatal("no reply after the relay recovered")
 	}
-	time.Sleep(time.Second) // retries must have stopped
+	app.settle(t) // retries must have stopped
 	if got = app.sink.Messages(); len(got) != 1 {
 		t.Fatalf("replies: %d, want exactly 1", len(got))
 	}
@@ -151,7 +151,7 @@ func TestInsufficientFundsGetsCannotAnswerReply(t *testing.T) {
 		!strings.Contains(r.html, inbox.MsgCannotAnswer) {
 		t.Errorf("reply: %q %q %v\n%s", r.text, r.subject, r.inReplyTo, r.html)
 	}
-	time.Sleep(time.Second)
+	app.settle(t)
 	if calls := app.conv.Calls(); len(calls) != 1 {
 		t.Errorf("Answer calls: %d, want 1 (no retry of a refusal)", len(calls))
 	}
@@ -328,7 +328,7 @@ func TestTooLongEmptyAndAutomaticMessages(t *testing.T) {
 		t.Errorf("long line: %s", got)
 	}
 	app.sink.Wait(1, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	app.settle(t) // nothing more may arrive
 	got := app.sink.Messages()
 	if len(got) != 1 || strings.TrimSpace(parse(t, got[0].Data).text) != inbox.MsgTooLong {
 		t.Fatalf("replies: %d (only the too-long notice)", len(got))
@@ -365,7 +365,7 @@ func TestSenderHourlyLimit(t *testing.T) {
 		}, waitOpts...)
 	}
 	app.sink.Wait(3, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	app.settle(t) // nothing more may arrive
 	got := app.sink.Messages()
 	if len(got) != 3 {
 		t.Fatalf("replies: %d, want 2 answers and 1 notice", len(got))

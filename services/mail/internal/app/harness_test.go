@@ -17,6 +17,7 @@ import (
 
 	"github.com/emersion/go-message/mail"
 	"github.com/emersion/go-smtp"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -381,3 +382,26 @@ func smtpRefusal(code int) *smtp.SMTPError {
 }
 
 var smtpDialStartTLS = smtp.DialStartTLS
+
+// settle waits until the service has no work left that could still send an
+// e-mail: no message waiting for its answer, no reply and no notification
+// waiting to be sent. A check that nothing more arrived is made after it
+// (instead of sleeping for as long as such work might take). Work from an
+// event that was not consumed yet is not seen: wait for its processing
+// first.
+func (r running) settle(t *testing.T) {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	testwait.Until(t, "no message, reply or notification pending", func() bool {
+		var busy bool
+		err := pool.QueryRow(context.Background(), `SELECT
+			EXISTS (SELECT 1 FROM messages WHERE state = 'pending') OR
+			EXISTS (SELECT 1 FROM replies WHERE state = 'pending') OR
+			EXISTS (SELECT 1 FROM notifications WHERE state = 'pending')`).Scan(&busy)
+		return err == nil && !busy
+	}, waitOpts...)
+}

@@ -70,7 +70,7 @@ func TestInvitationEmail(t *testing.T) {
 		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.InvitationConsumerGroup) == 4
 	}, waitOpts...)
 	r.sink.Wait(2, 20*time.Second)
-	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
+	r.settle(t) // nothing more may arrive
 	msgs := r.sink.Messages()
 	if len(msgs) != 2 {
 		t.Fatalf("relay got %d messages, want 2 (the invitation and its resend)", len(msgs))

@@ -121,7 +121,7 @@ func TestBillingNotifications(t *testing.T) {
 	}
 	testwait.Until(t, "7 distinct wallet events processed", func() bool { return processed() == 7 }, waitOpts...)
 	r.sink.Wait(5, 20*time.Second)
-	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
+	r.settle(t) // nothing more may arrive
 	msgs := r.sink.Messages()
 	if len(msgs) != 5 {
 		t.Fatalf("relay got %d messages, want 5", len(msgs))
@@ -232,7 +232,7 @@ func TestSubscriberCapNotification(t *testing.T) {
 		return count(`SELECT count(*) FROM processed_events WHERE consumer_group = $1`, notify.UsageConsumerGroup) == 3
 	}, waitOpts...)
 	r.sink.Wait(1, 20*time.Second)
-	time.Sleep(1500 * time.Millisecond) // nothing more may arrive
+	r.settle(t) // nothing more may arrive
 	msgs := r.sink.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("relay got %d messages, want 1", len(msgs))
