@@ -16,9 +16,8 @@ import (
 
 	catalogv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/catalog/v1"
 	"github.com/agentic-app/agentic/services/catalog/internal/agents"
-	"github.com/agentic-app/agentic/services/catalog/internal/documentsclient"
+	"github.com/agentic-app/agentic/services/catalog/internal/clients"
 	"github.com/agentic-app/agentic/services/catalog/internal/endpoints"
-	"github.com/agentic-app/agentic/services/catalog/internal/identityclient"
 	"github.com/agentic-app/agentic/services/catalog/internal/reviews"
 	"github.com/agentic-app/agentic/services/catalog/internal/transport"
 	"github.com/agentic-app/agentic/services/platform/config"
@@ -189,7 +188,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 
 	svcCfg := agents.Config{EmailDomain: cfg.AgentEmailDomain, MaxAgentsPerUser: cfg.MaxAgentsPerUser, Logger: logger}
 	if cfg.IdentityGRPCAddr != "" {
-		idc, err := identityclient.New(cfg.IdentityGRPCAddr, s.GRPC)
+		idc, err := clients.NewIdentity(cfg.IdentityGRPCAddr, s.GRPC)
 		if err != nil {
 			return err
 		}
@@ -211,7 +210,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		})
 	}
 	if cfg.DocumentsGRPCAddr != "" {
-		dc, err := documentsclient.New(cfg.DocumentsGRPCAddr, s.GRPC)
+		dc, err := clients.NewDocuments(cfg.DocumentsGRPCAddr, s.GRPC)
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	documentsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/documents/v1"
-	"github.com/agentic-app/agentic/services/documents/internal/catalogclient"
+	"github.com/agentic-app/agentic/services/documents/internal/clients"
 	"github.com/agentic-app/agentic/services/documents/internal/comments"
 	"github.com/agentic-app/agentic/services/documents/internal/docsync"
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
@@ -109,8 +109,8 @@ func LoadConfig() (Config, error) {
 	c := Config{
 		Settings:          service.LoadSettings(&l, ServiceName, "127.0.0.1:8103", "127.0.0.1:9103"),
 		CatalogGRPCAddr:   l.String("CATALOG_GRPC_ADDR", "127.0.0.1:9102"),
-		OwnershipCacheTTL: l.Duration("OWNERSHIP_CACHE_TTL", catalogclient.DefaultCacheTTL),
-		CatalogTimeout:    l.Duration("CATALOG_TIMEOUT", catalogclient.DefaultTimeout),
+		OwnershipCacheTTL: l.Duration("OWNERSHIP_CACHE_TTL", clients.DefaultOwnershipCacheTTL),
+		CatalogTimeout:    l.Duration("CATALOG_TIMEOUT", clients.DefaultCatalogTimeout),
 		DriveEndpoint:     l.String("GOOGLE_DRIVE_ENDPOINT", ""),
 		DriveDevTokens:    l.Bool("GOOGLE_DRIVE_DEV_IDENTITY", false),
 		DriveCredentials:  l.String("GOOGLE_APPLICATION_CREDENTIALS", ""),
@@ -204,7 +204,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		logger.InfoContext(ctx, "word relations loaded", "version", wordnet.Version(), "took", time.Since(start).String())
 	}
 
-	catalog, err := catalogclient.New(cfg.CatalogGRPCAddr, s.GRPC, catalogclient.Config{
+	catalog, err := clients.NewCatalog(cfg.CatalogGRPCAddr, s.GRPC, clients.CatalogConfig{
 		Timeout: cfg.CatalogTimeout, CacheTTL: cfg.OwnershipCacheTTL,
 	})
 	if err != nil {
@@ -240,7 +240,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	set := endpoints.New(svc, index, logger, reg)
 	syncer, err := docsync.New(docsync.Config{
 		Pool: pool, Drive: driveClient, Agents: catalog,
-		IsAgentNotFound: func(err error) bool { return errors.Is(err, catalogclient.ErrAgentNotFound) },
+		IsAgentNotFound: func(err error) bool { return errors.Is(err, clients.ErrAgentNotFound) },
 		Logger:          logger, Registerer: reg,
 		Interval: cfg.SyncInterval, Concurrency: cfg.SyncConcurrency, Lease: cfg.SyncLease,
 		Poll: cfg.SyncPoll, RetryBase: cfg.SyncRetryBase, ConfirmDelay: cfg.SyncConfirmDelay,
@@ -325,7 +325,7 @@ func newEmbedder(ctx context.Context, cfg Config, pool *pgxpool.Pool, index *kno
 // Drive, identity or conversations is not configured: the rest of the
 // service works without it. The gRPC connections are lazy, so a service that
 // is down only makes mentions wait for the next poll.
-func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *catalogclient.Client,
+func newComments(cfg Config, pool *pgxpool.Pool, d docsync.Drive, catalog *clients.Catalog,
 	grpcSec *server.GRPCSecurity, reg prometheus.Registerer, logger *slog.Logger) (*comments.Worker, func(), error) {
 	noop := func() {}
 	dc, ok := d.(*drive.Client)

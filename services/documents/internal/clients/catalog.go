@@ -1,7 +1,8 @@
-// Package catalogclient is the documents service's client of the catalog's
-// gRPC API: it implements documents.Ownership with
-// CatalogService.CheckOwnership and caches positive answers for a short time.
-package catalogclient
+// Package clients holds the documents service's clients of other services'
+// gRPC APIs (one file per service, as in every service: package clients).
+// Catalog implements documents.Ownership with CatalogService.CheckOwnership
+// and caches positive answers for a short time.
+package clients
 
 import (
 	"context"
@@ -20,13 +21,13 @@ import (
 
 // Defaults.
 const (
-	DefaultTimeout    = 2 * time.Second
-	DefaultCacheTTL   = 30 * time.Second
-	DefaultMaxEntries = 10000
+	DefaultCatalogTimeout      = 2 * time.Second
+	DefaultOwnershipCacheTTL   = 30 * time.Second
+	DefaultOwnershipMaxEntries = 10000
 )
 
-// Config configures the client.
-type Config struct {
+// CatalogConfig configures the catalog client.
+type CatalogConfig struct {
 	// Timeout bounds one CheckOwnership call (default 2s).
 	Timeout time.Duration
 	// CacheTTL is how long a positive answer is reused (default 30s; negative
@@ -39,11 +40,11 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Client asks the catalog whether a user owns an agent.
-type Client struct {
+// Catalog asks the catalog whether a user owns an agent.
+type Catalog struct {
 	conn   *grpc.ClientConn
 	client catalogv1.CatalogServiceClient
-	cfg    Config
+	cfg    CatalogConfig
 
 	mu    sync.Mutex
 	cache map[key]time.Time // → expiry
@@ -57,32 +58,32 @@ var ErrAgentNotFound = errors.New("catalog: agent not found")
 
 type key struct{ agentID, uid string }
 
-// New returns a client for addr (host:port, mutual TLS with sec; plaintext
+// NewCatalog returns a client for addr (host:port, mutual TLS with sec; plaintext
 // when sec is nil). It connects lazily: an unreachable catalog only fails
 // the calls.
-func New(addr string, sec *server.GRPCSecurity, cfg Config) (*Client, error) {
+func NewCatalog(addr string, sec *server.GRPCSecurity, cfg CatalogConfig) (*Catalog, error) {
 	conn, err := server.DialGRPC(addr, sec)
 	if err != nil {
 		return nil, fmt.Errorf("catalog client %s: %w", addr, err)
 	}
-	return NewWithConn(conn, cfg), nil
+	return NewCatalogWithConn(conn, cfg), nil
 }
 
-// NewWithConn returns a client over an existing connection (which Close closes).
-func NewWithConn(conn *grpc.ClientConn, cfg Config) *Client {
+// NewCatalogWithConn returns a client over an existing connection (which Close closes).
+func NewCatalogWithConn(conn *grpc.ClientConn, cfg CatalogConfig) *Catalog {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultCatalogTimeout
 	}
 	if cfg.CacheTTL == 0 {
-		cfg.CacheTTL = DefaultCacheTTL
+		cfg.CacheTTL = DefaultOwnershipCacheTTL
 	}
 	if cfg.MaxEntries <= 0 {
-		cfg.MaxEntries = DefaultMaxEntries
+		cfg.MaxEntries = DefaultOwnershipMaxEntries
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Client{conn: conn, client: catalogv1.NewCatalogServiceClient(conn), cfg: cfg, cache: map[key]time.Time{},
+	return &Catalog{conn: conn, client: catalogv1.NewCatalogServiceClient(conn), cfg: cfg, cache: map[key]time.Time{},
 		emails: map[string]string{}}
 }
 
@@ -91,7 +92,7 @@ func NewWithConn(conn *grpc.ClientConn, cfg Config) *Client {
 // does not know the agent; any other failure is returned as is. Addresses
 // are cached for the life of the process: the catalog assigns an agent's
 // address once and never changes it.
-func (c *Client) AgentEmail(ctx context.Context, agentID string) (string, error) {
+func (c *Catalog) AgentEmail(ctx context.Context, agentID string) (string, error) {
 	c.emailMu.Lock()
 	email, ok := c.emails[agentID]
 	c.emailMu.Unlock()
@@ -123,7 +124,7 @@ func (c *Client) AgentEmail(ctx context.Context, agentID string) (string, error)
 // AgentName returns the agent's name as its owner wrote it
 // (CatalogService.GetAgent), not cached: the owner may rename the agent.
 // ErrAgentNotFound when the catalog does not know the agent.
-func (c *Client) AgentName(ctx context.Context, agentID string) (string, error) {
+func (c *Catalog) AgentName(ctx context.Context, agentID string) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
@@ -138,7 +139,7 @@ func (c *Client) AgentName(ctx context.Context, agentID string) (string, error) 
 
 // Owns implements documents.Ownership. Any failure of the call (catalog
 // down, timeout, unexpected status) is returned as an error.
-func (c *Client) Owns(ctx context.Context, agentID, uid string) (bool, error) {
+func (c *Catalog) Owns(ctx context.Context, agentID, uid string) (bool, error) {
 	k := key{agentID, uid}
 	if c.cached(k) {
 		return true, nil
@@ -155,7 +156,7 @@ func (c *Client) Owns(ctx context.Context, agentID, uid string) (bool, error) {
 	return resp.GetOwned(), nil
 }
 
-func (c *Client) cached(k key) bool {
+func (c *Catalog) cached(k key) bool {
 	if c.cfg.CacheTTL < 0 {
 		return false
 	}
@@ -171,7 +172,7 @@ func (c *Client) cached(k key) bool {
 	return false
 }
 
-func (c *Client) remember(k key) {
+func (c *Catalog) remember(k key) {
 	if c.cfg.CacheTTL < 0 {
 		return
 	}
@@ -196,11 +197,11 @@ func (c *Client) remember(k key) {
 }
 
 // Len is the number of cached answers (tests).
-func (c *Client) Len() int {
+func (c *Catalog) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.cache)
 }
 
 // Close closes the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+func (c *Catalog) Close() error { return c.conn.Close() }

@@ -1,4 +1,4 @@
-package catalogclient
+package clients
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func (f *fake) count() int {
 	return f.calls
 }
 
-func dial(t *testing.T, f *fake, cfg Config) *Client {
+func dial(t *testing.T, f *fake, cfg CatalogConfig) *Catalog {
 	t.Helper()
 	ln := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
@@ -76,7 +76,7 @@ func dial(t *testing.T, f *fake, cfg Config) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewWithConn(conn, cfg)
+	c := NewCatalogWithConn(conn, cfg)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -86,7 +86,7 @@ func TestCachesPositiveAnswers(t *testing.T) {
 	now := time.Unix(1000, 0)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	c := dial(t, f, Config{CacheTTL: 30 * time.Second, MaxEntries: 2, Now: clock})
+	c := dial(t, f, CatalogConfig{CacheTTL: 30 * time.Second, MaxEntries: 2, Now: clock})
 	ctx := context.Background()
 
 	for i := 0; i < 3; i++ {
@@ -119,7 +119,7 @@ func TestCachesPositiveAnswers(t *testing.T) {
 
 func TestFailuresAreErrors(t *testing.T) {
 	f := &fake{down: true}
-	c := dial(t, f, Config{CacheTTL: -1, Timeout: 100 * time.Millisecond})
+	c := dial(t, f, CatalogConfig{CacheTTL: -1, Timeout: 100 * time.Millisecond})
 	if _, err := c.Owns(context.Background(), "a1", "alice"); status.Code(errorsUnwrap(err)) != codes.Unavailable {
 		t.Fatalf("down: %v", err)
 	}
@@ -152,7 +152,7 @@ func errorsUnwrap(err error) error {
 
 func TestAgentEmail(t *testing.T) {
 	f := &fake{}
-	c := dial(t, f, Config{})
+	c := dial(t, f, CatalogConfig{})
 	ctx := context.Background()
 	if e, err := c.AgentEmail(ctx, "a1"); err != nil || e != "tutor-x1@agents.example" {
 		t.Fatalf("AgentEmail = %q %v", e, err)
@@ -176,7 +176,7 @@ func TestAgentEmail(t *testing.T) {
 // The name is read each time (an owner may rename the agent), as written.
 func TestAgentName(t *testing.T) {
 	f := &fake{}
-	c := dial(t, f, Config{})
+	c := dial(t, f, CatalogConfig{})
 	ctx := context.Background()
 	if n, err := c.AgentName(ctx, "a1"); err != nil || n != "Study Buddy" {
 		t.Fatalf("AgentName = %q %v", n, err)

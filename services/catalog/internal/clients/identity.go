@@ -1,6 +1,6 @@
-// Package identityclient is the catalog's client of identity's gRPC API: it
-// implements agents.Directory with IdentityService.FindUsersByEmail.
-package identityclient
+// Package clients holds the catalog's clients of other services' gRPC APIs
+// (one file per service, as in every service: package clients).
+package clients
 
 import (
 	"context"
@@ -14,25 +14,26 @@ import (
 	"github.com/agentic-app/agentic/services/platform/server"
 )
 
-// Client looks users up in the identity service.
-type Client struct {
+// Identity looks users up in the identity service: agents.Directory with
+// IdentityService.FindUsersByEmail.
+type Identity struct {
 	conn   *grpc.ClientConn
 	client identityv1.IdentityServiceClient
 }
 
-// New returns a client for addr (host:port, mutual TLS with sec; plaintext
+// NewIdentity returns a client for addr (host:port, mutual TLS with sec; plaintext
 // when sec is nil). It connects lazily: an unreachable identity service only
 // fails the calls.
-func New(addr string, sec *server.GRPCSecurity) (*Client, error) {
+func NewIdentity(addr string, sec *server.GRPCSecurity) (*Identity, error) {
 	conn, err := server.DialGRPC(addr, sec)
 	if err != nil {
 		return nil, fmt.Errorf("identity client %s: %w", addr, err)
 	}
-	return &Client{conn: conn, client: identityv1.NewIdentityServiceClient(conn)}, nil
+	return &Identity{conn: conn, client: identityv1.NewIdentityServiceClient(conn)}, nil
 }
 
 // FindByEmail implements agents.Directory.
-func (c *Client) FindByEmail(ctx context.Context, email string) (*agents.User, error) {
+func (c *Identity) FindByEmail(ctx context.Context, email string) (*agents.User, error) {
 	resp, err := c.client.FindUsersByEmail(ctx, &identityv1.FindUsersByEmailRequest{Emails: []string{email}})
 	if err != nil {
 		return nil, err
@@ -47,4 +48,4 @@ func (c *Client) FindByEmail(ctx context.Context, email string) (*agents.User, e
 }
 
 // Close closes the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+func (c *Identity) Close() error { return c.conn.Close() }
