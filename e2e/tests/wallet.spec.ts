@@ -13,9 +13,17 @@ const rows = (page: Page) => table(page).locator('tbody tr');
 const amountInput = (page: Page) => page.getByRole('spinbutton', { name: 'Amount' });
 const addFunds = (page: Page) => page.getByRole('button', { name: 'Add Funds with Stripe' });
 
+// Chooses a type and waits until the filter shows it. The choice is made again should a click land while the
+// dropdown is still opening (seen under CI load: the dropdown stayed open on the old type).
 async function pickType(page: Page, label: string) {
-  await page.getByRole('combobox', { name: 'Filter by type' }).click();
-  await page.locator(`.ant-select-item-option[title="${label}"]`).click();
+  const combobox = page.getByRole('combobox', { name: 'Filter by type' });
+  const select = page.locator('.ant-select').filter({ has: combobox });
+  await expect(async () => {
+    if ((await combobox.getAttribute('aria-expanded')) !== 'true') await combobox.click();
+    await page.locator(`.ant-select-item-option[title="${label}"]`).click({ timeout: 3_000 });
+    await expect(select.getByTitle(label, { exact: true })).toBeVisible({ timeout: 2_000 });
+    await expect(combobox).not.toHaveAttribute('aria-expanded', 'true', { timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 async function openWallet(page: Page, path: '/wallet' | '/dashboard/wallet' = '/dashboard/wallet') {
