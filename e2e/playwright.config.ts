@@ -13,7 +13,14 @@ export default defineConfig({
   expect: { timeout: process.env.CI ? 15_000 : 10_000 },
   fullyParallel: true,
   workers: process.env.E2E_WORKERS ? Number(process.env.E2E_WORKERS) : 2,
-  retries: 0,
+  // One retry under CI, none locally. Four CI runs in a row (2026-11-29 to
+  // 12-01) each failed on one different test that passes here every time
+  // (a dropdown choice lost, a width measured mid-animation, a toast or a
+  // redirect missed); each was fixed where it could be seen, but on two
+  // shared cores a test's first run can still be starved. A retried test is
+  // reported as "flaky" in the list and the HTML report, so it is seen and
+  // looked at, and a test that fails twice still fails the run.
+  retries: process.env.CI ? 1 : 0,
   forbidOnly: !!process.env.CI,
   reporter: process.env.CI ? [['list'], ['html', { open: 'never' }]] : 'list',
   use: {
