@@ -99,16 +99,11 @@ func (c *Catalog) AgentEmail(ctx context.Context, agentID string) (string, error
 	if ok {
 		return email, nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
-	if status.Code(err) == codes.NotFound {
-		return "", ErrAgentNotFound
-	}
+	agent, err := c.getAgent(ctx, agentID)
 	if err != nil {
-		return "", fmt.Errorf("catalog GetAgent: %w", err)
+		return "", err
 	}
-	email = resp.GetAgent().GetEmail()
+	email = agent.GetEmail()
 	if email == "" {
 		return "", fmt.Errorf("catalog GetAgent: agent %s has no e-mail address", agentID)
 	}
@@ -125,16 +120,26 @@ func (c *Catalog) AgentEmail(ctx context.Context, agentID string) (string, error
 // (CatalogService.GetAgent), not cached: the owner may rename the agent.
 // ErrAgentNotFound when the catalog does not know the agent.
 func (c *Catalog) AgentName(ctx context.Context, agentID string) (string, error) {
+	agent, err := c.getAgent(ctx, agentID)
+	if err != nil {
+		return "", err
+	}
+	return agent.GetName(), nil
+}
+
+// getAgent is the catalog's GetAgent within the configured timeout; an
+// unknown agent is ErrAgentNotFound.
+func (c *Catalog) getAgent(ctx context.Context, agentID string) (*catalogv1.Agent, error) {
 	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	resp, err := c.client.GetAgent(cctx, &catalogv1.GetAgentRequest{AgentId: agentID})
 	if status.Code(err) == codes.NotFound {
-		return "", ErrAgentNotFound
+		return nil, ErrAgentNotFound
 	}
 	if err != nil {
-		return "", fmt.Errorf("catalog GetAgent: %w", err)
+		return nil, fmt.Errorf("catalog GetAgent: %w", err)
 	}
-	return resp.GetAgent().GetName(), nil
+	return resp.GetAgent(), nil
 }
 
 // Owns implements documents.Ownership. Any failure of the call (catalog
