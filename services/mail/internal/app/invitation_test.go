@@ -15,6 +15,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
+	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/testwait"
 )
@@ -132,7 +133,8 @@ func TestInvitationEmail(t *testing.T) {
 
 	// A redelivery after it was sent is still nothing.
 	produce(t, r.brokers, topics.Catalog, "/agentic/catalog", evs[0])
-	time.Sleep(1500 * time.Millisecond)
+	eventstest.WaitConsumed(t, r.brokers, notify.InvitationConsumerGroup, topics.Catalog, waitOpts...)
+	r.settle(t)
 	if n := len(r.sink.Messages()); n != 2 {
 		t.Errorf("after a redelivery the relay has %d messages, want 2", n)
 	}
@@ -196,7 +198,7 @@ func TestInvitationEmailThroughMaildev(t *testing.T) {
 		return nil
 	}
 	testwait.Until(t, "two e-mails in maildev", func() bool { return len(received()) >= 2 }, waitOpts...)
-	time.Sleep(1500 * time.Millisecond)
+	r.settle(t) // nothing more may arrive
 	got := received()
 	if len(got) != 2 {
 		t.Fatalf("maildev has %d e-mails to %s, want 2", len(got), invitee)

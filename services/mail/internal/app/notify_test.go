@@ -14,6 +14,7 @@ import (
 
 	eventsv1 "github.com/agentic-app/agentic/proto/gen/go/agentic/events/v1"
 	"github.com/agentic-app/agentic/services/mail/internal/notify"
+	"github.com/agentic-app/agentic/services/platform/events/eventstest"
 	"github.com/agentic-app/agentic/services/platform/events/topics"
 	"github.com/agentic-app/agentic/services/platform/testwait"
 )
@@ -185,7 +186,8 @@ func TestBillingNotifications(t *testing.T) {
 
 	// A redelivery much later (e.g. after a rebalance) is still nothing.
 	produceWallet(t, r.brokers, low)
-	time.Sleep(1500 * time.Millisecond)
+	eventstest.WaitConsumed(t, r.brokers, notify.ConsumerGroup, topics.Wallet, waitOpts...)
+	r.settle(t)
 	if n := len(r.sink.Messages()); n != 5 {
 		t.Errorf("after a redelivery the relay has %d messages, want 5", n)
 	}
@@ -276,7 +278,8 @@ func TestSubscriberCapNotification(t *testing.T) {
 
 	// A redelivery after it was sent is still nothing.
 	produce(t, r.brokers, topics.Usage, "/agentic/conversations", capReached)
-	time.Sleep(1500 * time.Millisecond)
+	eventstest.WaitConsumed(t, r.brokers, notify.UsageConsumerGroup, topics.Usage, waitOpts...)
+	r.settle(t)
 	if n := len(r.sink.Messages()); n != 1 {
 		t.Errorf("after a redelivery the relay has %d messages, want 1", n)
 	}
