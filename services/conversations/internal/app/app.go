@@ -65,6 +65,13 @@ type Config struct {
 	MaxOutputTokens int
 	// AnswerTimeout bounds one model call (LLM_TIMEOUT).
 	AnswerTimeout time.Duration
+	// FollowUps: how a message with history is searched for
+	// (FOLLOW_UP_SEARCH: "model" rewrites it into a standalone query first,
+	// "rule" searches it with the previous message's words; default: rule
+	// with the simulator, model otherwise). FollowUpTimeout bounds the
+	// rewrite (FOLLOW_UP_TIMEOUT).
+	FollowUps       string
+	FollowUpTimeout time.Duration
 	// LLMRetryBaseDelay is the adapter's first back-off (tests shorten it).
 	LLMRetryBaseDelay time.Duration
 
@@ -119,6 +126,8 @@ func LoadConfig() (Config, error) {
 		ContextWindow:   l.Int("LLM_CONTEXT_WINDOW", 16384),
 		MaxOutputTokens: l.Int("LLM_MAX_OUTPUT_TOKENS", 1024),
 		AnswerTimeout:   l.Duration("LLM_TIMEOUT", 3*time.Minute),
+		FollowUps:       l.String("FOLLOW_UP_SEARCH", ""),
+		FollowUpTimeout: l.Duration("FOLLOW_UP_TIMEOUT", 5*time.Second),
 
 		HoldTTL:            l.Duration("HOLD_TTL", 10*time.Minute),
 		ReconcileInterval:  l.Duration("RECONCILE_INTERVAL", 5*time.Second),
@@ -170,6 +179,9 @@ func (c *Config) validate() error {
 	}
 	if c.ContextWindow <= 0 || c.MaxOutputTokens <= 0 || c.MaxOutputTokens >= c.ContextWindow {
 		return errors.New("LLM_MAX_OUTPUT_TOKENS must be positive and smaller than LLM_CONTEXT_WINDOW")
+	}
+	if c.FollowUps != "" && c.FollowUps != conversations.FollowUpsModel && c.FollowUps != conversations.FollowUpsRule {
+		return fmt.Errorf("FOLLOW_UP_SEARCH must be %q or %q, not %q", conversations.FollowUpsModel, conversations.FollowUpsRule, c.FollowUps)
 	}
 	if c.AnswerTimeout <= 0 {
 		return errors.New("LLM_TIMEOUT must be positive")
@@ -297,6 +309,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens,
 		RetrievalLimit: cfg.RetrievalLimit, RetrievalTokenBudget: cfg.RetrievalTokenBudget,
 		ReferenceTokenBudget: cfg.ReferenceTokenBudget, AnswerTimeout: cfg.AnswerTimeout,
+		FollowUps: cfg.FollowUps, RewriteTimeout: cfg.FollowUpTimeout,
 		APIKeyCacheTTL: cfg.APIKeyCacheTTL, MaxAPIKeysPerAgent: cfg.MaxAPIKeysPerAgent,
 		Logger: logger, Registerer: reg, Now: cfg.Now,
 	})
@@ -304,7 +317,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		cfg.Service(svc, store)
 	}
 	set := endpoints.New(svc, logger, reg)
-	logger.Info("conversations configured", "model", cfg.LLMModel, "simulated", cfg.LLMSimulated,
+	logger.Info("conversations configured", "model", cfg.LLMModel, "simulated", cfg.LLMSimulated, "follow_up_search", svc.FollowUps(),
 		"llm_base_url", cfg.LLMBaseURL, "max_output_tokens", cfg.MaxOutputTokens, "context_window", cfg.ContextWindow)
 
 	// Peers and Redis are not readiness checks: without them messages are

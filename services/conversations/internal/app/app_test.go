@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,7 @@ type simFront struct {
 	mu   sync.Mutex
 	hdr  map[string]string
 	last []byte
+	all  [][]byte // every POST body, in order
 }
 
 func (f *simFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +86,7 @@ func (f *simFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		f.mu.Lock()
 		f.last = body
+		f.all = append(f.all, body)
 		f.mu.Unlock()
 	}
 	f.sim.ServeHTTP(w, r)
@@ -94,6 +97,13 @@ func (f *simFront) lastRequest() []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last
+}
+
+// requests returns every POST body the simulator received, in order.
+func (f *simFront) requests() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.all)
 }
 
 func (f *simFront) set(k, v string) {
@@ -143,6 +153,8 @@ type options struct {
 	verifier auth.Verifier
 	// rateLimitNow is the chat and agent API limits' clock (nil: time.Now).
 	rateLimitNow func() time.Time
+	// followUps is FOLLOW_UP_SEARCH ("": the simulator's default, the rule).
+	followUps string
 }
 
 func randomSuffix() string {
@@ -232,6 +244,7 @@ func (e *env) run(t testing.TB, got func(*conversations.Service, conversations.S
 			APIRateWindow:        time.Minute,
 			APIKeyCacheTTL:       o.keyCacheTTL,
 			MaxAPIKeysPerAgent:   o.maxAPIKeys,
+			FollowUps:            o.followUps,
 			RetrievalLimit:       8,
 			RetrievalTokenBudget: 3000,
 			ReferenceTokenBudget: 4000,

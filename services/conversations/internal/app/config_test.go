@@ -41,6 +41,7 @@ func TestLoadConfig(t *testing.T) {
 		{"API_KEY_CACHE_TTL", "2s", "API_KEY_CACHE_TTL"},
 		{"API_KEY_RATE_LIMIT", "many", "API_KEY_RATE_LIMIT"},
 		{"MAX_API_KEYS_PER_AGENT", "0", "MAX_API_KEYS_PER_AGENT"},
+		{"FOLLOW_UP_SEARCH", "always", "FOLLOW_UP_SEARCH"},
 	} {
 		t.Run(bad.key+"="+bad.value, func(t *testing.T) {
 			t.Setenv(bad.key, bad.value)

@@ -183,6 +183,7 @@ type turn struct {
 	markupPercent int
 	greeting      int64
 	worst         int64
+	rewrite       llm.Usage // the follow-up rewrite's usage, billed with the answer
 
 	// begin
 	user, asst   Message
@@ -250,7 +251,9 @@ func (s *Service) admit(ctx context.Context, t *turn) (out Turn, done bool, err 
 	if hinted && req.SuppliedHistory {
 		hintLast = lastUserMessage(req.History)
 	}
-	if hinted {
+	// (A message the model rewrites first is searched only once access and
+	// the rate limit are granted: the rewrite is a paid call.)
+	if hinted && !s.rewritesFollowUps(hintLast) {
 		knowledge = s.startKnowledge(ctx, hint, hintLast, req.Content)
 		early = s.startAuthorize(ctx, req.UID, hint)
 	}
@@ -286,7 +289,7 @@ func (s *Service) admit(ctx context.Context, t *turn) (out Turn, done bool, err 
 	// once access is granted. A replay needs neither.
 	var limited chan limitResult
 	if !opened.Replay {
-		if knowledge == nil {
+		if knowledge == nil && !s.rewritesFollowUps(last) {
 			knowledge = s.startKnowledge(ctx, conv.AgentID, last, req.Content)
 		}
 		limited = make(chan limitResult, 1)
@@ -332,6 +335,13 @@ func (s *Service) admit(ctx context.Context, t *turn) (out Turn, done bool, err 
 // prompt, and so the worst case to reserve.
 func (s *Service) prepare(ctx context.Context, t *turn) error {
 	req, access := t.req, t.access
+	history := req.History
+	if !req.SuppliedHistory {
+		history = t.opened.History
+	}
+	if t.knowledge == nil { // rewritten first (FollowUpsModel): access and the rate limit are granted now
+		t.knowledge = s.startRewrittenKnowledge(ctx, t.conv.AgentID, history, t.previous, req.Content)
+	}
 	s.fetchReferences(t.knowledge, access.Agent, t.previous, req.Content)
 
 	t.model = s.cfg.Model
@@ -345,10 +355,6 @@ func (s *Service) prepare(ctx context.Context, t *turn) error {
 		maxOut = req.MaxOutputTokens
 	}
 	t.maxOut = maxOut
-	history := req.History
-	if !req.SuppliedHistory {
-		history = t.opened.History
-	}
 	// The agent's memory (memoryTokens) bounds the stored history it keeps;
 	// the agent API's caller sends its own history and decides (as with
 	// OpenAI's API).
@@ -371,7 +377,11 @@ func (s *Service) prepare(ctx context.Context, t *turn) error {
 			t.greeting = 0 // paid with an earlier answer (captured: final)
 		}
 	}
-	t.worst = pricing.WorstCaseParts(price, ReserveInputTokens(built.InputTokens), int64(maxOut), t.markupPercent, t.greeting)
+	// The follow-up's rewrite (FollowUpsModel), done by now, is billed with
+	// the answer at the same model's price: the hold covers it exactly.
+	t.rewrite = t.knowledge.rewriteUsage()
+	t.worst = pricing.WorstCaseParts(price, ReserveInputTokens(built.InputTokens)+t.rewrite.InputTokens,
+		int64(maxOut)+t.rewrite.OutputTokens, t.markupPercent, t.greeting)
 	t.stage(stageContext)
 	return nil
 }
@@ -606,6 +616,10 @@ func (s *Service) price(ctx context.Context, t *turn) {
 	if usage.InputTokens == 0 && usage.OutputTokens == 0 {
 		usage.InputTokens, usage.OutputTokens, usage.Estimated = int64(t.built.InputTokens), int64(llm.CompletionTokens(res.Text)), true
 	}
+	// The follow-up's rewrite was a call of this answer, of the same model.
+	usage.InputTokens += t.rewrite.InputTokens
+	usage.OutputTokens += t.rewrite.OutputTokens
+	usage.Estimated = usage.Estimated || t.rewrite.Estimated
 	if t.stoppedAfterSend {
 		s.m.stoppedCharged.Inc()
 	}
@@ -896,11 +910,22 @@ func agentLabel(a Agent) string {
 // agent's instructions reference (@Document, #label).
 type knowledgeFetch struct {
 	ctx                       context.Context
-	cancel                    context.CancelFunc
+	stop                      context.CancelFunc
 	wg                        sync.WaitGroup
 	mu                        sync.Mutex
 	byDoc, byLabel, retrieved []prompt.Passage
 	err                       error
+	// query and rewrite: the standalone query the model rewrote the
+	// message into, and what that used (FollowUpsModel; zero otherwise).
+	query   string
+	rewrite llm.Usage
+}
+
+// cancel ends the fetch's work (a nil fetch has none).
+func (k *knowledgeFetch) cancel() {
+	if k != nil {
+		k.stop()
+	}
 }
 
 // limitResult is the rate limiter's answer.
@@ -934,7 +959,7 @@ func (s *Service) startAuthorize(ctx context.Context, uid, agentID string) <-cha
 // before it ("" for none).
 func (s *Service) startKnowledge(ctx context.Context, agentID, previous, message string) *knowledgeFetch {
 	kctx, cancel := context.WithTimeout(ctx, s.cfg.KnowledgeTimeout)
-	k := &knowledgeFetch{ctx: kctx, cancel: cancel}
+	k := &knowledgeFetch{ctx: kctx, stop: cancel}
 	k.run(&k.retrieved, func() ([]prompt.Passage, error) {
 		return s.knowledge.Search(kctx, SearchQuery{AgentID: agentID, Query: message, Earlier: earlierOf(previous), RelevantOnly: true,
 			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget})

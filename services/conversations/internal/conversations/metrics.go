@@ -37,6 +37,8 @@ type metrics struct {
 	// prompt: charged for their input only.
 	stoppedCharged prometheus.Counter
 	stages         *prometheus.HistogramVec
+	// rewrites counts follow-ups rewritten by the model (FollowUpsModel).
+	rewrites *prometheus.CounterVec
 }
 
 // Stages of an answer before its first token (the "stage" label of
@@ -79,6 +81,9 @@ func newMetrics(reg prometheus.Registerer) metrics {
 			Name: "conversations_answer_stage_seconds", Help: "Time spent in each stage of an answer before its first token (lookup, limit, context, begin, reserve, model).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 		}, []string{"stage"}),
+		rewrites: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "conversations_follow_up_rewrites_total", Help: "Messages with history rewritten by the model into a standalone search query, by outcome (rewritten, unchanged, failed: searched by the rule).",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
 		m.stages = observability.Register(reg, m.stages)
@@ -89,6 +94,7 @@ func newMetrics(reg prometheus.Registerer) metrics {
 		m.unsettle = observability.Register(reg, m.unsettle)
 		m.dropped = observability.Register(reg, m.dropped)
 		m.stoppedCharged = observability.Register(reg, m.stoppedCharged)
+		m.rewrites = observability.Register(reg, m.rewrites)
 	}
 	return m
 }

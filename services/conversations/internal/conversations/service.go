@@ -128,6 +128,12 @@ type Config struct {
 	RetrievalLimit       int
 	RetrievalTokenBudget int
 	ReferenceTokenBudget int
+	// FollowUps is how a message with history is searched for
+	// (FOLLOW_UP_SEARCH): FollowUpsModel or FollowUpsRule ("": the rule
+	// with the simulator, the model otherwise). RewriteTimeout bounds the
+	// model's rewrite (then the rule is used).
+	FollowUps      string
+	RewriteTimeout time.Duration
 	// HistoryTurns is the most turns loaded as history (the prompt keeps
 	// what fits the context window).
 	HistoryTurns int
@@ -181,6 +187,15 @@ func (c *Config) defaults() {
 	}
 	if c.HistoryTurns <= 0 {
 		c.HistoryTurns = 50
+	}
+	if c.FollowUps == "" {
+		c.FollowUps = FollowUpsModel
+		if c.Simulated {
+			c.FollowUps = FollowUpsRule
+		}
+	}
+	if c.RewriteTimeout <= 0 {
+		c.RewriteTimeout = 5 * time.Second
 	}
 	if c.AnswerTimeout <= 0 {
 		c.AnswerTimeout = 3 * time.Minute
@@ -422,6 +437,9 @@ type ChatInfo struct {
 	Model     string
 	Simulated bool
 	Role      string
+	// FollowUps: how a follow-up is searched for (FollowUpsModel or
+	// FollowUpsRule), so the UI can say which.
+	FollowUps string
 }
 
 // ChatInfo returns the model the agent answers with and the caller's role.
@@ -430,7 +448,7 @@ func (s *Service) ChatInfo(ctx context.Context, uid, agentID string) (ChatInfo, 
 	if err != nil {
 		return ChatInfo{}, err
 	}
-	return ChatInfo{Model: s.cfg.Model, Simulated: s.cfg.Simulated, Role: a.Role}, nil
+	return ChatInfo{Model: s.cfg.Model, Simulated: s.cfg.Simulated, Role: a.Role, FollowUps: s.cfg.FollowUps}, nil
 }
 
 // ThreadRequest is a message of a channel other than the browser chat

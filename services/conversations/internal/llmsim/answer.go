@@ -17,6 +17,9 @@ import (
 // naming and citing it ("According to **Syllabus** [1]: …"). Same prompt,
 // same answer.
 func Answer(msgs []llm.Message) string {
+	if earlier, message, ok := prompt.StandaloneQueryRequest(msgs); ok {
+		return standaloneQuery(earlier, message)
+	}
 	var system strings.Builder
 	question := ""
 	for _, m := range msgs {
@@ -237,3 +240,34 @@ func pieces(text string) []string {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// standaloneQuery is the simulator's answer to a follow-up rewrite request
+// (prompt.StandaloneQueryMessages): not a model's reading, a fixed rule. A
+// message that refers back (it opens with "and"/"what about", or has a
+// pronoun such as "it" or "that") gets the previous user message's words
+// before its own; any other comes back unchanged.
+func standaloneQuery(earlierUser []string, message string) string {
+	if len(earlierUser) == 0 || !refersBack(message) {
+		return message
+	}
+	previous := strings.TrimRight(strings.TrimSpace(earlierUser[len(earlierUser)-1]), "?!. ")
+	return previous + "; " + message
+}
+
+// refersBack: the simulator's rule for a message that needs the one before.
+func refersBack(message string) bool {
+	ws := words(message)
+	if len(ws) == 0 {
+		return false
+	}
+	if ws[0] == "and" || ws[0] == "also" || (len(ws) > 1 && ws[0] == "what" && ws[1] == "about") {
+		return true
+	}
+	for _, w := range ws {
+		switch w {
+		case "it", "its", "that", "this", "those", "these", "they", "them", "there", "one", "ones":
+			return true
+		}
+	}
+	return false
+}

@@ -114,6 +114,9 @@ type ChatInfoJSON struct {
 	Model     string `json:"model"`
 	Simulated bool   `json:"simulated"`
 	Role      string `json:"role"`
+	// FollowUpSearch: "model" (the model rewrites a follow-up into a
+	// standalone query) or "rule" (its previous message's words are added).
+	FollowUpSearch string `json:"followUpSearch"`
 }
 
 // LibraryJSON is GET /api/library: the agents the caller talked to from the
@@ -304,7 +307,7 @@ func encodeJSON(status int) httptransport.EncodeResponseFunc {
 		case endpoints.LibraryResponse:
 			server.WriteJSON(w, status, LibraryToJSON(r.Agents))
 		case endpoints.ChatInfoResponse:
-			server.WriteJSON(w, status, ChatInfoJSON{Model: r.Info.Model, Simulated: r.Info.Simulated, Role: r.Info.Role})
+			server.WriteJSON(w, status, ChatInfoJSON{Model: r.Info.Model, Simulated: r.Info.Simulated, Role: r.Info.Role, FollowUpSearch: r.Info.FollowUps})
 		case endpoints.DeletedResponse:
 			w.WriteHeader(http.StatusNoContent)
 		default:

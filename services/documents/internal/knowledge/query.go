@@ -27,9 +27,9 @@ const contextFactor = 0.5
 // said before, or is too short to say what it is about. Only the last
 // earlier message is used: a conversation moves on.
 //
-// This is the deterministic rule; it needs no model. (A model that
-// rewrites the question into a standalone query would be an extra paid
-// call per answer.)
+// This is the deterministic rule; it needs no model. With a real model
+// the conversations service sends a standalone query the model rewrote
+// instead, and no earlier messages (FOLLOW_UP_SEARCH=model).
 func followUpContext(question string, earlier []string) string {
 	for i := len(earlier) - 1; i >= 0; i-- {
 		if strings.TrimSpace(earlier[i]) == "" {
