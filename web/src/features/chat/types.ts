@@ -68,6 +68,8 @@ export interface ChatInfo {
   model: string;
   simulated: boolean;
   role: ChatRole;
+  /** How a follow-up question is searched for: rewritten by the model, or by a fixed rule (the simulator). */
+  followUpSearch?: 'model' | 'rule';
 }
 
 /** Payloads of the named SSE events of POST /api/conversations/{id}/messages. */

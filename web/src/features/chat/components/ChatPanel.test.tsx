@@ -11,6 +11,7 @@ import { CITATION, START, USAGE, controllableSse, json } from '../test/fake-stre
 import type { ChatRole, Conversation, Message } from '../types';
 import '../test/jsdom-stubs';
 import { ChatPanel } from './ChatPanel';
+import { followUpSearchText } from './ModelTag';
 
 // Role queries' visibility check is very slow with antd's styles in jsdom (see AgentsPage.test).
 configure({ defaultHidden: true });
@@ -56,7 +57,7 @@ beforeEach(() => {
   streams = [];
   removeToast();
   api = fakeApi({
-    [`GET ${CHAT_INFO}`]: () => json({ model: 'agentic-sim', simulated: true, role: 'owner' }),
+    [`GET ${CHAT_INFO}`]: () => json({ model: 'agentic-sim', simulated: true, role: 'owner', followUpSearch: 'rule' }),
     [`GET ${CONVERSATIONS}`]: () => json([conversation()]),
     'GET /api/conversations/c1': () => json({ ...conversation(), messages: [] }),
     'POST /api/conversations/c1/messages': messagesRoute(),
@@ -110,6 +111,8 @@ describe('ChatPanel', () => {
     expect(chips[0]).toHaveAttribute('rel', 'noopener noreferrer');
     expect(screen.getByTestId('answer-usage')).toHaveTextContent(/^812 tokens · \$0\.0009$/);
     expect(await screen.findByTestId('chat-model')).toHaveTextContent('Simulated model (agentic-sim)');
+    // The simulator does not read the conversation: its follow-ups are searched by a rule, and the tag says so.
+    await waitFor(() => expect(screen.getByTestId('chat-model')).toHaveAttribute('title', followUpSearchText.rule));
     expect(screen.getByRole('heading', { name: 'Chat with Math Tutor' })).toBeInTheDocument();
     expect(screen.getByText('Answers are charged to your wallet.')).toBeInTheDocument();
   });

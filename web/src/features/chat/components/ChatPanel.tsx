@@ -270,7 +270,7 @@ export function ChatPanel({ agentId, role, agentName, headingLevel = 2, initialC
                 Conversations
               </Button>
             )}
-            <ModelTag model={model} simulated={simulated} />
+            <ModelTag model={model} simulated={simulated} followUpSearch={info.data?.followUpSearch} />
           </div>
         </header>
         <div className="chat-panel__body">{body}</div>

@@ -8,6 +8,7 @@ import { createQueryClient } from '@/lib/query-client';
 import { type FakeApi, fakeApi } from '@/test/fake-api';
 import { fakeIdentity } from '@/test/fake-firebase';
 import '../test/jsdom-stubs';
+import { followUpSearchText } from './ModelTag';
 
 configure({ defaultHidden: true });
 vi.setConfig({ testTimeout: 30_000 });
@@ -44,7 +45,7 @@ const agent: Agent = {
 let api: FakeApi;
 beforeEach(() => {
   api = fakeApi({
-    'GET /api/agents/a1/chat-info': { model: 'gpt-4o-mini', simulated: false, role: 'owner' },
+    'GET /api/agents/a1/chat-info': { model: 'gpt-4o-mini', simulated: false, role: 'owner', followUpSearch: 'model' },
     'GET /api/agents/a1/conversations': [],
     // What the editor reads besides the chat: the agent's documents and the owner's agent fees.
     'GET /api/agents/a1/documents': [],
@@ -69,6 +70,7 @@ describe('AgentEditor Chat tab', () => {
     fireEvent.click(screen.getByRole('tab', { name: 'Chat' }));
     expect(await screen.findByRole('heading', { level: 3, name: 'Chat with Math Tutor' })).toBeInTheDocument();
     expect(await screen.findByTestId('chat-model')).toHaveTextContent('Model: gpt-4o-mini');
+    expect(screen.getByTestId('chat-model')).toHaveAttribute('title', followUpSearchText.model);
     expect(screen.getByText('Answers are charged to your wallet.')).toBeInTheDocument();
     expect(await screen.findByText('Start a conversation with Math Tutor')).toBeInTheDocument();
   });
