@@ -915,9 +915,8 @@ type knowledgeFetch struct {
 	mu                        sync.Mutex
 	byDoc, byLabel, retrieved []prompt.Passage
 	err                       error
-	// query and rewrite: the standalone query the model rewrote the
-	// message into, and what that used (FollowUpsModel; zero otherwise).
-	query   string
+	// rewrite: what the model's rewrite of the message into a standalone
+	// query used (FollowUpsModel; zero otherwise).
 	rewrite llm.Usage
 }
 

@@ -56,7 +56,7 @@ func (s *Service) startRewrittenKnowledge(ctx context.Context, agentID string, h
 			Limit: s.cfg.RetrievalLimit, TokenBudget: s.cfg.RetrievalTokenBudget}
 		if query, usage, ok := s.standaloneQuery(kctx, history, message); ok {
 			q.Query, q.Earlier = query, nil
-			k.setRewrite(query, usage)
+			k.setRewrite(usage)
 		}
 		return s.knowledge.Search(kctx, q)
 	})
@@ -92,11 +92,11 @@ func (s *Service) standaloneQuery(ctx context.Context, history []Message, messag
 	return query, res.Usage, true
 }
 
-// setRewrite records the query a rewrite gave and what it used.
-func (k *knowledgeFetch) setRewrite(query string, usage llm.Usage) {
+// setRewrite records what a rewrite whose query is searched used.
+func (k *knowledgeFetch) setRewrite(usage llm.Usage) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.query, k.rewrite = query, usage
+	k.rewrite = usage
 }
 
 // rewriteUsage is what the answer's rewrite used (zero without one), read
