@@ -19,10 +19,14 @@ The professor meets students on Wednesdays from 3 to 5 pm in room 214, no appoin
 
 Travel
 Field trips are booked through the department; tickets are refunded within two weeks.
+
+Society Grants
+The university contributes 50 euros a term to every registered society.
 `
 
 // Issue 32, lexical recall: a question in a person's own words finds its
-// passage through WordNet's related words ("book" → "textbook"), and a
+// passage through WordNet's related words ("book" → "textbook", the phrase
+// "chip in" → "contribute"), and a
 // misspelled word through the agent's most similar lexeme (pg_trgm);
 // without the related words loaded, the own-words question misses.
 func TestSearchForgivesMisspellingsAndUsesRelatedWords(t *testing.T) {
@@ -45,6 +49,10 @@ func TestSearchForgivesMisspellingsAndUsesRelatedWords(t *testing.T) {
 	if got := first(own); strings.HasSuffix(got, "Required Textbook") {
 		t.Fatalf("without related words %q already finds the textbook: the test proves nothing", own)
 	}
+	phrasal := "Will anyone chip in?"
+	if got := first(phrasal); strings.HasSuffix(got, "Society Grants") {
+		t.Fatalf("without related words %q already finds the grants: the test proves nothing", phrasal)
+	}
 	// Misspelled on purpose: neither word of the agent is spelled as asked.
 	if got := first("When does the profesor meet students on wednsdays?"); !strings.HasSuffix(got, "Office Hours") { //nolint:misspell // the typo is the input
 		t.Fatalf("misspelled question: first passage under %q", got)
@@ -55,6 +63,11 @@ func TestSearchForgivesMisspellingsAndUsesRelatedWords(t *testing.T) {
 	// "volume" is a synonym of "book", whose hyponym is "textbook".
 	if got := first(own); !strings.HasSuffix(got, "Required Textbook") {
 		t.Fatalf("with related words %q: first passage under %q", own, got)
+	}
+	// A phrase WordNet has as one lemma: "chip in" is contribute, though
+	// neither "chip" nor "in" is related to it alone.
+	if got := first(phrasal); !strings.HasSuffix(got, "Society Grants") {
+		t.Fatalf("with related words %q: first passage under %q", phrasal, got)
 	}
 	// The user's own words still weigh more than related ones: a question
 	// naming travel tickets is about travel.

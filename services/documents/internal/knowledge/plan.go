@@ -52,6 +52,7 @@ type term struct {
 	word     int     // which searchable word of the query it stands for
 	factor   float64 // 1 for the word itself, relationFactor for a related word
 	relation string  // "" for the word itself
+	phrase   bool    // related to a phrase the word begins ("chip in"), not to the word alone
 }
 
 // plan is what a query text turns into: the websearch_to_tsquery (AND
@@ -80,6 +81,7 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		}
 	}
 	own := int32(len(positive)) // query words 1..own are the question's
+	phrases, phraseWords := phrasesOf(positive)
 	for _, w := range strings.Fields(context) {
 		if !strings.HasPrefix(w, "-") {
 			positive = append(positive, w)
@@ -126,9 +128,20 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 				LIMIT $5
 			) m
 			WHERE t.df = 0 AND length(t.lexeme) >= $6
+			UNION ALL
+			-- A phrase of the question's consecutive words that WordNet has
+			-- ("chip in" → contribute): its related words stand for its first.
+			SELECT ph.i, r.related, 'phrase ' || r.relation, a.chunks
+			FROM unnest($9::text[], $10::int[]) AS ph(phrase, i)
+			CROSS JOIN LATERAL (
+				SELECT related, relation FROM term_relations WHERE lexeme = phrase_lexeme(ph.phrase) ORDER BY related LIMIT $8
+			) r
+			CROSS JOIN LATERAL (
+				SELECT chunks FROM agent_lexemes a WHERE a.agent_id = $4 AND a.lexeme = r.related AND a.chunks > 0 LIMIT 1
+			) a
 		), x AS (
 			SELECT DISTINCT ON (i, lexeme) i, lexeme, relation, df FROM related
-			ORDER BY i, lexeme, array_position($7::text[], relation)
+			ORDER BY i, lexeme, starts_with(relation, 'phrase ') DESC, array_position($7::text[], relation)
 		)
 		SELECT CASE WHEN numnode(q) = 0 THEN '' ELSE q::text END,
 		       coalesce((SELECT chunks FROM agent_lexemes WHERE agent_id = $4 AND lexeme = ''), 0),
@@ -142,7 +155,7 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)))
 		FROM websearch_to_tsquery('english', $1) AS q`,
 		text, positive, strings.Join(negative, " "), agentID, maxSpellings, minSpellingRunes, relationOrder,
-		maxRelationsRead).Scan(&p.and, &p.chunks, &words, &lexemes, &dfs,
+		maxRelationsRead, phrases, phraseWords).Scan(&p.and, &p.chunks, &words, &lexemes, &dfs,
 		&xWords, &xLex, &xRelations, &xDFs, &p.excluded)
 	if err != nil {
 		return p, err
@@ -181,12 +194,21 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		if !ok || seen[xLex[k]] {
 			continue
 		}
+		relation, phrase := strings.CutPrefix(xRelations[k], "phrase ")
 		related = append(related, term{lexeme: xLex[k], df: int(xDFs[k]), word: w,
-			factor: relationFactor[xRelations[k]] * wordFactor[w], relation: xRelations[k]})
+			factor: relationFactor[relation] * wordFactor[w], relation: relation, phrase: phrase})
 	}
+	// A phrase's related words come before its first word's own: "chip in"
+	// means contribute whatever "chip" alone may.
 	slices.SortStableFunc(related, func(a, b term) int {
 		if a.word != b.word {
 			return a.word - b.word
+		}
+		if a.phrase != b.phrase {
+			if a.phrase {
+				return -1
+			}
+			return 1
 		}
 		if a.factor != b.factor {
 			return -cmpFloat(a.factor, b.factor)
@@ -296,4 +318,35 @@ func anyOf(ts []term) string {
 		q = append(q, quoteLexeme(t.lexeme))
 	}
 	return strings.Join(q, " | ")
+}
+
+// maxPhraseWords is the longest phrase of a question's words looked up in
+// term_relations (WordNet's phrasal lemmas have two or three words).
+const maxPhraseWords = 3
+
+// phrasesOf returns the phrases of two and three consecutive words of the
+// question's words (letters only, lower case: "chip in", "write up" of
+// "write-up"), each with the 1-based index of the word it begins in.
+func phrasesOf(words []string) ([]string, []int32) {
+	type token struct {
+		text string
+		word int32
+	}
+	var tokens []token
+	for i, w := range words {
+		for _, part := range strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			tokens = append(tokens, token{part, int32(i + 1)})
+		}
+	}
+	var phrases []string
+	var starts []int32
+	for i := range tokens {
+		text := tokens[i].text
+		for n := 2; n <= maxPhraseWords && i+n <= len(tokens); n++ {
+			text += " " + tokens[i+n-1].text
+			phrases = append(phrases, text)
+			starts = append(starts, tokens[i].word)
+		}
+	}
+	return phrases, starts
 }

@@ -38,7 +38,8 @@ const loadLock = 0x77_6f_72_64_6e_65_74 // "wordnet"
 
 // Load fills term_relations from the embedded relations unless this version
 // is already there: the words are stemmed by PostgreSQL's english
-// configuration (as the chunks' text is), pairs that stem to one lexeme are
+// configuration (as the chunks' text is; a phrasal lemma word by word, by
+// phrase_lexeme), pairs that stem to one lexeme are
 // dropped, and a pair related in several ways keeps its best relation. It
 // reports whether it loaded (false: already current).
 func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
@@ -68,7 +69,8 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 		_, err = tx.Exec(ctx, `
 			TRUNCATE term_relations;
 			CREATE TEMP TABLE wordnet_stems ON COMMIT DROP AS
-				SELECT w.word, (SELECT lexeme FROM unnest(to_tsvector('english', w.word)) LIMIT 1) AS lexeme
+				SELECT w.word, CASE WHEN strpos(w.word, ' ') > 0 THEN phrase_lexeme(w.word)
+				                    ELSE (SELECT lexeme FROM unnest(to_tsvector('english', w.word)) LIMIT 1) END AS lexeme
 				FROM (SELECT word FROM wordnet_raw UNION SELECT related FROM wordnet_raw) AS w;
 			CREATE INDEX ON wordnet_stems (word);
 			ANALYZE wordnet_stems;

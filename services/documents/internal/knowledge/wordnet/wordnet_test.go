@@ -28,6 +28,14 @@ func TestLoadStemsTheRelationsOncePerVersion(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT relation FROM term_relations WHERE lexeme = 'heavi' AND related = 'weight'`).Scan(&relation); err != nil || relation != "attribute" {
 		t.Fatalf("heavy → weight: %q %v", relation, err)
 	}
+	// A phrasal lemma, its words stemmed by phrase_lexeme, and a phrasal
+	// verb's irregular form (verb.exc: "took" of "take").
+	for _, pair := range [][3]string{{"chip in", "contribut", "synonym"}, {"took out", "remov", "synonym"}} {
+		if err := pool.QueryRow(ctx, `SELECT relation FROM term_relations WHERE lexeme = phrase_lexeme($1) AND related = $2`,
+			pair[0], pair[1]).Scan(&relation); err != nil || relation != pair[2] {
+			t.Fatalf("%s → %s: %q %v", pair[0], pair[1], relation, err)
+		}
+	}
 	var self, n int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE lexeme = related), count(*) FROM term_relations`).Scan(&self, &n); err != nil || self != 0 || n < 100_000 {
 		t.Fatalf("%d relations, %d of a lexeme to itself (%v)", n, self, err)

@@ -1,16 +1,20 @@
 // Command gen writes relations.tsv.gz, the word relations the knowledge
 // search expands queries with, from Princeton WordNet 3.0's database files
 // (Debian's wordnet-base package, /usr/share/wordnet). It runs at build
-// time (go generate ./internal/knowledge/wordnet, or make wordnet); the output is
+// time (go generate ./internal/knowledge/wordnet, with wordnet-base installed); the output is
 // committed, so neither the service nor CI needs WordNet installed.
 //
 // Each line is "word<TAB>related<TAB>relation": for the three most frequent
 // senses of every single-word lemma, the other words of the sense
 // (synonym), of the senses it points to as its hypernym, hyponym (at most
 // maxHyponyms per sense), attribute ("heavy" → "weight"), derivationally
-// related form ("replace" → "replacement") and similar adjective. Words
-// are lower case letters only (multi-word lemmas and numbers are left out:
-// a query expands word by word).
+// related form ("replace" → "replacement") and similar adjective. Related
+// words are lower case letters only (a chunk's text is matched word by
+// word). A lemma may also be a phrase of two or three such words ("chip
+// in" → contribute, "write up" → report): a question's consecutive words
+// are looked up as one, which is how people say what documents put in one
+// word. A phrasal verb's irregular forms ("took out", from verb.exc) are
+// written as lemmas of their own, because stemming does not undo them.
 package main
 
 import (
@@ -28,6 +32,7 @@ import (
 const (
 	sensesPerLemma = 3
 	maxHyponyms    = 25
+	maxPhraseWords = 3
 )
 
 // relation names, best first: a pair related in several ways keeps the best
@@ -59,20 +64,33 @@ func main() {
 			fail(err)
 		}
 	}
+	irregular, err := readExceptions(filepath.Join(*dir, "verb.exc"))
+	if err != nil {
+		fail(err)
+	}
 	best := map[[2]string]int{} // pair → index into relations
 	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
 		if err := readIndex(filepath.Join(*dir, "index."+pos), func(lemma string, senses []string) {
-			if !plainWord(lemma) {
+			key, ok := lemmaKey(lemma)
+			if !ok {
 				return
 			}
+			keys := []string{key}
+			if first, rest, phrase := strings.Cut(key, " "); phrase && pos == "verb" {
+				for _, form := range irregular[first] {
+					keys = append(keys, form+" "+rest)
+				}
+			}
 			add := func(w, rel string) {
-				if !plainWord(w) || w == lemma {
+				if !plainWord(w) || w == key {
 					return
 				}
-				k := [2]string{lemma, w}
 				r := slices.Index(relations, rel)
-				if cur, ok := best[k]; !ok || r < cur {
-					best[k] = r
+				for _, key := range keys {
+					k := [2]string{key, w}
+					if cur, ok := best[k]; !ok || r < cur {
+						best[k] = r
+					}
 				}
 			}
 			for _, off := range senses[:min(len(senses), sensesPerLemma)] {
@@ -151,6 +169,47 @@ func plainWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// lemmaKey is how a lemma is written in the output: a plain word as it is,
+// a phrase of plain words ("chip_in") with spaces. Its parts may be short
+// ("in", "up"); its first at least two letters.
+func lemmaKey(lemma string) (string, bool) {
+	if plainWord(lemma) {
+		return lemma, true
+	}
+	parts := strings.Split(lemma, "_")
+	if len(parts) < 2 || len(parts) > maxPhraseWords || len(parts[0]) < 2 {
+		return "", false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return "", false
+		}
+	}
+	return strings.Join(parts, " "), true
+}
+
+// readExceptions reads verb.exc ("took take"): each base form's irregular
+// inflections.
+func readExceptions(path string) (map[string][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 2 || !plainWord(fs[0]) {
+			continue
+		}
+		for _, base := range fs[1:] {
+			out[base] = append(out[base], fs[0])
+		}
+	}
+	return out, sc.Err()
 }
 
 // readData reads a data.<pos> file: "offset lex_filenum ss_type w_cnt word
