@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/agentic-app/agentic/services/conversations/citebench"
 	"github.com/agentic-app/agentic/services/documents/retrievalbench"
@@ -32,9 +33,11 @@ func main() {
 	embURL := flag.String("embeddings-url", os.Getenv("EMBEDDINGS_BASE_URL"), "OpenAI-compatible embeddings API base URL (hybrid search; \"\" = lexical only)")
 	embModel := flag.String("embeddings-model", os.Getenv("EMBEDDINGS_MODEL"), "embeddings model")
 	verbose := flag.Bool("v", false, "print every miss")
+	explain := flag.String("explain", "", "comma-separated ids of tuning questions whose passages are printed")
 	server := flag.String("db", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server URL (a throwaway database is created on it)")
 	flag.Parse()
 	cfg := retrievalbench.Config{ServerURL: *server, DataDir: *data, Limit: *limit, NoExpansion: *noExpansion, Keep: *keep, Verbose: *verbose, Out: os.Stdout,
+		Explain:    strings.FieldsFunc(*explain, func(r rune) bool { return r == ',' }),
 		Embeddings: retrievalbench.EmbeddingsConfig{BaseURL: *embURL, Model: *embModel, APIKey: os.Getenv("EMBEDDINGS_API_KEY")},
 		Cite:       cite}
 	if err := retrievalbench.Run(context.Background(), cfg); err != nil {

@@ -54,6 +54,10 @@ type Config struct {
 	// 5, or a wrong decline) with what came first instead. The held-out
 	// half's misses are never printed: nothing is tuned on them.
 	Verbose bool
+	// Explain names tuning questions (by id) whose every passage is
+	// printed: rank, relevance, heading path and the first words, and
+	// whether it holds the answer. Held-out questions are refused.
+	Explain []string
 	Out     io.Writer
 	// Cite, when set, answers every question that was not declined from its
 	// search's passages through the chat path (bench/retrieval wires it to
@@ -222,6 +226,12 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
+	for _, id := range cfg.Explain {
+		i := slices.IndexFunc(set.Questions, func(q Question) bool { return q.ID == id })
+		if i < 0 || set.Questions[i].Split != "tuning" {
+			return fmt.Errorf("explain %q: not a question of the tuning half", id)
+		}
+	}
 	var results []outcome
 	for _, q := range set.Questions {
 		start := time.Now()
@@ -236,6 +246,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		if q.Answer != nil {
 			o.rank = rankOf(set.Docs[*q.Document], *q.Answer, docIDs[*q.Document], ps)
+		}
+		if slices.Contains(cfg.Explain, q.ID) {
+			explain(cfg.Out, set, docIDs, q, ps)
 		}
 		if cfg.Cite != nil && !o.declined {
 			if o.cited, err = cfg.Cite(q, ps); err != nil {
@@ -284,6 +297,19 @@ func Run(ctx context.Context, cfg Config) error {
 		fmt.Fprintf(cfg.Out, "\ndatabase kept: %s (agent %s)\n", pool.Config().ConnConfig.Database, agentID)
 	}
 	return nil
+}
+
+// explain prints a question's passages, best first.
+func explain(out io.Writer, set Set, docIDs map[string]string, q Question, ps []knowledge.Passage) {
+	fmt.Fprintf(out, "%s %q:\n", q.ID, q.Question)
+	for i, p := range ps {
+		mark := " "
+		if q.Answer != nil && rankOf(set.Docs[*q.Document], *q.Answer, docIDs[*q.Document], ps[i:i+1]) == 1 {
+			mark = "*"
+		}
+		text := strings.Join(strings.Fields(p.Text), " ")
+		fmt.Fprintf(out, "  %s%d %.2f %s › %s: %.90s\n", mark, i+1, p.Relevance, p.DocumentName, p.HeadingPath, text)
+	}
 }
 
 // sweep prints, for relevance thresholds, what share of the tuning half's

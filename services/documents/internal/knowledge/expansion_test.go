@@ -75,3 +75,36 @@ func TestSearchForgivesMisspellingsAndUsesRelatedWords(t *testing.T) {
 		t.Fatalf("own words: first passage under %q", got)
 	}
 }
+
+const staffGuide = `Staff Guide
+
+Reporting Sick
+If you are ill, phone your boss before nine.
+
+Parental Leave
+Parents tell the office early; when you come back, we hold a welcome meeting.
+
+Parking
+Staff park in the yard behind the warehouse; visitors use the street.
+`
+
+// Issue 32: words common in English ("come", "tell": the sense-tagged
+// corpus counts them hundreds of times) count for less than specific ones
+// ("boss", and "unwell", whose related word "ill" finds the right section),
+// though in the agent's three chunks "tell" is as rare as "boss".
+func TestCommonEnglishWordsWeighLessThanSpecificOnes(t *testing.T) {
+	pool := newPool(t)
+	ix := knowledge.NewIndex(pool)
+	ctx := context.Background()
+	addDoc(t, pool, agent, "Staff Guide", nil, staffGuide, small)
+	if _, err := wordnet.Load(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := ix.Search(ctx, knowledge.Query{AgentID: agent, Text: "I feel unwell and can't come in: must I tell my boss?", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) == 0 || !strings.HasSuffix(ps[0].HeadingPath, "Reporting Sick") {
+		t.Fatalf("first passage: %+v", ps)
+	}
+}

@@ -375,7 +375,7 @@ const MaxVectorCandidates = 10000
 // reciprocal rank fusion. A passage keeps its lexical Relevance; one found
 // only by its embedding gets its cosine similarity, clamped to [0, 1], as
 // Relevance (a real model's related texts score roughly 0.3–0.8, unrelated
-// ones below 0.2, the default RETRIEVAL_MIN_RELEVANCE). Score is the fused
+// ones below 0.2; the default RETRIEVAL_MIN_RELEVANCE is 0.15). Score is the fused
 // score. Quoted phrases and exclusions apply to the lexical side only.
 func (ix *Index) hybrid(ctx context.Context, q Query, agentID, text string, p plan, docs []string, limit int) ([]Passage, error) {
 	depth := min(max(2*limit, 20), 2*MaxLimit)

@@ -50,7 +50,7 @@ type term struct {
 	lexeme   string
 	df       int
 	word     int     // which searchable word of the query it stands for
-	factor   float64 // 1 for the word itself, relationFactor for a related word
+	factor   float64 // the word's: 1 or contextFactor, times its specificity; a related word: relationFactor of that
 	relation string  // "" for the word itself
 	phrase   bool    // related to a phrase the word begins ("chip in"), not to the word alone
 }
@@ -63,7 +63,7 @@ type plan struct {
 	phrase   bool      // the query has a quoted phrase: passages must match it
 	chunks   int       // how many chunks the agent has (for the terms' IDF)
 	words    int       // searchable words, those no chunk has included
-	factors  []float64 // each searchable word's factor (1, or contextFactor)
+	factors  []float64 // each searchable word's factor (1 or contextFactor, times its specificity)
 	terms    []term    // lexemes some chunk has
 	excluded []string
 }
@@ -97,14 +97,16 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		words, xWords []int32
 		lexemes, xLex []string
 		dfs, xDFs     []int32
+		freqs         []int32
 		xRelations    []string
 	)
 	err := ix.pool.QueryRow(ctx, `
 		WITH t AS (
-			SELECT w.i::int AS i, v.lexeme, greatest(coalesce(a.chunks, 0), 0) AS df
+			SELECT w.i::int AS i, v.lexeme, greatest(coalesce(a.chunks, 0), 0) AS df, coalesce(f.count, 0) AS freq
 			FROM unnest($2::text[]) WITH ORDINALITY AS w(word, i)
 			CROSS JOIN LATERAL unnest(to_tsvector('english', w.word)) AS v
 			LEFT JOIN agent_lexemes a ON a.agent_id = $4 AND a.lexeme = v.lexeme
+			LEFT JOIN term_frequencies f ON f.lexeme = v.lexeme
 		), related AS (
 			-- Index probes only: the word's relations, then one primary-key
 			-- probe per related word. (LATERAL … LIMIT keeps the planner from
@@ -148,6 +150,7 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		       ARRAY(SELECT i FROM t ORDER BY i, lexeme),
 		       ARRAY(SELECT lexeme FROM t ORDER BY i, lexeme),
 		       ARRAY(SELECT df FROM t ORDER BY i, lexeme),
+		       ARRAY(SELECT freq FROM t ORDER BY i, lexeme),
 		       ARRAY(SELECT i FROM x ORDER BY i, lexeme),
 		       ARRAY(SELECT lexeme FROM x ORDER BY i, lexeme),
 		       ARRAY(SELECT relation FROM x ORDER BY i, lexeme),
@@ -155,7 +158,7 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		       ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $3)))
 		FROM websearch_to_tsquery('english', $1) AS q`,
 		text, positive, strings.Join(negative, " "), agentID, maxSpellings, minSpellingRunes, relationOrder,
-		maxRelationsRead, phrases, phraseWords).Scan(&p.and, &p.chunks, &words, &lexemes, &dfs,
+		maxRelationsRead, phrases, phraseWords).Scan(&p.and, &p.chunks, &words, &lexemes, &dfs, &freqs,
 		&xWords, &xLex, &xRelations, &xDFs, &p.excluded)
 	if err != nil {
 		return p, err
@@ -177,10 +180,15 @@ func (ix *Index) plan(ctx context.Context, agentID, text, context string) (plan,
 		}
 		if best < 0 || !seen[lexemes[best]] {
 			word[words[i]] = p.words
-			wordFactor = append(wordFactor, factorOf(words[i]))
+			freq := freqs[i]
+			if best >= 0 {
+				freq = freqs[best]
+			}
+			factor := factorOf(words[i]) * specificity(int(freq)) // term_frequencies
+			wordFactor = append(wordFactor, factor)
 			if best >= 0 {
 				seen[lexemes[best]] = true
-				p.terms = append(p.terms, term{lexeme: lexemes[best], df: int(dfs[best]), word: p.words, factor: factorOf(words[i])})
+				p.terms = append(p.terms, term{lexeme: lexemes[best], df: int(dfs[best]), word: p.words, factor: factor})
 			}
 			p.words++
 		}
@@ -349,4 +357,21 @@ func phrasesOf(words []string) ([]string, []int32) {
 		}
 	}
 	return phrases, starts
+}
+
+// Common words: a query word's weight (and its related words') is its IDF
+// among the agent's chunks times its specificity in English, 1 −
+// commonWordSlope·log10(1 + its count in WordNet's sense-tagged corpus)
+// but at least commonWordFloor: "come" (814) 0.5, "tell" (560) 0.5,
+// "boss" (13) 0.77, "unwell" (0) 1. An agent's few documents cannot tell a
+// vague word from a telling one (in 96 chunks "tell" is as rare as
+// "unwell"); English can. Measured on bench/retrieval's tuning half.
+const (
+	commonWordSlope = 0.2
+	commonWordFloor = 0.5
+)
+
+// specificity is how much a word counts for how common it is in English.
+func specificity(count int) float64 {
+	return max(commonWordFloor, 1-commonWordSlope*math.Log10(1+float64(count)))
 }

@@ -10,7 +10,7 @@ import (
 // tuning half, it declines the questions whose best passage covers little
 // of what they ask while declining almost none that the documents answer
 // (docs/documents.md, "Declining").
-const DefaultMinRelevance = 0.2
+const DefaultMinRelevance = 0.15
 
 // Relevant reports whether a search found anything worth answering from:
 // its best passage (the first) is relevant enough.

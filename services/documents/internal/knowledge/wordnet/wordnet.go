@@ -3,7 +3,7 @@
 // loads them into the term_relations table.
 package wordnet
 
-//go:generate go run ./gen -o relations.tsv.gz
+//go:generate go run ./gen -o relations.tsv.gz -frequencies frequencies.tsv.gz
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -23,10 +24,16 @@ import (
 //go:embed relations.tsv.gz
 var relations []byte
 
-// Version identifies the embedded relations (a prefix of their sha256).
+//go:embed frequencies.tsv.gz
+var frequencies []byte
+
+// Version identifies the embedded relations and frequencies (a prefix of
+// their sha256).
 func Version() string {
-	sum := sha256.Sum256(relations)
-	return hex.EncodeToString(sum[:6])
+	h := sha256.New()
+	h.Write(relations)
+	h.Write(frequencies)
+	return hex.EncodeToString(h.Sum(nil)[:6])
 }
 
 // Relations are the kinds of relation, best first: a pair related in
@@ -41,7 +48,9 @@ const loadLock = 0x77_6f_72_64_6e_65_74 // "wordnet"
 // configuration (as the chunks' text is; a phrasal lemma word by word, by
 // phrase_lexeme), pairs that stem to one lexeme are
 // dropped, and a pair related in several ways keeps its best relation. It
-// reports whether it loaded (false: already current).
+// reports whether it loaded (false: already current). term_frequencies
+// is filled with them: each lexeme's count, summed over the words that stem
+// to it.
 func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 	version := Version()
 	loaded := false
@@ -56,9 +65,18 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 		if current {
 			return nil
 		}
-		rows, err := parse(relations)
+		rows, err := parse(relations, 3)
 		if err != nil {
 			return err
+		}
+		counts, err := parse(frequencies, 2)
+		if err != nil {
+			return err
+		}
+		for _, c := range counts {
+			if c[1], err = strconv.Atoi(c[1].(string)); err != nil {
+				return fmt.Errorf("wordnet: frequency of %q: %w", c[0], err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE wordnet_raw (word text, related text, relation text) ON COMMIT DROP`); err != nil {
 			return err
@@ -66,12 +84,18 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"wordnet_raw"}, []string{"word", "related", "relation"}, pgx.CopyFromRows(rows)); err != nil {
 			return fmt.Errorf("copy relations: %w", err)
 		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE wordnet_counts (word text, count integer) ON COMMIT DROP`); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"wordnet_counts"}, []string{"word", "count"}, pgx.CopyFromRows(counts)); err != nil {
+			return fmt.Errorf("copy frequencies: %w", err)
+		}
 		_, err = tx.Exec(ctx, `
-			TRUNCATE term_relations;
+			TRUNCATE term_relations, term_frequencies;
 			CREATE TEMP TABLE wordnet_stems ON COMMIT DROP AS
 				SELECT w.word, CASE WHEN strpos(w.word, ' ') > 0 THEN phrase_lexeme(w.word)
 				                    ELSE (SELECT lexeme FROM unnest(to_tsvector('english', w.word)) LIMIT 1) END AS lexeme
-				FROM (SELECT word FROM wordnet_raw UNION SELECT related FROM wordnet_raw) AS w;
+				FROM (SELECT word FROM wordnet_raw UNION SELECT related FROM wordnet_raw UNION SELECT word FROM wordnet_counts) AS w;
 			CREATE INDEX ON wordnet_stems (word);
 			ANALYZE wordnet_stems;
 			DELETE FROM term_relations_source;`)
@@ -87,7 +111,13 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 			WHERE a.lexeme IS NOT NULL AND b.lexeme IS NOT NULL AND a.lexeme <> b.lexeme
 			ORDER BY a.lexeme, b.lexeme, array_position($1::text[], r.relation)`, Relations)
 		if err == nil {
-			_, err = tx.Exec(ctx, `ANALYZE term_relations`)
+			_, err = tx.Exec(ctx, `
+				INSERT INTO term_frequencies (lexeme, count)
+				SELECT s.lexeme, sum(c.count) FROM wordnet_counts c JOIN wordnet_stems s ON s.word = c.word
+				WHERE s.lexeme IS NOT NULL GROUP BY s.lexeme`)
+		}
+		if err == nil {
+			_, err = tx.Exec(ctx, `ANALYZE term_relations; ANALYZE term_frequencies`)
 		}
 		if err != nil {
 			return fmt.Errorf("stem relations: %w", err)
@@ -105,8 +135,9 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 	return loaded, err
 }
 
-// parse reads the gzipped "word<TAB>related<TAB>relation" lines.
-func parse(gz []byte) ([][]any, error) {
+// parse reads gzipped lines of tab-separated fields
+// ("word<TAB>related<TAB>relation", "word<TAB>count").
+func parse(gz []byte, fields int) ([][]any, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
@@ -115,10 +146,14 @@ func parse(gz []byte) ([][]any, error) {
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 3 {
+		if len(f) != fields {
 			return nil, fmt.Errorf("wordnet: bad line %q", sc.Text())
 		}
-		rows = append(rows, []any{f[0], f[1], f[2]})
+		row := make([]any, fields)
+		for i := range f {
+			row[i] = f[i]
+		}
+		rows = append(rows, row)
 	}
 	return rows, sc.Err()
 }

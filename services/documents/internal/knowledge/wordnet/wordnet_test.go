@@ -36,6 +36,17 @@ func TestLoadStemsTheRelationsOncePerVersion(t *testing.T) {
 			t.Fatalf("%s → %s: %q %v", pair[0], pair[1], relation, err)
 		}
 	}
+	// Frequencies, summed per lexeme: "feel" and "feeling" are one.
+	var come, feel, boss int
+	if err := pool.QueryRow(ctx, `SELECT
+			(SELECT count FROM term_frequencies WHERE lexeme = 'come'),
+			(SELECT count FROM term_frequencies WHERE lexeme = 'feel'),
+			(SELECT count FROM term_frequencies WHERE lexeme = 'boss')`).Scan(&come, &feel, &boss); err != nil {
+		t.Fatal(err)
+	}
+	if come < 500 || boss < 1 || boss > 100 || feel < 600 {
+		t.Fatalf("frequencies: come %d, feel %d, boss %d", come, feel, boss)
+	}
 	var self, n int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE lexeme = related), count(*) FROM term_relations`).Scan(&self, &n); err != nil || self != 0 || n < 100_000 {
 		t.Fatalf("%d relations, %d of a lexeme to itself (%v)", n, self, err)

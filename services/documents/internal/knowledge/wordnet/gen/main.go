@@ -1,5 +1,6 @@
 // Command gen writes relations.tsv.gz, the word relations the knowledge
-// search expands queries with, from Princeton WordNet 3.0's database files
+// search expands queries with, and frequencies.tsv.gz, how common each
+// word is in English, from Princeton WordNet 3.0's database files
 // (Debian's wordnet-base package, /usr/share/wordnet). It runs at build
 // time (go generate ./internal/knowledge/wordnet, with wordnet-base installed); the output is
 // committed, so neither the service nor CI needs WordNet installed.
@@ -22,6 +23,7 @@ import (
 	"compress/gzip"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +59,11 @@ type synset struct {
 func main() {
 	dir := flag.String("wordnet", "/usr/share/wordnet", "WordNet 3.0 database directory")
 	out := flag.String("o", "relations.tsv.gz", "output file")
+	freqOut := flag.String("frequencies", "frequencies.tsv.gz", "output file of the words' frequencies")
 	flag.Parse()
+	if err := writeFrequencies(filepath.Join(*dir, "cntlist.rev"), *freqOut); err != nil {
+		fail(err)
+	}
 	synsets := map[string]*synset{}
 	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
 		if err := readData(filepath.Join(*dir, "data."+pos), synsets); err != nil {
@@ -135,26 +141,80 @@ func main() {
 		}
 		return strings.Compare(a[1], b[1])
 	})
-	f, err := os.Create(*out)
-	if err != nil {
+	if err := writeGzip(*out, func(w io.Writer) {
+		for _, k := range keys {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", k[0], k[1], relations[best[k]])
+		}
+	}); err != nil {
 		fail(err)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d relations\n", *out, len(keys))
+}
+
+// writeFrequencies writes "word<TAB>count" for every plain word of
+// cntlist.rev ("lemma%sense_key sense_number tag_count"): how often its
+// senses were tagged in the Semantic Concordance (Brown corpus texts, about
+// 250,000 words), summed over its senses. It tells a common English word
+// ("come", 814) from a specific one ("unwell", 0) whatever the agent's few
+// documents say.
+func writeFrequencies(path, out string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 3 {
+			continue
+		}
+		lemma, _, _ := strings.Cut(fs[0], "%")
+		n, err := strconv.Atoi(fs[2])
+		if err != nil || !plainWord(lemma) {
+			continue
+		}
+		counts[lemma] += n
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	words := make([]string, 0, len(counts))
+	for w, n := range counts {
+		if n > 0 {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	if err := writeGzip(out, func(w io.Writer) {
+		for _, word := range words {
+			fmt.Fprintf(w, "%s\t%d\n", word, counts[word])
+		}
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d words\n", out, len(words))
+	return nil
+}
+
+// writeGzip writes a reproducible gzip file (no name, no time).
+func writeGzip(path string, write func(io.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
 	zw.ModTime = zw.ModTime.UTC() // zero: reproducible output
 	bw := bufio.NewWriter(zw)
-	for _, k := range keys {
-		fmt.Fprintf(bw, "%s\t%s\t%s\n", k[0], k[1], relations[best[k]])
-	}
+	write(bw)
 	if err := bw.Flush(); err != nil {
-		fail(err)
+		return err
 	}
 	if err := zw.Close(); err != nil {
-		fail(err)
+		return err
 	}
-	if err := f.Close(); err != nil {
-		fail(err)
-	}
-	fmt.Fprintf(os.Stderr, "%s: %d relations\n", *out, len(keys))
+	return f.Close()
 }
 
 // plainWord: lower-case letters only, at least 3 (WordNet lemmas are lower
