@@ -196,7 +196,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	defer s.Close()
 	logger, pool, reg := s.Logger, s.Pool, s.Registry
 	// The related words searches expand queries with: loaded once per
-	// version of the embedded WordNet relations (a few seconds).
+	// version of the embedded WordNet relations (about ten seconds).
 	start := time.Now()
 	if loaded, err := wordnet.Load(ctx, pool); err != nil {
 		return fmt.Errorf("load word relations: %w", err)
