@@ -32,11 +32,12 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the scratch database")
 	noExpansion := flag.Bool("no-expansion", false, "search the queries' own words only (no WordNet related words)")
 	verbose := flag.Bool("v", false, "print the slowest queries of each size")
+	vectors := flag.Bool("vectors", false, "hybrid search through pgvector's HNSW index (needs pgvector; the simulator's 256-dimension embeddings)")
 	server := flag.String("db", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server URL (a throwaway database is created on it)")
 	flag.Parse()
 	cfg := knowledgebench.Config{
 		ServerURL: *server, NoiseAgents: *noiseAgents, NoisePerAgent: *noisePer, Queries: *queries, Limit: *limit,
-		SyncDocs: *syncDocs, SyncConcurrency: *concurrency, Keep: *keep, NoExpansion: *noExpansion, Verbose: *verbose, Out: os.Stdout,
+		SyncDocs: *syncDocs, SyncConcurrency: *concurrency, Keep: *keep, NoExpansion: *noExpansion, Vectors: *vectors, Verbose: *verbose, Out: os.Stdout,
 	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

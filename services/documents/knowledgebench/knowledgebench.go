@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,10 +28,12 @@ import (
 	"github.com/agentic-app/agentic/services/documents/internal/documents"
 	"github.com/agentic-app/agentic/services/documents/internal/drive"
 	"github.com/agentic-app/agentic/services/documents/internal/drivesim"
+	"github.com/agentic-app/agentic/services/documents/internal/embeddings"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge"
 	"github.com/agentic-app/agentic/services/documents/internal/knowledge/wordnet"
 	"github.com/agentic-app/agentic/services/platform/database"
 	"github.com/agentic-app/agentic/services/platform/events"
+	"github.com/agentic-app/agentic/services/platform/simembed"
 )
 
 // Config of a run.
@@ -52,6 +55,11 @@ type Config struct {
 	Keep bool
 	// NoExpansion leaves the word relations out (queries use their own words).
 	NoExpansion bool
+	// Vectors makes the searches hybrid through pgvector's HNSW index (when
+	// the server has pgvector): every chunk gets the simulator's
+	// 256-dimension embedding of its text, and each query is embedded in
+	// process (no provider round trip is measured).
+	Vectors bool
 	// Verbose prints the slowest queries of each size.
 	Verbose bool
 	Out     io.Writer
@@ -111,6 +119,11 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(out, "noise: %d chunks of %d other agents loaded in %s\n", noise, cfg.NoiseAgents, time.Since(start).Round(time.Second))
 
 	ix := knowledge.NewIndex(pool)
+	if cfg.Vectors {
+		if err := setupVectors(ctx, pool, ix, out); err != nil {
+			return err
+		}
+	}
 	var topics []topic
 	loaded := 0
 	fmt.Fprintf(out, "\n%-10s %-10s %-10s %-10s %-10s %-8s\n", "chunks", "p50", "p90", "p99", "max", "hits")
@@ -125,8 +138,18 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			loaded += n
 		}
+		if cfg.Vectors {
+			if err := embedMissing(ctx, pool); err != nil {
+				return err
+			}
+		}
 		if _, err := pool.Exec(ctx, `VACUUM ANALYZE document_chunks`); err != nil {
 			return err
+		}
+		if cfg.Vectors {
+			if _, err := pool.Exec(ctx, `VACUUM ANALYZE chunk_embeddings`); err != nil {
+				return err
+			}
 		}
 		loadTime := time.Since(start)
 		lat, hits, slowest, err := measure(ctx, ix, c, topics, cfg.Queries, cfg.Limit)
@@ -150,6 +173,90 @@ func Run(ctx context.Context, cfg Config) error {
 		fmt.Fprintf(out, "\ndatabase kept: %s (agent %s)\n", pool.Config().ConnConfig.Database, agentID)
 	}
 	return nil
+}
+
+// setupVectors embeds the chunks loaded so far (the other agents'), builds
+// the HNSW index over them as the service does (embeddings.SetupVector) and
+// makes ix hybrid through it.
+func setupVectors(ctx context.Context, pool *pgxpool.Pool, ix *knowledge.Index, out io.Writer) error {
+	ok, err := embeddings.VectorAvailable(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("-vectors: this PostgreSQL server has no pgvector (pg_available_extensions)")
+	}
+	start := time.Now()
+	if err := embedMissing(ctx, pool); err != nil {
+		return err
+	}
+	embedded := time.Since(start)
+	start = time.Now()
+	if ok, err := embeddings.SetupVector(ctx, pool, simembed.Model, simembed.Dims); err != nil || !ok {
+		return fmt.Errorf("hnsw index: %v, %w", ok, err)
+	}
+	ix.Embedder, ix.VectorDims = inProcessEmbedder{}, simembed.Dims
+	if ix.VectorIterative, err = embeddings.IterativeScan(ctx, pool); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "vectors: other agents' chunks embedded in %s, HNSW index built in %s (iterative scan: %v)\n",
+		embedded.Round(time.Second), time.Since(start).Round(time.Second), ix.VectorIterative)
+	return nil
+}
+
+// embedMissing stores the simulator's embedding of every chunk that has
+// none, in batches (what a sync's embedding step writes).
+func embedMissing(ctx context.Context, pool *pgxpool.Pool) error {
+	for {
+		rows, err := pool.Query(ctx, `SELECT c.document_id::text, c.text_hash, c.heading_path, c.body FROM document_chunks c
+			WHERE NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.document_id = c.document_id AND e.model = $1 AND e.text_hash = c.text_hash)
+			LIMIT 2000`, simembed.Model)
+		if err != nil {
+			return err
+		}
+		var docs, hashes []string
+		var vecs [][]float32
+		for rows.Next() {
+			var doc, hash, heading, body string
+			if err := rows.Scan(&doc, &hash, &heading, &body); err != nil {
+				rows.Close()
+				return err
+			}
+			docs, hashes, vecs = append(docs, doc), append(hashes, hash), append(vecs, simembed.Embed(embeddings.Input(heading, body)))
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO chunk_embeddings (document_id, model, text_hash, embedding)
+			SELECT d::uuid, $1, h, ARRAY(SELECT jsonb_array_elements_text(v::jsonb)::real)
+			FROM unnest($2::text[], $3::text[], $4::text[]) AS x(d, h, v) ON CONFLICT DO NOTHING`,
+			simembed.Model, docs, hashes, jsonVectors(vecs)); err != nil {
+			return err
+		}
+	}
+}
+
+// jsonVectors writes vectors as JSON arrays (pgx sends a [][]float32 as one
+// two-dimensional array, which cannot be unnested row by row).
+func jsonVectors(vecs [][]float32) []string {
+	out := make([]string, len(vecs))
+	for i, v := range vecs {
+		b, _ := json.Marshal(v)
+		out[i] = string(b)
+	}
+	return out
+}
+
+// inProcessEmbedder embeds queries as the LLM simulator's /v1/embeddings
+// does, without the HTTP round trip.
+type inProcessEmbedder struct{}
+
+func (inProcessEmbedder) Model() string { return simembed.Model }
+func (inProcessEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
+	return simembed.Embed(text), nil
 }
 
 // Scratch creates a throwaway database (named prefix + random hex) with the

@@ -317,7 +317,11 @@ func newEmbedder(ctx context.Context, cfg Config, pool *pgxpool.Pool, index *kno
 		return c, nil
 	}
 	index.VectorDims = len(v[0])
-	logger.InfoContext(ctx, "retrieval: pgvector HNSW index in place", "dimensions", index.VectorDims)
+	if index.VectorIterative, err = embeddings.IterativeScan(ctx, pool); err != nil {
+		logger.WarnContext(ctx, "retrieval: pgvector's version unknown; HNSW scans are not iterative", "error", err)
+	}
+	logger.InfoContext(ctx, "retrieval: pgvector HNSW index in place", "dimensions", index.VectorDims,
+		"iterative_scan", index.VectorIterative)
 	return c, nil
 }
 

@@ -3,6 +3,7 @@ package embeddings
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -137,6 +138,33 @@ func SetupVector(ctx context.Context, pool *pgxpool.Pool, model string, dims int
 		return false, fmt.Errorf("create hnsw index: %w", err)
 	}
 	return true, nil
+}
+
+// IterativeScan reports whether the installed pgvector (0.8.0 or later) has
+// iterative index scans (hnsw.iterative_scan): a filtered HNSW search that
+// goes on until it has enough rows that pass the filter.
+func IterativeScan(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var version string
+	err := pool.QueryRow(ctx, `SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), '')`).Scan(&version)
+	if err != nil {
+		return false, err
+	}
+	return versionAtLeast(version, 0, 8), nil
+}
+
+// versionAtLeast reports whether a "major.minor[.patch]" version is at
+// least major.minor ("" and unreadable versions are not).
+func versionAtLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // VectorIndexName is the HNSW index of model's embeddings.

@@ -82,6 +82,11 @@ type Index struct {
 	// Embedder's model, embeddings.SetupVector), ranks by the index rather
 	// than exactly. Set before the index serves searches.
 	VectorDims int
+	// VectorIterative: the server's pgvector (0.8 or later) can go on
+	// scanning the HNSW index until it has enough of the agent's chunks
+	// (embeddings.IterativeScan). Without it a search sees only the index's
+	// hnswEfSearch nearest chunks of all agents, then keeps the agent's.
+	VectorIterative bool
 }
 
 // QueryEmbedder embeds a search's query (embeddings.Client): unit length,
@@ -387,7 +392,7 @@ func (ix *Index) hybrid(ctx context.Context, q Query, agentID, text string, p pl
 	var vec []Passage
 	qv, err := ix.Embedder.EmbedQuery(ctx, text)
 	if err == nil {
-		vec, err = ix.vectorRank(ctx, agentID, model, qv, docs, depth)
+		vec, err = ix.vectorRank(ctx, agentID, model, qv, docs, depth, p.chunks)
 		if err != nil && ctx.Err() != nil {
 			return nil, err
 		}
@@ -456,9 +461,9 @@ func Fuse(lex, vec []Passage, limit int) []Passage {
 // ~80 ms per 1000 chunks of 1536 dimensions, BenchmarkVectorSearch), or through the
 // HNSW index when VectorDims is set. Score and Relevance are the similarity
 // (Relevance clamped to [0, 1]).
-func (ix *Index) vectorRank(ctx context.Context, agentID, model string, qv []float32, docs []string, limit int) ([]Passage, error) {
+func (ix *Index) vectorRank(ctx context.Context, agentID, model string, qv []float32, docs []string, limit, chunks int) ([]Passage, error) {
 	if ix.VectorDims > 0 && len(qv) == ix.VectorDims {
-		return ix.vectorRankHNSW(ctx, agentID, model, qv, docs, limit)
+		return ix.vectorRankHNSW(ctx, agentID, model, qv, docs, limit, chunks > hnswMinChunks)
 	}
 	filter, args := "", []any{agentID, model, MaxVectorCandidates}
 	if docs != nil {
@@ -534,41 +539,79 @@ func (ix *Index) passagesByID(ctx context.Context, ids []int64, sims []float64) 
 
 // vectorRankHNSW ranks by pgvector's HNSW index (cosine distance) over the
 // embeddings cast to vector(VectorDims), filtered to the agent's chunks
-// (embeddings.SetupVector). The model is also spelled as a literal so that
-// a generic plan still matches the partial index's predicate. Only runs
-// where pgvector is installed.
-func (ix *Index) vectorRankHNSW(ctx context.Context, agentID, model string, qv []float32, docs []string, limit int) ([]Passage, error) {
+// (embeddings.SetupVector). The index is one graph over every agent's
+// embeddings: it yields the nearest of all, and the filter keeps the
+// agent's. So the scan is iterative where pgvector can (VectorIterative:
+// it goes on until limit of the agent's are found, at most
+// hnsw.max_scan_tuples, 20,000 by default), in relaxed order (re-sorted
+// here), with ef_search at least limit. The model is also spelled as a
+// literal so that a generic plan still matches the partial index's
+// predicate. An agent of at most hnswMinChunks chunks is scored exactly
+// (the planner's choice: fast at that size, and exact); for a larger one
+// (large) the index is made the plan: the planner underestimates how many
+// of the agent's chunks have embeddings (a join on two correlated columns:
+// 24 rows for 5,000) and would score them all exactly, 50 ms at 5,000
+// chunks and linear beyond. Only runs where pgvector is installed.
+func (ix *Index) vectorRankHNSW(ctx context.Context, agentID, model string, qv []float32, docs []string, limit int, large bool) ([]Passage, error) {
 	v := fmt.Sprintf("vector(%d)", ix.VectorDims)
 	filter, args := "", []any{agentID, model, qv, limit}
 	if docs != nil {
 		filter, args = "AND c.document_id = ANY($5::uuid[])", append(args, docs)
 	}
-	rows, err := ix.pool.Query(ctx, `
-		SELECT c.id, 1 - (e.embedding::`+v+` <=> $3::real[]::`+v+`)
-		FROM chunk_embeddings e
-		JOIN document_chunks c ON c.document_id = e.document_id AND c.text_hash = e.text_hash
-		WHERE e.model = $2 AND e.model = `+quoteLiteral(model)+` AND c.agent_id = $1 `+filter+`
-		ORDER BY e.embedding::`+v+` <=> $3::real[]::`+v+`
-		LIMIT $4`, args...)
+	type scored struct {
+		id  int64
+		sim float64
+	}
+	var found []scored
+	err := pgx.BeginFunc(ctx, ix.pool, func(tx pgx.Tx) error {
+		settings := `SELECT set_config('hnsw.ef_search', $1, true)`
+		if ix.VectorIterative {
+			settings += `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
+		}
+		if large {
+			settings += `, set_config('enable_sort', 'off', true)`
+		}
+		if _, err := tx.Exec(ctx, settings, strconv.Itoa(max(hnswEfSearch, limit))); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `
+			SELECT c.id, 1 - (e.embedding::`+v+` <=> $3::real[]::`+v+`)
+			FROM chunk_embeddings e
+			JOIN document_chunks c ON c.document_id = e.document_id AND c.text_hash = e.text_hash
+			WHERE e.model = $2 AND e.model = `+quoteLiteral(model)+` AND c.agent_id = $1 `+filter+`
+			ORDER BY e.embedding::`+v+` <=> $3::real[]::`+v+`
+			LIMIT $4`, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s scored
+			if err := rows.Scan(&s.id, &s.sim); err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, s)
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	var ids []int64
-	var sims []float64
-	for rows.Next() {
-		var id int64
-		var sim float64
-		if err := rows.Scan(&id, &sim); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("vector search: %w", err)
-		}
-		ids, sims = append(ids, id), append(sims, sim)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
+	sort.SliceStable(found, func(i, j int) bool { return found[i].sim > found[j].sim })
+	ids, sims := make([]int64, len(found)), make([]float64, len(found))
+	for i, s := range found {
+		ids[i], sims[i] = s.id, s.sim
 	}
 	return ix.passagesByID(ctx, ids, sims)
 }
+
+// hnswMinChunks: an agent with more chunks is searched through the HNSW
+// index, one with fewer exactly (bench/knowledge -vectors).
+const hnswMinChunks = 2000
+
+// hnswEfSearch is pgvector's default hnsw.ef_search: the candidates an HNSW
+// scan keeps (raised to the search's limit when that is larger).
+const hnswEfSearch = 40
 
 // quoteLiteral quotes s as an SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
