@@ -569,13 +569,23 @@ func (ix *Index) vectorRankHNSW(ctx context.Context, agentID, model string, qv [
 			settings += `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
 		}
 		if large {
-			settings += `, set_config('enable_sort', 'off', true)`
+			// And no JIT: the plan's cost (the index scan's estimate, and
+			// the disabled sort's penalty) is far above jit_above_cost,
+			// and compiling takes longer (~20 ms) than the search itself.
+			settings += `, set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`
 		}
 		if _, err := tx.Exec(ctx, settings, strconv.Itoa(max(hnswEfSearch, limit))); err != nil {
 			return err
 		}
+		// The two plans are two statements: a prepared statement's cached
+		// generic plan keeps the settings it was planned under, so the
+		// exact plan of a small agent would otherwise serve a large one.
+		plan := "exact"
+		if large {
+			plan = "index"
+		}
 		rows, err := tx.Query(ctx, `
-			SELECT c.id, 1 - (e.embedding::`+v+` <=> $3::real[]::`+v+`)
+			SELECT /* `+plan+` */ c.id, 1 - (e.embedding::`+v+` <=> $3::real[]::`+v+`)
 			FROM chunk_embeddings e
 			JOIN document_chunks c ON c.document_id = e.document_id AND c.text_hash = e.text_hash
 			WHERE e.model = $2 AND e.model = `+quoteLiteral(model)+` AND c.agent_id = $1 `+filter+`
