@@ -289,9 +289,12 @@ func TestHybridSearchPgvectorFindsTheAgentsChunksAmongOthersNearer(t *testing.T)
 		WHERE c.document_id = $1 AND c.heading_path LIKE '%Office Hours%'`, syl).Scan(&office); err != nil {
 		t.Fatal(err)
 	}
-	// The query leans towards the Office Hours chunk; 3,000 chunks of
+	// The query leans towards the Office Hours chunk; 200 chunks of
 	// another agent lie around the query itself, all nearer to it than any
-	// of the agent's.
+	// of the agent's. (200, more than ef_search, fails without the
+	// iterative scan; with 1,000 or more near-identical ones the HNSW graph
+	// sometimes leaves the agent's few outlying chunks unreachable, about 1
+	// run in 20: the index is approximate.)
 	query := make([]float64, len(office))
 	for i, x := range embeddingstest.Embed("lorem ipsum dolor sit amet consectetur") {
 		query[i] = float64(office[i] + x)
@@ -304,11 +307,11 @@ func TestHybridSearchPgvectorFindsTheAgentsChunksAmongOthersNearer(t *testing.T)
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `INSERT INTO document_chunks (document_id, agent_id, seq, start_offset, end_offset, heading_path, body, token_count)
-		SELECT $1, $2, i, 0, 10, 'H', 'crowd chunk ' || i, 10 FROM generate_series(1, 3000) AS i`, doc, other); err != nil {
+		SELECT $1, $2, i, 0, 10, 'H', 'crowd chunk ' || i, 10 FROM generate_series(1, 200) AS i`, doc, other); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `INSERT INTO chunk_embeddings (document_id, model, text_hash, embedding)
-		SELECT $1, $2, text_hash, ARRAY(SELECT x + (random()::real - 0.5) * 0.01 FROM unnest($3::real[]) AS x WHERE c.seq > 0)
+		SELECT $1, $2, text_hash, ARRAY(SELECT x + (random()::real - 0.5) * 0.1 FROM unnest($3::real[]) AS x WHERE c.seq > 0)
 		FROM document_chunks c WHERE document_id = $1`, doc, model, q); err != nil {
 		t.Fatal(err)
 	}
