@@ -203,16 +203,7 @@ func BenchmarkVectorSearch(b *testing.B) {
 				b.Fatal(err)
 			}
 			const dims, model = 1536, "bench-model"
-			doc := uuid.Must(uuid.NewV7()).String()
-			if _, err := pool.Exec(ctx, `INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels)
-				VALUES ($1, $2, 'alice', 'Bench', $3, $4, '{}')`, doc, agent,
-				"https://docs.google.com/document/d/1"+strings.Repeat("x", 30)+"/edit", "1"+strings.Repeat("x", 30)); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := pool.Exec(ctx, `INSERT INTO document_chunks (document_id, agent_id, seq, start_offset, end_offset, heading_path, body, token_count)
-				SELECT $1, $2, i, 0, 10, 'H', 'chunk number ' || i, 10 FROM generate_series(1, $3) AS i`, doc, agent, n); err != nil {
-				b.Fatal(err)
-			}
+			doc := addNumberedChunks(b, pool, agent, "Bench", n)
 			if _, err := pool.Exec(ctx, `INSERT INTO chunk_embeddings (document_id, model, text_hash, embedding)
 				SELECT $1, $2, text_hash, (SELECT array_agg(random()::real - 0.5) FROM generate_series(1, $3) WHERE c.seq > 0)
 				FROM document_chunks c WHERE document_id = $1`, doc, model, dims); err != nil {
@@ -233,6 +224,26 @@ func BenchmarkVectorSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// addNumberedChunks adds a document of agentID with n chunks "chunk
+// number i" written directly (no chunker, no Drive), for tests and benchmarks
+// that need many chunks fast; returns its id.
+func addNumberedChunks(tb testing.TB, pool *pgxpool.Pool, agentID, name string, n int) string {
+	tb.Helper()
+	ctx := context.Background()
+	doc := uuid.Must(uuid.NewV7()).String()
+	fileID := "1" + strings.ReplaceAll(doc, "-", "")
+	if _, err := pool.Exec(ctx, `INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels)
+		VALUES ($1, $2, 'owner', $3, $4, $5, '{}')`, doc, agentID, name,
+		"https://docs.google.com/document/d/"+fileID+"/edit", fileID); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO document_chunks (document_id, agent_id, seq, start_offset, end_offset, heading_path, body, token_count)
+		SELECT $1, $2, i, 0, 10, 'H', 'chunk number ' || i, 10 FROM generate_series(1, $3) AS i`, doc, agentID, n); err != nil {
+		tb.Fatal(err)
+	}
+	return doc
 }
 
 func f64(v []float32) []float64 {
@@ -300,16 +311,7 @@ func TestHybridSearchPgvectorFindsTheAgentsChunksAmongOthersNearer(t *testing.T)
 		query[i] = float64(office[i] + x)
 	}
 	q := embeddings.Normalize(query)
-	doc := uuid.Must(uuid.NewV7()).String()
-	if _, err := pool.Exec(ctx, `INSERT INTO documents (id, agent_id, owner_uid, name, url, drive_file_id, labels)
-		VALUES ($1, $2, 'bob', 'Crowd', $3, $4, '{}')`, doc, other,
-		"https://docs.google.com/document/d/2"+strings.Repeat("y", 30)+"/edit", "2"+strings.Repeat("y", 30)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO document_chunks (document_id, agent_id, seq, start_offset, end_offset, heading_path, body, token_count)
-		SELECT $1, $2, i, 0, 10, 'H', 'crowd chunk ' || i, 10 FROM generate_series(1, 200) AS i`, doc, other); err != nil {
-		t.Fatal(err)
-	}
+	doc := addNumberedChunks(t, pool, other, "Crowd", 200)
 	if _, err := pool.Exec(ctx, `INSERT INTO chunk_embeddings (document_id, model, text_hash, embedding)
 		SELECT $1, $2, text_hash, ARRAY(SELECT x + (random()::real - 0.5) * 0.1 FROM unnest($3::real[]) AS x WHERE c.seq > 0)
 		FROM document_chunks c WHERE document_id = $1`, doc, model, q); err != nil {
